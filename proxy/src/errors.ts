@@ -1,0 +1,89 @@
+/**
+ * Errors with stable codes. Callers branch on `code`; users read `message`,
+ * which says what happened and what to do about it.
+ */
+export const ErrorCodes = {
+  /** Upstream refused the TCP connection. */
+  UPSTREAM_REFUSED: 'NL_UPSTREAM_REFUSED',
+  /** Upstream reset the connection or closed it before a full response. */
+  UPSTREAM_RESET: 'NL_UPSTREAM_RESET',
+  /** Upstream host name did not resolve. */
+  UPSTREAM_DNS: 'NL_UPSTREAM_DNS',
+  /** Upstream did not answer in time. */
+  UPSTREAM_TIMEOUT: 'NL_UPSTREAM_TIMEOUT',
+  /** Upstream TLS failed (certificate not trusted, handshake error). */
+  UPSTREAM_TLS: 'NL_UPSTREAM_TLS',
+  /** Upstream spoke something that is not valid HTTP. */
+  UPSTREAM_PROTOCOL: 'NL_UPSTREAM_PROTOCOL',
+  /** The client went away before the exchange finished. */
+  CLIENT_ABORTED: 'NL_CLIENT_ABORTED',
+  /** The client sent something that is not valid HTTP. */
+  CLIENT_MALFORMED: 'NL_CLIENT_MALFORMED',
+  /** A request the proxy will not forward (e.g. open relay attempt, loop). */
+  REQUEST_REFUSED: 'NL_REQUEST_REFUSED',
+  /** A client that is not on loopback tried to use the proxy. */
+  NOT_LOOPBACK: 'NL_NOT_LOOPBACK',
+  /** The proxy port is taken. */
+  PORT_IN_USE: 'NL_PORT_IN_USE',
+  /** The proxy cannot bind the address it was given. */
+  LISTEN_FAILED: 'NL_LISTEN_FAILED',
+  /** The data directory / CA files cannot be read or written. */
+  CA_STORE: 'NL_CA_STORE',
+  /** Bad option or CLI usage. */
+  USAGE: 'NL_USAGE',
+  /** Unexpected internal failure (a bug: please report it). */
+  INTERNAL: 'NL_INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+export class NetlensError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NetlensError';
+    this.code = code;
+  }
+}
+
+/** Maps a Node socket/HTTP error to a stable upstream error code and a readable message. */
+export function classifyUpstreamError(err: unknown, target: string): { code: ErrorCode; message: string } {
+  const e = err as NodeJS.ErrnoException & { reason?: string };
+  const sys = e?.code ?? '';
+  switch (sys) {
+    case 'ECONNREFUSED':
+      return { code: ErrorCodes.UPSTREAM_REFUSED, message: `${target} refused the connection (is the server running?)` };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { code: ErrorCodes.UPSTREAM_DNS, message: `${target}: host name did not resolve (check the URL or your DNS)` };
+    case 'ETIMEDOUT':
+    case 'NL_UPSTREAM_TIMEOUT':
+      return { code: ErrorCodes.UPSTREAM_TIMEOUT, message: `${target} did not answer in time` };
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ERR_HTTP2_STREAM_ERROR':
+    case 'ERR_HTTP2_SESSION_ERROR':
+    case 'ERR_HTTP2_GOAWAY_SESSION':
+    case 'ERR_STREAM_PREMATURE_CLOSE':
+      return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection before a complete response (${e.message})` };
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_STATUS':
+    case 'HPE_INVALID_VERSION':
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'ERR_HTTP2_ERROR':
+    case 'ERR_HTTP2_PROTOCOL_ERROR':
+      return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} sent an invalid HTTP response (${e.message})` };
+    default:
+      if (sys.startsWith('ERR_TLS') || sys.startsWith('ERR_SSL') || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? '') || sys.includes('CERT')) {
+        return {
+          code: ErrorCodes.UPSTREAM_TLS,
+          message: `TLS to ${target} failed: ${e?.message ?? sys}. If the origin uses a private CA, start the proxy with --upstream-ca FILE (or --insecure for testing only).`,
+        };
+      }
+      if (e?.message === 'socket hang up') {
+        return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection without a response` };
+      }
+      return { code: ErrorCodes.UPSTREAM_RESET, message: `${target}: ${e?.message ?? String(err)}` };
+  }
+}

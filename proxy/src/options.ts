@@ -1,0 +1,70 @@
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ProxyOptions {
+  /** Interface to listen on. Default `127.0.0.1` (never an open relay). */
+  host?: string;
+  /** Port; 0 picks any free port. Default 8080. */
+  port?: number;
+  /** Terminate TLS inside CONNECT and record every request. Default true. */
+  intercept?: boolean;
+  /** Offer h2 to clients (ALPN) and use h2 upstream when the origin offers it. Default true. */
+  http2?: boolean;
+  /** Leave Nagle's algorithm on for every proxy socket. Default false (setNoDelay(true)). */
+  nagle?: boolean;
+  /** Where the CA and sessions live. Default: $NETLENS_DATA_DIR or the user's data dir. */
+  dataDir?: string;
+  /** Accept clients that are not on loopback when bound elsewhere. Default false. */
+  allowRemoteClients?: boolean;
+  /** Per-body capture cap in bytes (request and response each). Default 4 MiB. 0 disables body capture. */
+  bodyCaptureLimit?: number;
+  /** Extra CA certificates (PEM) trusted for upstream TLS, besides the system roots and the Netlens CA. */
+  upstreamCA?: string[];
+  /** Do not verify upstream certificates (testing only). Default false. */
+  insecureUpstream?: boolean;
+  /** Retries of idempotent requests on upstream connection failures. Default 2. */
+  retries?: number;
+  /** Upstream response-head timeout in ms. Default 60 s. */
+  upstreamTimeoutMs?: number;
+  /** Largest request head accepted from clients, bytes. Default 64 KiB. */
+  maxHeaderSize?: number;
+}
+
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA'>> {
+  upstreamCA: string[];
+}
+
+export const DEFAULT_PORT = 8080;
+/** A few MiB keeps typical pages whole while bounding memory per exchange. */
+export const DEFAULT_BODY_CAPTURE_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * The user's data directory for Netlens, following platform conventions:
+ * $NETLENS_DATA_DIR, else XDG_DATA_HOME/netlens (Linux), ~/Library/Application Support/Netlens
+ * (macOS), %APPDATA%\Netlens (Windows).
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.NETLENS_DATA_DIR) return path.resolve(env.NETLENS_DATA_DIR);
+  const home = os.homedir();
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Netlens');
+  if (process.platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Netlens');
+  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'netlens');
+}
+
+export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions {
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? DEFAULT_PORT,
+    intercept: options.intercept ?? true,
+    http2: options.http2 ?? true,
+    nagle: options.nagle ?? false,
+    dataDir: options.dataDir ? path.resolve(options.dataDir) : defaultDataDir(),
+    allowRemoteClients: options.allowRemoteClients ?? false,
+    bodyCaptureLimit: options.bodyCaptureLimit ?? DEFAULT_BODY_CAPTURE_LIMIT,
+    upstreamCA: options.upstreamCA ?? [],
+    insecureUpstream: options.insecureUpstream ?? false,
+    retries: options.retries ?? 2,
+    upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
+    maxHeaderSize: options.maxHeaderSize ?? 64 * 1024,
+  };
+}

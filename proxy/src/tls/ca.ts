@@ -1,0 +1,209 @@
+/**
+ * The local certificate authority: created once per install in the data
+ * directory, then used to sign a certificate for every host the proxy intercepts.
+ *
+ * Why one shared leaf key: Chrome's `--ignore-certificate-errors-spki-list`
+ * trusts certificates by the hash of their *public key*, so when every host
+ * certificate carries the same key, one hash (`leafSpkiHash`) lets a launched
+ * browser trust all intercepted hosts without a blanket `--ignore-certificate-errors`.
+ * It also saves a key generation per host.
+ *
+ * Keys are generated with Node's native crypto (fast, CSPRNG); node-forge builds
+ * and signs the X.509 certificates.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import net from 'node:net';
+import forge from 'node-forge';
+import { ErrorCodes, NetlensError } from '../errors.js';
+
+/** CA lifetime: long enough that users trust it once; it is local to this install. */
+const CA_VALIDITY_YEARS = 10;
+/** Leaf lifetime: under the 398-day limit browsers enforce on server certificates. */
+const LEAF_VALIDITY_DAYS = 365;
+/** Backdate notBefore a day so clocks that are a little behind still accept fresh certs. */
+const BACKDATE_MS = 24 * 60 * 60 * 1000;
+const RSA_BITS = 2048;
+
+export interface CertificateAuthority {
+  /** Directory holding the CA files (mode 0700). */
+  dir: string;
+  /** Path of the CA certificate (PEM) users import into their trust store. */
+  certPath: string;
+  /** Path of the CA private key (PEM, mode 0600). Never leaves the core. */
+  keyPath: string;
+  certPem: string;
+  /** base64(sha256(SPKI DER)) of the shared leaf key, for `--ignore-certificate-errors-spki-list`. */
+  leafSpkiHash: string;
+  /** SHA-256 fingerprint of the CA certificate, colon-separated hex. */
+  fingerprint: string;
+  /** A certificate (PEM, with the CA appended as chain) and key for the given host names / IPs. */
+  issue(hosts: string[]): { certPem: string; keyPem: string };
+  /** A cached TLS secure context for a host (what the interceptor serves). */
+  secureContext(host: string): tls.SecureContext;
+}
+
+interface CAFiles {
+  certPath: string;
+  keyPath: string;
+  leafKeyPath: string;
+}
+
+function files(dir: string): CAFiles {
+  return {
+    certPath: path.join(dir, 'netlens-ca.pem'),
+    keyPath: path.join(dir, 'netlens-ca.key'),
+    leafKeyPath: path.join(dir, 'leaf.key'),
+  };
+}
+
+function generateKeyPem(): string {
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: RSA_BITS, publicExponent: 0x10001 });
+  return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+function randomSerial(): string {
+  // Positive 128-bit serial: clear the top bit so DER does not read it as negative.
+  const bytes = crypto.randomBytes(16);
+  bytes[0] &= 0x7f;
+  return bytes.toString('hex');
+}
+
+function writeSecret(file: string, data: string): void {
+  // Create with 0600 from the start (no window where the key is world-readable), then
+  // chmod in case the file existed with looser bits.
+  fs.writeFileSync(file, data, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+}
+
+function createCACert(caKeyPem: string): string {
+  const key = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
+  const pub = forge.pki.setRsaPublicKey(key.n, key.e);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = pub;
+  cert.serialNumber = randomSerial();
+  const now = Date.now();
+  cert.validity.notBefore = new Date(now - BACKDATE_MS);
+  cert.validity.notAfter = new Date(now + CA_VALIDITY_YEARS * 365 * 24 * 60 * 60 * 1000);
+  const attrs = [
+    // Name the machine and date so users can tell installs apart in their trust store.
+    { name: 'commonName', value: `Netlens CA (${os.hostname().slice(0, 32)}, ${new Date(now).toISOString().slice(0, 10)})` },
+    { name: 'organizationName', value: 'Netlens' },
+    { shortName: 'OU', value: 'Local interception CA - do not share' },
+  ];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(key, forge.md.sha256.create());
+  return forge.pki.certificateToPem(cert);
+}
+
+function spkiHash(keyPem: string): string {
+  const der = crypto.createPublicKey(keyPem).export({ type: 'spki', format: 'der' });
+  return crypto.createHash('sha256').update(der).digest('base64');
+}
+
+/**
+ * Loads the CA from `dataDir/ca`, creating it (and the shared leaf key) on first use.
+ * The directory is made 0700 and key files 0600.
+ */
+export function loadOrCreateCA(dataDir: string): CertificateAuthority {
+  const dir = path.join(dataDir, 'ca');
+  const f = files(dir);
+  let caKeyPem: string;
+  let certPem: string;
+  let leafKeyPem: string;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+    if (fs.existsSync(f.certPath) && fs.existsSync(f.keyPath)) {
+      caKeyPem = fs.readFileSync(f.keyPath, 'utf8');
+      certPem = fs.readFileSync(f.certPath, 'utf8');
+    } else {
+      caKeyPem = generateKeyPem();
+      certPem = createCACert(caKeyPem);
+      writeSecret(f.keyPath, caKeyPem);
+      fs.writeFileSync(f.certPath, certPem, { mode: 0o644 });
+    }
+    if (fs.existsSync(f.leafKeyPath)) {
+      leafKeyPem = fs.readFileSync(f.leafKeyPath, 'utf8');
+    } else {
+      leafKeyPem = generateKeyPem();
+      writeSecret(f.leafKeyPath, leafKeyPem);
+    }
+  } catch (err) {
+    throw new NetlensError(
+      ErrorCodes.CA_STORE,
+      `Cannot create or read the Netlens CA in ${dir}: ${(err as Error).message}. Check that the data directory is writable, or pass --data-dir DIR.`,
+      { cause: err },
+    );
+  }
+  return makeAuthority(dir, f, caKeyPem, certPem, leafKeyPem);
+}
+
+function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: string, leafKeyPem: string): CertificateAuthority {
+  let caCert: forge.pki.Certificate;
+  let caKey: forge.pki.rsa.PrivateKey;
+  let leafKey: forge.pki.rsa.PrivateKey;
+  try {
+    caCert = forge.pki.certificateFromPem(certPem);
+    caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
+    leafKey = forge.pki.privateKeyFromPem(leafKeyPem) as forge.pki.rsa.PrivateKey;
+  } catch (err) {
+    throw new NetlensError(
+      ErrorCodes.CA_STORE,
+      `The Netlens CA files in ${dir} are damaged (${(err as Error).message}). Delete that directory to create a new CA (and trust the new one).`,
+      { cause: err },
+    );
+  }
+  const leafPublic = forge.pki.setRsaPublicKey(leafKey.n, leafKey.e);
+  const leafSpkiHash = spkiHash(leafKeyPem);
+  const fingerprint = new crypto.X509Certificate(certPem).fingerprint256;
+  const contexts = new Map<string, tls.SecureContext>();
+
+  const issue = (hosts: string[]): { certPem: string; keyPem: string } => {
+    const names = [...new Set(hosts.map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()))];
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = leafPublic;
+    cert.serialNumber = randomSerial();
+    const now = Date.now();
+    cert.validity.notBefore = new Date(now - BACKDATE_MS);
+    cert.validity.notAfter = new Date(now + LEAF_VALIDITY_DAYS * 24 * 60 * 60 * 1000);
+    // CN is ignored by modern clients (SAN rules) but some tools still display it; max 64 chars.
+    cert.setSubject([{ name: 'commonName', value: names[0].slice(0, 64) }, { name: 'organizationName', value: 'Netlens' }]);
+    cert.setIssuer(caCert.subject.attributes);
+    cert.setExtensions([
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: names.map((n) => (net.isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })),
+      },
+      { name: 'subjectKeyIdentifier' },
+      { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
+    ]);
+    cert.sign(caKey, forge.md.sha256.create());
+    return { certPem: forge.pki.certificateToPem(cert) + certPem, keyPem: leafKeyPem };
+  };
+
+  const secureContext = (host: string): tls.SecureContext => {
+    const key = host.toLowerCase();
+    let ctx = contexts.get(key);
+    if (!ctx) {
+      const { certPem: chain, keyPem } = issue([key]);
+      ctx = tls.createSecureContext({ cert: chain, key: keyPem });
+      contexts.set(key, ctx);
+    }
+    return ctx;
+  };
+
+  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, secureContext };
+}
