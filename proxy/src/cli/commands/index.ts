@@ -1,0 +1,6 @@
+import type { CliCommand } from '../command.js';
+import { proxyCommand } from './proxy.js';
+import { caCommand } from './ca.js';
+
+/** Every `netlens` command, in the order `--help` lists them. Add new commands here. */
+export const commands: CliCommand[] = [proxyCommand, caCommand];

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { startProxy } from '../../server/proxy-server.js';
+import { defaultDataDir } from '../../options.js';
+import type { ProxyEvent } from '../../model.js';
+import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
+import { trustInstructions } from '../trust.js';
+import { formatExchangeLine } from '../format.js';
+
+export const proxyCommand: CliCommand = {
+  name: 'proxy',
+  summary: 'run the intercepting proxy and print one line per exchange',
+  help: `Usage: netlens proxy [flags]
+
+Starts the HTTP/HTTPS proxy (explicit proxy: absolute-form HTTP and CONNECT),
+prints its address, the CA certificate and how to trust it, then one line per
+exchange. Ctrl-C stops it.
+
+Flags:
+  --port N          port to listen on (default 8080; 0 = any free port)
+  --host H          interface (default 127.0.0.1; other interfaces still refuse
+                    non-loopback clients unless --allow-remote)
+  --allow-remote    accept clients that are not on loopback (never do this on an untrusted network)
+  --no-intercept    CONNECT is a blind TCP tunnel (no TLS termination, nothing recorded inside)
+  --no-http2        HTTP/1.1 on both legs
+  --nagle           leave Nagle's algorithm on for every proxy socket (for comparison)
+  --data-dir DIR    data directory (CA, sessions); default $NETLENS_DATA_DIR or ~/.local/share/netlens
+  --upstream-ca F   also trust this CA (PEM) for upstream TLS; repeatable
+  --insecure        do not verify upstream certificates (testing only)
+  --quiet           do not print a line per exchange
+
+Examples:
+  netlens proxy --port 8080
+  curl -x http://127.0.0.1:8080 --cacert "$(netlens ca --json | jq -r .certPath)" https://example.com/
+`,
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'allow-remote': { type: 'boolean' },
+    'no-intercept': { type: 'boolean' },
+    'no-http2': { type: 'boolean' },
+    nagle: { type: 'boolean' },
+    'data-dir': { type: 'string' },
+    'upstream-ca': { type: 'string', multiple: true },
+    insecure: { type: 'boolean' },
+    quiet: { type: 'boolean' },
+  },
+  maxPositionals: 0,
+  async run({ values, stdout, stderr, env, stopSignal }) {
+    const fs = await import('node:fs');
+    const port = intFlag(values, 'port', 8080, 0, 65535);
+    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
+    const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+    const proxy = await startProxy({
+      port,
+      host: (values.host as string | undefined) ?? '127.0.0.1',
+      allowRemoteClients: Boolean(values['allow-remote']),
+      intercept: !values['no-intercept'],
+      http2: !values['no-http2'],
+      nagle: Boolean(values.nagle),
+      dataDir,
+      upstreamCA,
+      insecureUpstream: Boolean(values.insecure),
+    });
+    const s = proxy.settings;
+    stdout.write(`Netlens proxy listening on ${proxy.address.url}\n`);
+    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'} · data ${s.dataDir}\n`);
+    stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
+    stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash).replace('127.0.0.1:8080', `${proxy.address.host}:${proxy.address.port}`) + '\n\n');
+    if (!values.quiet) {
+      proxy.events.subscribe((e: ProxyEvent) => {
+        if (e.type === 'complete' || e.type === 'error') stdout.write(formatExchangeLine(e.exchange) + '\n');
+      });
+    }
+    const sig = await stopSignal;
+    stderr.write(`\n${sig}: stopping proxy…\n`);
+    await proxy.stop();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * `netlens` entry point: parses the command line, dispatches to one command,
+ * and turns errors into clear messages and exit codes (2 = usage, 1 = failure).
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { commands } from './commands/index.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
+
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function globalHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'netlens — network inspector and network-performance lab',
+    '',
+    'Usage: netlens <command> [flags]',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Global flags:',
+    '  -h, --help     show help (also: netlens <command> --help)',
+    '  -v, --version  print the version',
+    '',
+    'Environment: NETLENS_DATA_DIR overrides the data directory (CA, sessions).',
+  ].join('\n');
+}
+
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(sig);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    io.stdout.write(globalHelp() + '\n');
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (first === '-v' || first === '--version') {
+    io.stdout.write(`netlens ${version()}\n`);
+    return EXIT_OK;
+  }
+  const command: CliCommand | undefined = commands.find((c) => c.name === first);
+  if (!command) {
+    const hint = first.startsWith('-') ? `unknown flag "${first}"` : `unknown command "${first}"`;
+    io.stderr.write(`netlens: ${hint}. Run "netlens --help" for the list of commands.\n`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes('-h') || rest.includes('--help')) {
+    io.stdout.write(command.help.trimEnd() + '\n');
+    return EXIT_OK;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    if (parsed.positionals.length > command.maxPositionals) {
+      throw new UsageError(
+        command.maxPositionals === 0
+          ? `"${command.name}" takes no arguments (got "${parsed.positionals[0]}")`
+          : `"${command.name}" takes at most ${command.maxPositionals} argument(s)`,
+      );
+    }
+  } catch (err) {
+    io.stderr.write(`netlens ${command.name}: ${(err as Error).message}\nRun "netlens ${command.name} --help" for usage.\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    return await command.run({
+      values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
+      positionals: parsed.positionals,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      env: process.env,
+      stopSignal: stopSignal(),
+    });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (err instanceof UsageError) {
+      io.stderr.write(`netlens ${command.name}: ${e.message}\nRun "netlens ${command.name} --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    const code = e.code && e.code.startsWith('NL_') ? ` [${e.code}]` : '';
+    io.stderr.write(`netlens ${command.name}: ${e.message}${code}\n`);
+    if (!code && process.env.NETLENS_DEBUG) io.stderr.write(`${e.stack}\n`);
+    return EXIT_FAILED;
+  }
+}
