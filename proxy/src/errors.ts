@@ -33,6 +33,16 @@ export const ErrorCodes = {
   USAGE: 'NL_USAGE',
   /** Unexpected internal failure (a bug: please report it). */
   INTERNAL: 'NL_INTERNAL',
+  /** API (netlens serve): the request lacks the per-launch token or carries a wrong one. */
+  API_UNAUTHORIZED: 'NL_API_UNAUTHORIZED',
+  /** API: a cross-origin request or a foreign Host header (DNS rebinding) was refused. */
+  API_FORBIDDEN: 'NL_API_FORBIDDEN',
+  /** API: malformed command, unknown command or bad arguments. */
+  API_BAD_REQUEST: 'NL_API_BAD_REQUEST',
+  /** API: the exchange / session / lab run asked for does not exist (any more). */
+  NOT_FOUND: 'NL_NOT_FOUND',
+  /** API: an optional part of the core (lab, browser launch, replay…) is not installed in this build. */
+  FEATURE_UNAVAILABLE: 'NL_FEATURE_UNAVAILABLE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -1,0 +1,334 @@
+/**
+ * THE typed API between the Netlens core and its UI, defined once.
+ *
+ * Two transports implement it and the renderer never knows which one it has:
+ *  - HTTP + WebSocket (`netlens serve`, api/http-transport.ts): POST /api/<command>, events on /api/events;
+ *  - Electron IPC (electron/preload.ts exposes `window.netlens` with the same shape).
+ *
+ * Rules that keep both transports trivial:
+ *  - every command takes ONE JSON-serializable argument object (or none) and
+ *    resolves to one JSON-serializable result; failures are `{ code, message }`
+ *    with a stable `NL_*` code (see errors.ts);
+ *  - events are one typed union, pushed from the core;
+ *  - this file holds types plus the list of command names and nothing that
+ *    needs Node or Electron, so preload/IPC code can be generated from `COMMAND_NAMES`.
+ *
+ * Bodies are never pushed with events (an exchange can carry megabytes): rows
+ * travel as compact `ExchangeSummary`s and the UI asks for a body when it shows one.
+ */
+import type { ExchangeTimestamps, HttpProtocol, Transport } from '../model.js';
+import type { HarLog } from './har-types.js';
+
+export type { HarLog, HarEntry, HarPage, Har } from './har-types.js';
+
+/** A failure as it crosses the transport. */
+export interface ApiErrorInfo {
+  /** Stable code, e.g. `NL_NOT_FOUND` (errors.ts). */
+  code: string;
+  /** What happened and what to do about it, written for the user. */
+  message: string;
+}
+
+/** HAR 1.2 phases in ms; -1 = not applicable; `ssl` is inside `connect`. */
+export interface PhaseTimings {
+  blocked: number;
+  dns: number;
+  connect: number;
+  ssl: number;
+  send: number;
+  wait: number;
+  receive: number;
+}
+
+/** One row of the Traffic list / Waterfall: small, no headers, no bodies. */
+export interface ExchangeSummary {
+  id: string;
+  /** Wall clock start, ISO 8601. */
+  startedDateTime: string;
+  /** Same instant as epoch ms: the shared waterfall axis. */
+  startTime: number;
+  method: string;
+  url: string;
+  host: string;
+  /** Path and query. */
+  path: string;
+  /** Absent while waiting for the response head, or when no response arrived. */
+  status?: number;
+  statusText?: string;
+  /** Response content type without parameters ('' when unknown). */
+  mimeType: string;
+  /** HAR `_resourceType` when the source knew it (Chrome HARs); the UI derives it otherwise. */
+  resourceType?: string;
+  /** Protocol the client saw, e.g. `h2`, `http/1.1`. */
+  protocol: string;
+  transport?: Transport;
+  /** Request body bytes (-1 unknown). */
+  requestSize: number;
+  /** Response body bytes on the wire (-1 unknown). */
+  responseSize: number;
+  /** Whole exchange in ms (-1 while in flight). */
+  duration: number;
+  /** Absent while in flight. */
+  timings?: PhaseTimings;
+  state: 'pending' | 'complete' | 'error';
+  error?: ApiErrorInfo;
+  /** HAR `connection`: rows sharing it used one upstream connection. */
+  connection?: string;
+  serverIPAddress?: string;
+}
+
+export type HeaderList = Array<[name: string, value: string]>;
+
+/** Everything about one exchange except the body bytes. */
+export interface ExchangeDetail {
+  summary: ExchangeSummary;
+  request: { httpVersion: string; headers: HeaderList; bodySize: number; bodyTruncated: boolean };
+  response?: { httpVersion: string; headers: HeaderList; bodySize: number; bodyTruncated: boolean };
+  /** Client leg (browser ↔ proxy), when the source is the live proxy. */
+  clientTimings?: { receiveRequest: number; proxyOverhead: number; respond: number; total: number };
+  /** Raw monotonic timestamps, when the source is the live proxy. */
+  timestamps?: ExchangeTimestamps;
+  upstreamProtocol?: HttpProtocol;
+  upstreamConnectionNew?: boolean;
+  nagle?: boolean;
+  retries?: number;
+  tunnelBytes?: { up: number; down: number };
+  websocket?: boolean;
+}
+
+/** A body ready to display: content-decoded (gzip/br/deflate) and possibly cut for display. */
+export interface BodyView {
+  /** `text`: UTF-8 text in `data`; `base64`: binary in `data`; `none`: no body. */
+  kind: 'text' | 'base64' | 'none';
+  data: string;
+  mimeType: string;
+  /** Bytes on the wire (content-encoded). */
+  wireSize: number;
+  /** Bytes after content decoding (of what was captured). */
+  decodedSize: number;
+  /** e.g. `gzip`, `br`, `deflate` when the body was decoded from it. */
+  contentEncoding?: string;
+  /** The proxy's capture limit cut the body: only the first part was recorded. */
+  captureTruncated: boolean;
+  /** `data` holds only the first part of the body (too large to display whole). */
+  displayTruncated: boolean;
+  /** Content decoding failed; `data` holds the raw bytes instead. */
+  decodeError?: string;
+}
+
+export interface ProxyConfig {
+  port: number;
+  intercept: boolean;
+  http2: boolean;
+  nagle: boolean;
+}
+
+export interface ProxyStatus {
+  running: boolean;
+  /** Set while the proxy listens, e.g. `{ host: '127.0.0.1', port: 8080, url: 'http://127.0.0.1:8080' }`. */
+  address?: { host: string; port: number; url: string };
+  config: ProxyConfig;
+  /** The local CA users trust to see HTTPS. */
+  ca?: { certPath: string; fingerprint: string; leafSpkiHash: string };
+  /** How to trust the CA, one instruction per line. */
+  trustHelp?: string;
+  /** Why the proxy is not running, when it failed to start. */
+  error?: ApiErrorInfo;
+}
+
+export interface AppStatus {
+  version: string;
+  dataDir: string;
+  proxy: ProxyStatus;
+  /** Optional parts of the core, present when their modules are installed. */
+  features: { sessions: boolean; lab: boolean; browser: boolean; replay: boolean };
+  /** Exchanges recorded by the live capture so far. */
+  exchangeCount: number;
+}
+
+export interface BrowserInfo {
+  pid?: number;
+  /** The URL the browser opened. */
+  url: string;
+}
+
+export interface SessionInfo {
+  id: string;
+  name: string;
+  /** ISO 8601. */
+  createdAt: string;
+  entryCount: number;
+  /** `capture`: saved from the live proxy; `import`: a HAR file from elsewhere. */
+  source: 'capture' | 'import' | 'lab';
+  sizeBytes?: number;
+}
+
+export interface OpenedSession {
+  info: SessionInfo;
+  log: HarLog;
+}
+
+/** One cell of the lab matrix (DESIGN.md "The lab matrix"). */
+export interface LabCell {
+  /** Stable id, e.g. `proxy-h2-intercept`. */
+  id: string;
+  label: string;
+  proxy: boolean;
+  http2: boolean;
+  intercept: boolean;
+  nagle: boolean;
+}
+
+export interface LabOptions {
+  /** False when the lab module is not installed: the UI says so and cannot run. */
+  available: boolean;
+  cells: LabCell[];
+  defaults: LabConfigInput;
+}
+
+export interface LabConfigInput {
+  target: { kind: 'test-site'; images: number } | { kind: 'url'; url: string };
+  /** Cell ids; the first is the baseline of the comparison. */
+  cells: string[];
+  runs: number;
+  /** Added latency of the test site, ms (per connection and per response). */
+  latencyMs: number;
+}
+
+export interface LabProgress {
+  runId: string;
+  /** Page loads finished so far and in total. */
+  done: number;
+  total: number;
+  cell?: string;
+  run?: number;
+  message: string;
+}
+
+export interface StatSummary {
+  median: number;
+  p95: number;
+  min: number;
+  max: number;
+  mean: number;
+}
+
+export interface LabCellResult {
+  cell: LabCell;
+  runs: number;
+  failures: number;
+  loadTime: StatSummary;
+  ttfb: StatSummary;
+  /** Samples, for the charts' spread. */
+  loadTimeSamples: number[];
+  ttfbSamples: number[];
+  /** median(loadTime) / median(loadTime of the baseline). */
+  ratio: number;
+  /** Two-sided p-value of the difference to the baseline (absent for the baseline). */
+  pValue?: number;
+  significant: boolean;
+  connections?: number;
+  bytes?: number;
+  /** HAR of the representative (median) run. */
+  representative?: HarLog;
+}
+
+export interface LabResultView {
+  runId: string;
+  config: LabConfigInput;
+  baseline: string;
+  cells: LabCellResult[];
+  startedAt: string;
+  finishedAt: string;
+  /** Where the run's JSON and HARs were written. */
+  dir?: string;
+}
+
+export type LabRunState =
+  | { runId: string; state: 'running'; progress: LabProgress }
+  | { runId: string; state: 'done'; result: LabResultView }
+  | { runId: string; state: 'failed' | 'cancelled'; error: ApiErrorInfo };
+
+/** Every command: its single argument and its result. */
+export interface Commands {
+  getStatus: { args: void; result: AppStatus };
+  startProxy: { args: Partial<ProxyConfig> | void; result: ProxyStatus };
+  stopProxy: { args: void; result: ProxyStatus };
+  /** Restarts the proxy with the new settings (when it runs) and remembers them. */
+  configureProxy: { args: Partial<ProxyConfig>; result: ProxyStatus };
+  launchBrowser: { args: { url?: string } | void; result: BrowserInfo };
+  /** The live capture so far (rows only). */
+  listExchanges: { args: void; result: ExchangeSummary[] };
+  getExchange: { args: { id: string }; result: ExchangeDetail };
+  getExchangeBody: { args: { id: string; side: 'request' | 'response' }; result: BodyView };
+  clearExchanges: { args: void; result: { cleared: number } };
+  listSessions: { args: void; result: SessionInfo[] };
+  openSession: { args: { id: string }; result: OpenedSession };
+  /** Without `id`: saves the live capture as a new session. With `id`: renames it. */
+  saveSession: { args: { name: string; id?: string }; result: SessionInfo };
+  importHar: { args: { fileName: string; text: string }; result: SessionInfo };
+  /** Without `id`: the live capture. Returns the HAR text to download. */
+  exportHar: { args: { id?: string }; result: { fileName: string; text: string } };
+  deleteSession: { args: { id: string }; result: { deleted: boolean } };
+  getLabOptions: { args: void; result: LabOptions };
+  startLab: { args: LabConfigInput; result: { runId: string } };
+  cancelLab: { args: { runId: string }; result: { cancelled: boolean } };
+  getLabRun: { args: { runId: string }; result: LabRunState };
+  /** Server replay (`serve`) or client replay (`resend`) of a saved session. */
+  replay: { args: { id: string; mode: 'serve' | 'resend' }; result: { message: string } };
+}
+
+export type CommandName = keyof Commands;
+export type CommandArgs<K extends CommandName> = Commands[K]['args'];
+export type CommandResult<K extends CommandName> = Commands[K]['result'];
+
+/** The runtime list of commands (what a transport exposes). Checked against `Commands` below. */
+export const COMMAND_NAMES = [
+  'getStatus',
+  'startProxy',
+  'stopProxy',
+  'configureProxy',
+  'launchBrowser',
+  'listExchanges',
+  'getExchange',
+  'getExchangeBody',
+  'clearExchanges',
+  'listSessions',
+  'openSession',
+  'saveSession',
+  'importHar',
+  'exportHar',
+  'deleteSession',
+  'getLabOptions',
+  'startLab',
+  'cancelLab',
+  'getLabRun',
+  'replay',
+] as const satisfies readonly CommandName[];
+
+// Compile-time check that COMMAND_NAMES lists every command of `Commands`.
+type MissingCommands = Exclude<CommandName, (typeof COMMAND_NAMES)[number]>;
+export const COMMAND_NAMES_COMPLETE: [MissingCommands] extends [never] ? true : MissingCommands = true;
+
+/** Everything the core pushes. */
+export type NetlensEvent =
+  /** New or updated rows of the live capture (upsert by id), batched every ~75 ms. */
+  | { type: 'exchanges'; items: ExchangeSummary[] }
+  | { type: 'exchanges-cleared' }
+  | { type: 'proxy-status'; status: ProxyStatus }
+  | { type: 'lab-progress'; progress: LabProgress }
+  | { type: 'lab-finished'; run: LabRunState }
+  | { type: 'sessions-changed' };
+
+export type NetlensEventListener = (event: NetlensEvent) => void;
+
+/** What a transport gives the renderer (and what core-service implements). */
+export type NetlensApi = {
+  [K in CommandName]: (args: CommandArgs<K>) => Promise<CommandResult<K>>;
+} & {
+  /** Returns a function that unsubscribes. */
+  subscribe(listener: NetlensEventListener): () => void;
+};
+
+/** Batching interval of exchange events: fast enough to feel live, slow enough not to flood the UI. */
+export const EXCHANGE_BATCH_MS = 75;
