@@ -1,0 +1,47 @@
+/**
+ * Turns per-run measurements into per-cell statistics and comparisons with the
+ * baseline. Pure: the runner calls it after every run (live tables) and once at
+ * the end; `netlens lab --baseline` uses the same code on stored results.
+ */
+import { baselineFor, cellSettings } from './cells.js';
+import { compare, describe, NOISY_CV } from './stats.js';
+import { METRICS, type CellId, type CellResult, type MetricName, type RunMeasurement } from './types.js';
+
+/** The successful runs' values of one metric. */
+export function metricValues(runs: readonly RunMeasurement[], metric: MetricName): number[] {
+  return runs.filter((r) => r.ok && typeof r[metric] === 'number' && Number.isFinite(r[metric])).map((r) => r[metric] as number);
+}
+
+export function analyze(
+  cells: readonly CellId[],
+  runs: readonly RunMeasurement[],
+  options: { baseline: 'direct' | CellId; alpha: number },
+): CellResult[] {
+  const byCell = new Map<CellId, RunMeasurement[]>(cells.map((c) => [c, []]));
+  for (const r of runs) byCell.get(r.cell)?.push(r);
+
+  const baselines = new Set<CellId>();
+  const results: CellResult[] = cells.map((id) => {
+    const cellRuns = byCell.get(id) ?? [];
+    const stats: CellResult['stats'] = {};
+    for (const m of METRICS) {
+      const v = metricValues(cellRuns, m);
+      if (v.length > 0) stats[m] = describe(v);
+    }
+    const comparisons: CellResult['comparisons'] = {};
+    const base = baselineFor(id, options.baseline);
+    if (base && byCell.has(base)) {
+      baselines.add(base);
+      for (const m of METRICS) {
+        const x = metricValues(cellRuns, m);
+        const y = metricValues(byCell.get(base) ?? [], m);
+        if (x.length > 0 && y.length > 0) comparisons[m] = compare(x, y, base, m, options.alpha);
+      }
+    }
+    return { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false };
+  });
+  for (const r of results) {
+    r.noisyBaseline = baselines.has(r.id) && (r.stats.loadMs?.cv ?? 0) > NOISY_CV;
+  }
+  return results;
+}

@@ -1,0 +1,223 @@
+/**
+ * The lab's public contract: plain, JSON-serializable types shared by the core
+ * (runner, CLI) and the UI (renderer imports these as types only).
+ *
+ * Stability: fields are only ever added. `results.json` is a `LabResult`
+ * written with `JSON.stringify`; docs/lab.md documents it field by field, and
+ * `LAB_SCHEMA_VERSION` changes only if a field changes meaning.
+ */
+
+export const LAB_SCHEMA_VERSION = 1;
+
+/**
+ * A matrix cell, named by its settings joined with `+`:
+ *   `direct+h2`, `direct+h1`,
+ *   `proxy+<h2|h1>+<intercept|tunnel>[+nagle]`  (8 cells).
+ * `h1` means HTTP/2 disabled (`--disable-http2` and the proxy speaks HTTP/1.1 on
+ * both legs); `tunnel` means CONNECT is a blind TCP tunnel; `+nagle` means the
+ * proxy leaves Nagle's algorithm on (no suffix: `setNoDelay(true)`).
+ */
+export type CellId =
+  | 'direct+h2'
+  | 'direct+h1'
+  | 'proxy+h2+intercept'
+  | 'proxy+h2+intercept+nagle'
+  | 'proxy+h2+tunnel'
+  | 'proxy+h2+tunnel+nagle'
+  | 'proxy+h1+intercept'
+  | 'proxy+h1+intercept+nagle'
+  | 'proxy+h1+tunnel'
+  | 'proxy+h1+tunnel+nagle';
+
+/** The settings a cell stands for. `intercept`/`nagle` are false for direct cells. */
+export interface CellSettings {
+  proxy: boolean;
+  http2: boolean;
+  intercept: boolean;
+  nagle: boolean;
+}
+
+/** What the lab loads: the built-in test site (started by the lab) or any URL. */
+export type LabTarget =
+  | {
+      kind: 'site';
+      /** Number of distinct images on the page. */
+      images: number;
+      /** Delay added to every response, ms (0 = none). */
+      latencyMs: number;
+      /** Delay added to every new TCP connection before its TLS handshake, ms. Default: latencyMs. */
+      connectionLatencyMs?: number;
+    }
+  | {
+      kind: 'url';
+      url: string;
+      /** A run whose browser HAR has fewer entries than this fails. Default 1. */
+      expectedRequests?: number;
+    };
+
+export interface LabConfig {
+  target: LabTarget;
+  /** Cells to run, in any order. Default: all 10. */
+  cells?: CellId[];
+  /** Runs per cell (each run is a fresh browser, and a fresh proxy for proxy cells). Default 5. */
+  runs?: number;
+  /**
+   * Baseline every cell is compared with. Default `'direct'`: the direct cell
+   * with the same HTTP/2 setting. A cell is never compared with itself.
+   */
+  baseline?: 'direct' | CellId;
+  /** Network idle: no request in flight for this long after `load` ends a run. Default 500 ms. */
+  quietMs?: number;
+  /** Give up on one page load after this long. Default 60 s. */
+  timeoutMs?: number;
+  /** Significance level for the Mann-Whitney U test. Default 0.05. */
+  alpha?: number;
+  /** Seed of the shuffled cell order (recorded, so a run order can be repeated). Default: random. */
+  seed?: number;
+  /** Directory for results.json and the HARs; nothing is written when absent. */
+  outDir?: string;
+  /** Netlens data directory (CA). Default: defaultDataDir(). */
+  dataDir?: string;
+  /** Chrome/Chromium executable. Default: findChrome(). */
+  chromePath?: string;
+}
+
+/** Metrics measured per run; the same names key `CellResult.stats` and budget files. */
+export type MetricName = 'loadMs' | 'onLoadMs' | 'ttfbMeanMs' | 'ttfbMedianMs';
+export const METRICS: readonly MetricName[] = ['loadMs', 'onLoadMs', 'ttfbMeanMs', 'ttfbMedianMs'];
+
+/** One page load in one cell. */
+export interface RunMeasurement {
+  cell: CellId;
+  /** 0-based round (every cell runs once per round, in a shuffled order). */
+  round: number;
+  /** 0-based position of this run in the whole lab. */
+  sequence: number;
+  startedAt: string;
+  ok: boolean;
+  /** Why the run failed (then the metrics are absent). */
+  error?: { code: string; message: string };
+  /** First request start → last response end, from the browser's monotonic clock. */
+  loadMs?: number;
+  /** The page's `load` event, relative to the first request (HAR `pageTimings.onLoad`). */
+  onLoadMs?: number;
+  /** Mean and median of HAR `timings.wait` (time to first byte after the request was sent). */
+  ttfbMeanMs?: number;
+  ttfbMedianMs?: number;
+  /** Requests in the browser HAR. */
+  requests?: number;
+  /** Distinct connections the browser used (HAR `connection`). */
+  connections?: number;
+  /** Bytes on the wire as the browser counted them (HAR `_transferSize`). */
+  bytes?: number;
+  /** Responses per protocol the browser saw, e.g. `{ h2: 54 }` or `{ "http/1.1": 54 }`. */
+  protocols?: Record<string, number>;
+  /** Proxy cells: what the proxy saw. */
+  proxy?: {
+    exchanges: number;
+    errors: number;
+    /** Distinct upstream connections (proxy → origin). */
+    upstreamConnections: number;
+    /** Mean upstream `timings.wait`, ms (intercepted exchanges only). */
+    upstreamWaitMeanMs?: number;
+    /** Upstream protocols seen, e.g. `{ h2: 54 }`. */
+    protocols: Record<string, number>;
+  };
+  /** HAR files, relative to the lab's outDir. */
+  browserHar?: string;
+  proxyHar?: string;
+}
+
+/** Descriptive statistics of one metric over a cell's successful runs. */
+export interface MetricStats {
+  n: number;
+  median: number;
+  p95: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** Interquartile range (p75 − p25). */
+  iqr: number;
+  /** Coefficient of variation: sample standard deviation / mean (0..). */
+  cv: number;
+}
+
+/** A cell compared with its baseline on one metric. */
+export interface Comparison {
+  baseline: CellId;
+  metric: MetricName;
+  /** This cell's median / the baseline's median. */
+  ratio: number;
+  /** Mann-Whitney U of this cell against the baseline. */
+  u: number;
+  /** Two-sided p-value (exact for small samples without ties, else normal approximation). */
+  p: number;
+  /** Which computation gave `p`. */
+  method: 'exact' | 'normal';
+  /** Cliff's delta in [-1, 1]: > 0 means this cell's values tend to be larger (slower). */
+  cliffsDelta: number;
+  /** Romano et al. thresholds: |d| < 0.147 negligible, < 0.33 small, < 0.474 medium, else large. */
+  magnitude: 'negligible' | 'small' | 'medium' | 'large';
+  /** p < alpha. */
+  significant: boolean;
+}
+
+export interface CellResult {
+  id: CellId;
+  settings: CellSettings;
+  runs: RunMeasurement[];
+  /** Per metric, over successful runs; absent when no run succeeded. */
+  stats: Partial<Record<MetricName, MetricStats>>;
+  /** Against the baseline cell, per metric; absent for the baseline itself. */
+  comparisons: Partial<Record<MetricName, Comparison>>;
+  /** This cell serves as a baseline and its loadMs CV is above 10%: its comparisons are shaky. */
+  noisyBaseline: boolean;
+}
+
+export interface MachineInfo {
+  platform: string;
+  arch: string;
+  release: string;
+  cpus: number;
+  cpuModel: string;
+  totalMemoryMB: number;
+  loadAverage: number[];
+  node: string;
+  browser: { path: string; version: string };
+}
+
+export interface LabResult {
+  schemaVersion: typeof LAB_SCHEMA_VERSION;
+  tool: { name: 'netlens'; version: string };
+  /** The config with every default filled in (seed included). */
+  config: Required<Omit<LabConfig, 'outDir' | 'chromePath'>> & { outDir?: string; chromePath?: string };
+  /** URL actually loaded (the test site's address for `kind: 'site'`). */
+  url: string;
+  /** Requests a complete page load makes (shorter browser HARs are failed runs). */
+  expectedRequests: number;
+  machine: MachineInfo;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** True when the run was cancelled; the results hold what finished. */
+  aborted: boolean;
+  /** Cells in config order. */
+  cells: CellResult[];
+}
+
+/** Progress events while a lab runs (for a progress bar or the UI). */
+export type LabProgress =
+  | { type: 'start'; total: number; cells: CellId[]; url: string; expectedRequests: number }
+  | { type: 'run-start'; completed: number; total: number; cell: CellId; round: number }
+  | { type: 'run-end'; completed: number; total: number; run: RunMeasurement }
+  | { type: 'done'; completed: number; total: number; aborted: boolean };
+
+/** Per-cell limits for CI (`--budget FILE`): e.g. `{"proxy+h2+intercept": {"loadMs": {"median": 1500}}}`. */
+export type Budget = Partial<Record<CellId, Partial<Record<MetricName, Partial<Record<'median' | 'p95' | 'max' | 'mean', number>>>>>>;
+
+/** One reason a CI check failed. */
+export interface CheckFailure {
+  cell: CellId;
+  metric: MetricName;
+  message: string;
+}
