@@ -43,6 +43,14 @@ export const ErrorCodes = {
   NOT_FOUND: 'NL_NOT_FOUND',
   /** API: an optional part of the core (lab, browser launch, replay…) is not installed in this build. */
   FEATURE_UNAVAILABLE: 'NL_FEATURE_UNAVAILABLE',
+  /** No Chrome/Chromium executable was found (set CHROME_PATH or install one). */
+  BROWSER_NOT_FOUND: 'NL_BROWSER_NOT_FOUND',
+  /** Chrome started but did not open its DevTools port, or exited early. */
+  BROWSER_LAUNCH: 'NL_BROWSER_LAUNCH',
+  /** A page load failed in the browser, timed out, or gave a HAR with fewer entries than the page has. */
+  PAGE_LOAD: 'NL_PAGE_LOAD',
+  /** A lab run was cancelled (AbortSignal / Ctrl-C). */
+  LAB_ABORTED: 'NL_LAB_ABORTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
