@@ -1,0 +1,112 @@
+/**
+ * Body bytes → HAR text. Bodies are captured as sent on the wire (still
+ * content-encoded); HAR's `content.text` holds the decoded body, as text when
+ * it is text and as base64 otherwise. `bodySize` keeps the wire size.
+ */
+import zlib from 'node:zlib';
+
+/** Upper bound of a decoded body kept in a HAR: guards against decompression bombs. */
+export const MAX_DECODED_BODY = 64 * 1024 * 1024;
+
+export interface DecodedBody {
+  /** Decoded bytes (or the wire bytes when decoding was not possible). */
+  bytes: Buffer;
+  /** Content codings that were removed, outermost last as in the header (e.g. ["gzip"]). */
+  decoded: string[];
+  /** Why decoding failed, when it did (the bytes are then the wire bytes). */
+  error?: string;
+  /** True when the decoded output hit MAX_DECODED_BODY or the input was cut by the capture limit. */
+  partial: boolean;
+}
+
+/**
+ * Removes the content codings named in a Content-Encoding header (gzip, x-gzip,
+ * deflate, br; identity ignored). Captured bodies may be truncated by the
+ * capture limit, so decoding flushes what it has instead of requiring a
+ * complete stream.
+ */
+export function decodeContent(bytes: Uint8Array, contentEncoding: string | undefined, truncated: boolean, maxOutput = MAX_DECODED_BODY): DecodedBody {
+  const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  if (codings.length === 0 || wire.length === 0) return { bytes: wire, decoded: [], partial: truncated };
+  let out = wire;
+  const decoded: string[] = [];
+  // Codings are listed in the order they were applied: undo them last to first.
+  for (const coding of [...codings].reverse()) {
+    try {
+      out = decodeOne(out, coding, maxOutput);
+      decoded.unshift(coding);
+    } catch (err) {
+      return { bytes: wire, decoded: [], error: `${coding}: ${(err as Error).message}`, partial: truncated };
+    }
+  }
+  return { bytes: out, decoded, partial: truncated || out.length >= maxOutput };
+}
+
+function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buffer {
+  // Sync flush lets a body cut short by the capture limit decode as far as it goes.
+  const z = { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength };
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.gunzipSync(input, z);
+    case 'deflate':
+      // "deflate" is zlib-wrapped by the RFC, but some servers send raw deflate.
+      try {
+        return zlib.inflateSync(input, z);
+      } catch {
+        return zlib.inflateRawSync(input, z);
+      }
+    case 'br':
+      return zlib.brotliDecompressSync(input, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, maxOutputLength });
+    default:
+      throw new Error(`unsupported content coding "${coding}"`);
+  }
+}
+
+const TEXT_MIME = /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json)\b|image\/svg\+xml)/i;
+
+/** Whether a MIME type names text (charset aside). */
+export function isTextMime(mimeType: string): boolean {
+  return TEXT_MIME.test(mimeType.trim());
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes bytes as UTF-8 if they are valid UTF-8. A body cut by the capture
+ * limit may end inside a multi-byte character: up to 3 trailing bytes are
+ * dropped in that case (`partial`).
+ */
+export function utf8OrUndefined(bytes: Buffer, partial: boolean): string | undefined {
+  const tries = partial ? 4 : 1;
+  for (let cut = 0; cut < tries && cut <= bytes.length; cut++) {
+    try {
+      return utf8.decode(bytes.subarray(0, bytes.length - cut));
+    } catch {
+      // try with one byte fewer
+    }
+  }
+  return undefined;
+}
+
+/** Text when the MIME type is text (or empty/unknown and the bytes are clean UTF-8); base64 otherwise. */
+export function bodyText(bytes: Buffer, mimeType: string, partial: boolean): { text: string; encoding?: 'base64' } {
+  if (bytes.length === 0) return { text: '' };
+  const texty = isTextMime(mimeType) || (!mimeType.trim() && looksLikeText(bytes));
+  if (texty) {
+    const text = utf8OrUndefined(bytes, partial);
+    // Control characters other than whitespace mean the "text" is binary after all.
+    if (text !== undefined && !/[\u0000-\u0008\u000e-\u001f]/.test(text)) return { text };
+  }
+  return { text: bytes.toString('base64'), encoding: 'base64' };
+}
+
+function looksLikeText(bytes: Buffer): boolean {
+  const sample = bytes.subarray(0, 512);
+  for (const b of sample) if (b === 0) return false;
+  return true;
+}

@@ -1,0 +1,217 @@
+/**
+ * Exchange → HAR 1.2 entry: a pure function (no I/O), so every rule below is
+ * tested without a network.
+ *
+ * Rules worth knowing:
+ *  - request.httpVersion is the client leg's protocol, response.httpVersion the
+ *    upstream leg's (they differ when the proxy bridges h2 ↔ HTTP/1.1).
+ *  - Timings are the upstream leg's (what the origin cost), -1 where a phase did
+ *    not happen; `ssl` is inside `connect`; send/wait/receive are never -1
+ *    (HAR 1.2 requires them) and `time` is exactly the sum of the non-negative
+ *    phases other than `ssl`.
+ *  - `content.text` is the decoded body; `bodySize` and `_transferSize` are what
+ *    crossed the wire.
+ *  - Netlens-only facts go in `_` fields (HAR 1.2 allows custom fields that start with `_`).
+ */
+import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
+import type { HarContent, HarEntry, HarNameValue, HarRequest, HarResponse, HarTimings } from './types.js';
+import { bodyText, decodeContent } from './body.js';
+import { requestCookies, responseCookies } from './cookies.js';
+import { postData } from './post-data.js';
+
+export interface EntryOptions {
+  /** Id of the page this exchange belongs to, when known. */
+  pageref?: string;
+}
+
+/** Millisecond values keep microseconds: enough for loopback timings, short in JSON. */
+export const roundMs = (n: number): number => Math.round(n * 1000) / 1000;
+
+export function harHttpVersion(p: HttpProtocol | undefined): string {
+  switch (p) {
+    case 'http/1.0':
+      return 'HTTP/1.0';
+    case 'http/1.1':
+      return 'HTTP/1.1';
+    case 'h2':
+      return 'HTTP/2.0';
+    default:
+      return '';
+  }
+}
+
+export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEntry {
+  const timings = harTimings(x);
+  const entry: HarEntry = {
+    ...(options.pageref ? { pageref: options.pageref } : {}),
+    startedDateTime: x.startedDateTime,
+    time: timeOf(timings),
+    request: harRequest(x),
+    response: harResponse(x),
+    cache: {},
+    timings,
+  };
+  if (x.serverIPAddress) entry.serverIPAddress = x.serverIPAddress.replace(/^\[|\]$/g, '');
+  if (x.upstreamConnectionId) entry.connection = x.upstreamConnectionId;
+  entry._exchangeId = x.id;
+  entry._clientConnection = x.clientConnectionId;
+  entry._transport = x.transport;
+  entry._interception = x.transport === 'intercepted';
+  entry._clientProtocol = x.clientProtocol;
+  if (x.upstreamProtocol) entry._upstreamProtocol = x.upstreamProtocol;
+  entry._clientTimings = { ...x.clientTimings };
+  entry._nagle = x.nagle;
+  entry._retries = x.retries;
+  if (x.upstreamConnectionNew !== undefined) entry._upstreamConnectionNew = x.upstreamConnectionNew;
+  if (x.tunnelBytes) entry._tunnelBytes = { ...x.tunnelBytes };
+  if (x.websocket) entry._websocket = true;
+  if (x.error) {
+    // `_error` is a string as in Chrome's HARs, so DevTools shows it; code and side alongside.
+    entry._error = x.error.message;
+    entry._errorCode = x.error.code;
+    entry._errorSide = x.error.side;
+  }
+  return entry;
+}
+
+/** HAR `time`: the sum of the non-negative phases; `ssl` is already inside `connect`. */
+export function timeOf(t: HarTimings): number {
+  const phases = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive];
+  return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
+}
+
+function harTimings(x: Exchange): HarTimings {
+  const t = x.timings;
+  const opt = (n: number) => (n >= 0 ? roundMs(n) : -1);
+  const connect = opt(t.connect);
+  let ssl = opt(t.ssl);
+  // ssl is a part of connect: it cannot exceed it (clock granularity aside).
+  if (ssl > 0 && connect >= 0 && ssl > connect) ssl = connect;
+  return {
+    blocked: opt(t.blocked),
+    dns: opt(t.dns),
+    connect,
+    ssl,
+    send: Math.max(0, opt(t.send)),
+    wait: Math.max(0, opt(t.wait)),
+    receive: Math.max(0, opt(t.receive)),
+  };
+}
+
+const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
+
+function header(headers: RawHeaders, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of headers) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+/** Bytes of an HTTP/1.x head: start line, header lines, blank line. -1 for h2 (HPACK-compressed). */
+function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
+  if (protocol !== 'http/1.1' && protocol !== 'http/1.0') return -1;
+  let size = Buffer.byteLength(startLine) + 2 + 2;
+  for (const [k, v] of headers) size += Buffer.byteLength(k) + 2 + Buffer.byteLength(v) + 2;
+  return size;
+}
+
+function queryString(url: string): HarNameValue[] {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  const hash = url.indexOf('#', q);
+  const search = url.slice(q + 1, hash < 0 ? undefined : hash);
+  return [...new URLSearchParams(search)].map(([name, value]) => ({ name, value }));
+}
+
+function requestTarget(x: Exchange): string {
+  // A plain proxy request arrives in absolute-form; inside CONNECT it is origin-form.
+  if (x.transport === 'plain' || x.request.method === 'CONNECT') return x.request.url.replace(/^https?:\/\/(?=[^/]*:\d+$)/, '');
+  try {
+    const u = new URL(x.request.url);
+    return u.pathname + u.search;
+  } catch {
+    return x.request.url;
+  }
+}
+
+function harRequest(x: Exchange): HarRequest {
+  const r = x.request;
+  const headersSize = headSize(r.httpVersion, `${r.method} ${requestTarget(x)} ${harHttpVersion(r.httpVersion)}`, r.headers);
+  const req: HarRequest = {
+    method: r.method,
+    url: r.url,
+    httpVersion: harHttpVersion(r.httpVersion),
+    cookies: requestCookies(r.headers),
+    headers: nameValues(r.headers),
+    queryString: queryString(r.url),
+    headersSize,
+    bodySize: r.body.size,
+  };
+  if (r.body.size > 0) {
+    const mimeType = header(r.headers, 'content-type') ?? '';
+    const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
+    req.postData = postData(decoded.bytes, mimeType, decoded.partial);
+    if (r.body.truncated) {
+      req.postData._truncated = true;
+      req.postData._capturedSize = r.body.bytes.length;
+    }
+    if (decoded.error) req.postData._decodingError = decoded.error;
+  }
+  return req;
+}
+
+function harResponse(x: Exchange): HarResponse {
+  const r = x.response;
+  if (!r) {
+    // No response arrived (see `_error`): status 0 as Chrome writes for failed requests.
+    return {
+      status: 0,
+      statusText: '',
+      httpVersion: '',
+      cookies: [],
+      headers: [],
+      content: { size: 0, mimeType: 'x-unknown' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+      _transferSize: 0,
+    };
+  }
+  const headersSize = headSize(r.httpVersion, `${harHttpVersion(r.httpVersion)} ${r.status} ${r.statusText}`, r.headers);
+  return {
+    status: r.status,
+    statusText: r.statusText,
+    httpVersion: harHttpVersion(r.httpVersion),
+    cookies: responseCookies(r.headers, x.startedDateTime),
+    headers: nameValues(r.headers),
+    content: harContent(x),
+    redirectURL: header(r.headers, 'location') ?? '',
+    headersSize,
+    bodySize: r.body.size,
+    _transferSize: (headersSize > 0 ? headersSize : 0) + r.body.size,
+  };
+}
+
+function harContent(x: Exchange): HarContent {
+  const body = x.response!.body;
+  const headers = x.response!.headers;
+  const mimeType = header(headers, 'content-type') ?? 'x-unknown';
+  const encoding = header(headers, 'content-encoding');
+  const decoded = decodeContent(body.bytes, encoding, body.truncated);
+  const content: HarContent = { size: body.size, mimeType };
+  if (decoded.decoded.length > 0) {
+    // Sizes of a truncated, compressed body are unknown past the capture limit: report what was decoded.
+    content.size = decoded.bytes.length;
+    if (!decoded.partial) content.compression = decoded.bytes.length - body.size;
+  }
+  if (body.bytes.length > 0) {
+    const text = decoded.error ? { text: decoded.bytes.toString('base64'), encoding: 'base64' as const } : bodyText(decoded.bytes, mimeType, decoded.partial);
+    content.text = text.text;
+    if (text.encoding) content.encoding = text.encoding;
+  }
+  if (body.truncated) {
+    content._truncated = true;
+    content._capturedSize = body.bytes.length;
+  }
+  if (decoded.error) content._decodingError = decoded.error;
+  return content;
+}
