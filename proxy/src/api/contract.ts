@@ -18,8 +18,10 @@
  */
 import type { ExchangeTimestamps, HttpProtocol, Transport } from '../model.js';
 import type { HarLog } from './har-types.js';
+import type { CellId, CellSettings, LabConfig, LabProgress, LabResult } from '../lab/types.js';
 
 export type { HarLog, HarEntry, HarPage, Har } from './har-types.js';
+export type { CellId, CellResult, CellSettings, Comparison, LabConfig, LabProgress, LabResult, MetricName, MetricStats, RunMeasurement } from '../lab/types.js';
 
 /** A failure as it crosses the transport. */
 export interface ApiErrorInfo {
@@ -168,86 +170,28 @@ export interface OpenedSession {
   log: HarLog;
 }
 
-/** One cell of the lab matrix (DESIGN.md "The lab matrix"). */
-export interface LabCell {
-  /** Stable id, e.g. `proxy-h2-intercept`. */
-  id: string;
+/** One cell of the lab matrix (DESIGN.md "The lab matrix"), as the UI lists it. */
+export interface LabCellInfo {
+  /** e.g. `proxy+h2+intercept` (lab/types.ts CellId). */
+  id: CellId;
   label: string;
-  proxy: boolean;
-  http2: boolean;
-  intercept: boolean;
-  nagle: boolean;
+  settings: CellSettings;
 }
 
 export interface LabOptions {
   /** False when the lab module is not installed: the UI says so and cannot run. */
   available: boolean;
-  cells: LabCell[];
-  defaults: LabConfigInput;
+  cells: LabCellInfo[];
+  defaults: LabRunConfig;
 }
 
-export interface LabConfigInput {
-  target: { kind: 'test-site'; images: number } | { kind: 'url'; url: string };
-  /** Cell ids; the first is the baseline of the comparison. */
-  cells: string[];
-  runs: number;
-  /** Added latency of the test site, ms (per connection and per response). */
-  latencyMs: number;
-}
-
-export interface LabProgress {
-  runId: string;
-  /** Page loads finished so far and in total. */
-  done: number;
-  total: number;
-  cell?: string;
-  run?: number;
-  message: string;
-}
-
-export interface StatSummary {
-  median: number;
-  p95: number;
-  min: number;
-  max: number;
-  mean: number;
-}
-
-export interface LabCellResult {
-  cell: LabCell;
-  runs: number;
-  failures: number;
-  loadTime: StatSummary;
-  ttfb: StatSummary;
-  /** Samples, for the charts' spread. */
-  loadTimeSamples: number[];
-  ttfbSamples: number[];
-  /** median(loadTime) / median(loadTime of the baseline). */
-  ratio: number;
-  /** Two-sided p-value of the difference to the baseline (absent for the baseline). */
-  pValue?: number;
-  significant: boolean;
-  connections?: number;
-  bytes?: number;
-  /** HAR of the representative (median) run. */
-  representative?: HarLog;
-}
-
-export interface LabResultView {
-  runId: string;
-  config: LabConfigInput;
-  baseline: string;
-  cells: LabCellResult[];
-  startedAt: string;
-  finishedAt: string;
-  /** Where the run's JSON and HARs were written. */
-  dir?: string;
-}
+/** What the UI configures; the core fills in the rest (outDir, dataDir, chrome). */
+export type LabRunConfig = Pick<LabConfig, 'target' | 'cells' | 'runs' | 'baseline'>;
 
 export type LabRunState =
-  | { runId: string; state: 'running'; progress: LabProgress }
-  | { runId: string; state: 'done'; result: LabResultView }
-  | { runId: string; state: 'failed' | 'cancelled'; error: ApiErrorInfo };
+  | { runId: string; state: 'running'; progress?: LabProgress; completed: number; total: number }
+  | { runId: string; state: 'done'; result: LabResult }
+  | { runId: string; state: 'failed' | 'cancelled'; error: ApiErrorInfo; result?: LabResult };
 
 /** Every command: its single argument and its result. */
 export interface Commands {
@@ -271,9 +215,11 @@ export interface Commands {
   exportHar: { args: { id?: string }; result: { fileName: string; text: string } };
   deleteSession: { args: { id: string }; result: { deleted: boolean } };
   getLabOptions: { args: void; result: LabOptions };
-  startLab: { args: LabConfigInput; result: { runId: string } };
+  startLab: { args: LabRunConfig; result: { runId: string } };
   cancelLab: { args: { runId: string }; result: { cancelled: boolean } };
   getLabRun: { args: { runId: string }; result: LabRunState };
+  /** A HAR the lab wrote (`RunMeasurement.browserHar` / `proxyHar`, relative to the run's directory). */
+  getLabHar: { args: { runId: string; file: string }; result: HarLog };
   /** Server replay (`serve`) or client replay (`resend`) of a saved session. */
   replay: { args: { id: string; mode: 'serve' | 'resend' }; result: { message: string } };
 }
@@ -303,6 +249,7 @@ export const COMMAND_NAMES = [
   'startLab',
   'cancelLab',
   'getLabRun',
+  'getLabHar',
   'replay',
 ] as const satisfies readonly CommandName[];
 
@@ -316,7 +263,7 @@ export type NetlensEvent =
   | { type: 'exchanges'; items: ExchangeSummary[] }
   | { type: 'exchanges-cleared' }
   | { type: 'proxy-status'; status: ProxyStatus }
-  | { type: 'lab-progress'; progress: LabProgress }
+  | { type: 'lab-progress'; runId: string; progress: LabProgress }
   | { type: 'lab-finished'; run: LabRunState }
   | { type: 'sessions-changed' };
 

@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.js';
 import { proxyCommand } from './proxy.js';
 import { caCommand } from './ca.js';
+import { serveCommand } from './serve.js';
 
 /** Every `netlens` command, in the order `--help` lists them. Add new commands here. */
-export const commands: CliCommand[] = [proxyCommand, caCommand];
+export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand];

@@ -1,0 +1,501 @@
+/**
+ * The API contract implemented over the core modules: one object both
+ * transports (HTTP/WebSocket, Electron IPC) wrap without adding logic.
+ *
+ * It owns the live capture (exchanges seen by the proxy it started), turns the
+ * proxy's event stream into batched row updates, and delegates sessions, lab
+ * and browser launch to their modules (backends.ts). Arguments arrive from a
+ * transport as untrusted JSON, so every command checks its own.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
+import type { ProxyOptions } from '../options.js';
+import type { Exchange, ProxyEvent } from '../model.js';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { loadOrCreateCA } from '../tls/ca.js';
+import { trustInstructions } from '../cli/trust.js';
+import {
+  EXCHANGE_BATCH_MS,
+  type AppStatus,
+  type BodyView,
+  type CommandArgs,
+  type CommandResult,
+  type ExchangeDetail,
+  type ExchangeSummary,
+  type LabRunConfig,
+  type LabRunState,
+  type NetlensApi,
+  type NetlensEvent,
+  type NetlensEventListener,
+  type ProxyConfig,
+  type ProxyStatus,
+} from './contract.js';
+import { exchangeDetail, exchangeSummary, pendingSummary, withResponseHead } from './summary.js';
+import { bodyView } from './body-view.js';
+import { labCells, memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
+import { isCellId } from '../lab/cells.js';
+import type { CellId } from '../lab/types.js';
+
+export interface CoreServiceOptions {
+  dataDir: string;
+  /** Initial proxy settings (port 8080, intercept, HTTP/2, no Nagle by default). */
+  proxy?: Partial<ProxyConfig>;
+  version?: string;
+  /** Injected in tests to feed events without a real proxy. */
+  startProxy?: (options: ProxyOptions) => Promise<ProxyHandle>;
+  sessions?: SessionBackend;
+  lab?: LabBackend;
+  browser?: BrowserBackend;
+  batchMs?: number;
+  /** Extra proxy options the CLI passes through (upstream CA, insecure…). */
+  proxyExtras?: Omit<ProxyOptions, 'port' | 'intercept' | 'http2' | 'nagle' | 'dataDir'>;
+}
+
+interface Row {
+  summary: ExchangeSummary;
+  exchange?: Exchange;
+}
+
+const LAB_MAX_RUNS = 50;
+const LAB_MAX_IMAGES = 5000;
+
+function bad(message: string): NetlensError {
+  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
+}
+
+function obj(args: unknown, command: string): Record<string, unknown> {
+  if (args === undefined || args === null) return {};
+  if (typeof args !== 'object' || Array.isArray(args)) throw bad(`${command}: the argument must be an object`);
+  return args as Record<string, unknown>;
+}
+
+function str(args: Record<string, unknown>, key: string, command: string, maxLength = 100_000_000): string {
+  const v = args[key];
+  if (typeof v !== 'string' || v.length === 0 || v.length > maxLength) throw bad(`${command}: "${key}" must be a non-empty string`);
+  return v;
+}
+
+function proxyConfigPatch(args: unknown, command: string): Partial<ProxyConfig> {
+  const a = obj(args, command);
+  const patch: Partial<ProxyConfig> = {};
+  if (a.port !== undefined) {
+    if (!Number.isInteger(a.port) || (a.port as number) < 0 || (a.port as number) > 65535) throw bad(`${command}: "port" must be a whole number 0–65535`);
+    patch.port = a.port as number;
+  }
+  for (const key of ['intercept', 'http2', 'nagle'] as const) {
+    if (a[key] !== undefined) {
+      if (typeof a[key] !== 'boolean') throw bad(`${command}: "${key}" must be true or false`);
+      patch[key] = a[key] as boolean;
+    }
+  }
+  return patch;
+}
+
+export class CoreService implements NetlensApi {
+  private readonly listeners = new Set<NetlensEventListener>();
+  private readonly rows = new Map<string, Row>();
+  private order: string[] = [];
+  private dirty = new Map<string, ExchangeSummary>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private proxy: ProxyHandle | undefined;
+  private unsubscribeProxy: (() => void) | undefined;
+  private proxyError: { code: string; message: string } | undefined;
+  private config: ProxyConfig;
+  private proxyOp: Promise<unknown> = Promise.resolve();
+  private readonly labRuns = new Map<string, { state: LabRunState; abort: AbortController }>();
+  private labSeq = 0;
+  private readonly browsers = new Set<{ close(): Promise<void> }>();
+  private readonly sessions: SessionBackend;
+  private readonly lab: LabBackend;
+  private readonly browser: BrowserBackend;
+  private readonly batchMs: number;
+  private readonly startProxyFn: (options: ProxyOptions) => Promise<ProxyHandle>;
+
+  constructor(private readonly options: CoreServiceOptions) {
+    this.config = { port: 8080, intercept: true, http2: true, nagle: false, ...options.proxy };
+    this.sessions = options.sessions ?? memorySessions();
+    this.lab = options.lab ?? unavailableLab;
+    this.browser = options.browser ?? unavailableBrowser;
+    this.batchMs = options.batchMs ?? EXCHANGE_BATCH_MS;
+    this.startProxyFn = options.startProxy ?? realStartProxy;
+  }
+
+  subscribe(listener: NetlensEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: NetlensEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        process.emitWarning(`Netlens API listener threw on "${event.type}": ${(err as Error)?.stack ?? err}`, { code: 'NL_LISTENER_FAILED' });
+      }
+    }
+  }
+
+  // ── live capture ──────────────────────────────────────────────────────────
+
+  private onProxyEvent(e: ProxyEvent): void {
+    switch (e.type) {
+      case 'request': {
+        const summary = pendingSummary(e.exchange);
+        if (!this.rows.has(summary.id)) this.order.push(summary.id);
+        this.rows.set(summary.id, { summary });
+        this.markDirty(summary);
+        break;
+      }
+      case 'response': {
+        const row = this.rows.get(e.response.id);
+        if (row && !row.exchange) {
+          row.summary = withResponseHead(row.summary, e.response);
+          this.markDirty(row.summary);
+        }
+        break;
+      }
+      case 'complete':
+      case 'error': {
+        const summary = exchangeSummary(e.exchange);
+        if (!this.rows.has(summary.id)) this.order.push(summary.id);
+        this.rows.set(summary.id, { summary, exchange: e.exchange });
+        this.markDirty(summary);
+        break;
+      }
+      case 'closed':
+        if (this.proxy) {
+          this.proxy = undefined;
+          this.emit({ type: 'proxy-status', status: this.proxyStatus() });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Coalesces updates per id and flushes them at most every `batchMs`. */
+  private markDirty(summary: ExchangeSummary): void {
+    this.dirty.set(summary.id, summary);
+    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), this.batchMs);
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    if (this.dirty.size === 0) return;
+    const items = [...this.dirty.values()];
+    this.dirty.clear();
+    this.emit({ type: 'exchanges', items });
+  }
+
+  async listExchanges(): Promise<ExchangeSummary[]> {
+    return this.order.map((id) => this.rows.get(id)!.summary);
+  }
+
+  private row(args: unknown, command: string): Row & { id: string } {
+    const id = str(obj(args, command), 'id', command, 200);
+    const row = this.rows.get(id);
+    if (!row) throw new NetlensError(ErrorCodes.NOT_FOUND, `No exchange "${id}" in the live capture (it may have been cleared).`);
+    return { ...row, id };
+  }
+
+  async getExchange(args: CommandArgs<'getExchange'>): Promise<ExchangeDetail> {
+    const row = this.row(args, 'getExchange');
+    if (!row.exchange) {
+      return { summary: row.summary, request: { httpVersion: row.summary.protocol, headers: [], bodySize: -1, bodyTruncated: false } };
+    }
+    return exchangeDetail(row.exchange);
+  }
+
+  async getExchangeBody(args: CommandArgs<'getExchangeBody'>): Promise<BodyView> {
+    const row = this.row(args, 'getExchangeBody');
+    const side = obj(args, 'getExchangeBody').side;
+    if (side !== 'request' && side !== 'response') throw bad('getExchangeBody: "side" must be "request" or "response"');
+    const x = row.exchange;
+    if (!x) return { kind: 'none', data: '', mimeType: '', wireSize: 0, decodedSize: 0, captureTruncated: false, displayTruncated: false };
+    return side === 'request' ? bodyView(x.request.body, x.request.headers) : bodyView(x.response?.body, x.response?.headers ?? []);
+  }
+
+  async clearExchanges(): Promise<{ cleared: number }> {
+    const cleared = this.order.length;
+    this.rows.clear();
+    this.order = [];
+    this.dirty.clear();
+    this.emit({ type: 'exchanges-cleared' });
+    return { cleared };
+  }
+
+  private capturedExchanges(): Exchange[] {
+    const out: Exchange[] = [];
+    for (const id of this.order) {
+      const x = this.rows.get(id)?.exchange;
+      if (x) out.push(x);
+    }
+    return out;
+  }
+
+  // ── proxy ─────────────────────────────────────────────────────────────────
+
+  private proxyStatus(): ProxyStatus {
+    const p = this.proxy;
+    return {
+      running: Boolean(p),
+      address: p?.address,
+      config: { ...this.config },
+      ca: p ? { certPath: p.ca.certPath, fingerprint: p.ca.fingerprint, leafSpkiHash: p.ca.leafSpkiHash } : undefined,
+      trustHelp: p ? trustInstructions(p.ca.certPath, p.ca.leafSpkiHash).replace('127.0.0.1:8080', `${p.address.host}:${p.address.port}`) : undefined,
+      error: this.proxyError,
+    };
+  }
+
+  /** Proxy start/stop calls run one after another, never interleaved. */
+  private serialize<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.proxyOp.then(op, op);
+    this.proxyOp = next.catch(() => undefined);
+    return next;
+  }
+
+  private async stopProxyNow(): Promise<void> {
+    const p = this.proxy;
+    this.proxy = undefined;
+    this.unsubscribeProxy?.();
+    this.unsubscribeProxy = undefined;
+    if (p) await p.stop();
+  }
+
+  private async startProxyNow(): Promise<ProxyStatus> {
+    await this.stopProxyNow();
+    this.proxyError = undefined;
+    try {
+      const handle = await this.startProxyFn({ ...this.options.proxyExtras, ...this.config, dataDir: this.options.dataDir });
+      this.proxy = handle;
+      this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
+    } catch (err) {
+      const e = err as NetlensError;
+      this.proxyError = { code: typeof e.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.LISTEN_FAILED, message: e.message };
+      this.emit({ type: 'proxy-status', status: this.proxyStatus() });
+      throw new NetlensError(this.proxyError.code, `The proxy could not start on port ${this.config.port}: ${e.message}`);
+    }
+    const status = this.proxyStatus();
+    this.emit({ type: 'proxy-status', status });
+    return status;
+  }
+
+  startProxy(args: CommandArgs<'startProxy'>): Promise<ProxyStatus> {
+    const patch = proxyConfigPatch(args, 'startProxy');
+    return this.serialize(async () => {
+      this.config = { ...this.config, ...patch };
+      return this.startProxyNow();
+    });
+  }
+
+  stopProxy(): Promise<ProxyStatus> {
+    return this.serialize(async () => {
+      await this.stopProxyNow();
+      const status = this.proxyStatus();
+      this.emit({ type: 'proxy-status', status });
+      return status;
+    });
+  }
+
+  configureProxy(args: CommandArgs<'configureProxy'>): Promise<ProxyStatus> {
+    const patch = proxyConfigPatch(args, 'configureProxy');
+    return this.serialize(async () => {
+      this.config = { ...this.config, ...patch };
+      if (this.proxy) return this.startProxyNow();
+      const status = this.proxyStatus();
+      this.emit({ type: 'proxy-status', status });
+      return status;
+    });
+  }
+
+  async getStatus(): Promise<AppStatus> {
+    const proxy = this.proxyStatus();
+    if (!proxy.ca) {
+      // Show the CA even while the proxy is off: users trust it before browsing.
+      try {
+        const ca = await loadOrCreateCA(this.options.dataDir);
+        proxy.ca = { certPath: ca.certPath, fingerprint: ca.fingerprint, leafSpkiHash: ca.leafSpkiHash };
+        proxy.trustHelp = trustInstructions(ca.certPath, ca.leafSpkiHash).replace('127.0.0.1:8080', `127.0.0.1:${this.config.port}`);
+      } catch {
+        // The CA store error surfaces when the proxy starts; status stays usable.
+      }
+    }
+    return {
+      version: this.options.version ?? '0.0.0',
+      dataDir: this.options.dataDir,
+      proxy,
+      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: false },
+      exchangeCount: this.order.length,
+    };
+  }
+
+  async launchBrowser(args: CommandArgs<'launchBrowser'>): Promise<CommandResult<'launchBrowser'>> {
+    const a = obj(args, 'launchBrowser');
+    const url = a.url === undefined ? undefined : str(a, 'url', 'launchBrowser', 8192);
+    if (!this.proxy) throw new NetlensError(ErrorCodes.LISTEN_FAILED, 'Start the proxy first: the browser is launched wired to it.');
+    const b = await this.browser.launch({ proxyUrl: this.proxy.address.url, spkiHash: this.proxy.ca.leafSpkiHash, url, dataDir: this.options.dataDir });
+    this.browsers.add(b);
+    return { pid: b.pid, url: b.url };
+  }
+
+  // ── sessions ──────────────────────────────────────────────────────────────
+
+  async listSessions(): Promise<CommandResult<'listSessions'>> {
+    return this.sessions.list();
+  }
+
+  async openSession(args: CommandArgs<'openSession'>): Promise<CommandResult<'openSession'>> {
+    return this.sessions.open(str(obj(args, 'openSession'), 'id', 'openSession', 500));
+  }
+
+  async saveSession(args: CommandArgs<'saveSession'>): Promise<CommandResult<'saveSession'>> {
+    const a = obj(args, 'saveSession');
+    const name = str(a, 'name', 'saveSession', 200).trim();
+    if (!name) throw bad('saveSession: "name" must not be blank');
+    const info = a.id === undefined ? await this.sessions.saveCapture(name, this.capturedExchanges()) : await this.sessions.rename(str(a, 'id', 'saveSession', 500), name);
+    this.emit({ type: 'sessions-changed' });
+    return info;
+  }
+
+  async importHar(args: CommandArgs<'importHar'>): Promise<CommandResult<'importHar'>> {
+    const a = obj(args, 'importHar');
+    const info = await this.sessions.importHar(str(a, 'fileName', 'importHar', 500), str(a, 'text', 'importHar'));
+    this.emit({ type: 'sessions-changed' });
+    return info;
+  }
+
+  async exportHar(args: CommandArgs<'exportHar'>): Promise<CommandResult<'exportHar'>> {
+    const a = obj(args, 'exportHar');
+    return a.id === undefined ? this.sessions.exportCapture(this.capturedExchanges()) : this.sessions.exportHar(str(a, 'id', 'exportHar', 500));
+  }
+
+  async deleteSession(args: CommandArgs<'deleteSession'>): Promise<CommandResult<'deleteSession'>> {
+    const deleted = await this.sessions.delete(str(obj(args, 'deleteSession'), 'id', 'deleteSession', 500));
+    this.emit({ type: 'sessions-changed' });
+    return { deleted };
+  }
+
+  async replay(): Promise<CommandResult<'replay'>> {
+    throw new NetlensError(ErrorCodes.FEATURE_UNAVAILABLE, 'Replay is not part of this build yet.');
+  }
+
+  // ── lab ───────────────────────────────────────────────────────────────────
+
+  async getLabOptions(): Promise<CommandResult<'getLabOptions'>> {
+    return {
+      available: this.lab.available,
+      cells: labCells(),
+      // Small enough to finish in well under a minute on a laptop; shows the Nagle effect.
+      defaults: { target: { kind: 'site', images: 20, latencyMs: 20 }, cells: ['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], runs: 3, baseline: 'proxy+h1+intercept' },
+    };
+  }
+
+  private labConfig(args: unknown): LabRunConfig {
+    const a = obj(args, 'startLab');
+    const t = obj(a.target, 'startLab');
+    let target: LabRunConfig['target'];
+    if (t.kind === 'site') {
+      if (!Number.isInteger(t.images) || (t.images as number) < 1 || (t.images as number) > LAB_MAX_IMAGES) throw bad(`startLab: images must be 1–${LAB_MAX_IMAGES}`);
+      if (typeof t.latencyMs !== 'number' || t.latencyMs < 0 || t.latencyMs > 10_000) throw bad('startLab: latencyMs must be 0–10000');
+      target = { kind: 'site', images: t.images as number, latencyMs: t.latencyMs };
+    } else if (t.kind === 'url') {
+      const url = str(t, 'url', 'startLab', 8192);
+      if (!/^https?:\/\//i.test(url)) throw bad('startLab: the target URL must start with http:// or https://');
+      target = { kind: 'url', url };
+    } else throw bad('startLab: target.kind must be "site" or "url"');
+    if (!Array.isArray(a.cells) || a.cells.length === 0 || !a.cells.every((c) => typeof c === 'string' && isCellId(c))) {
+      throw bad('startLab: pick at least one cell of the matrix');
+    }
+    if (!Number.isInteger(a.runs) || (a.runs as number) < 1 || (a.runs as number) > LAB_MAX_RUNS) throw bad(`startLab: runs must be 1–${LAB_MAX_RUNS}`);
+    const baseline = a.baseline === undefined ? undefined : a.baseline === 'direct' || (typeof a.baseline === 'string' && isCellId(a.baseline)) ? (a.baseline as LabRunConfig['baseline']) : undefined;
+    if (a.baseline !== undefined && baseline === undefined) throw bad('startLab: baseline must be "direct" or a cell id');
+    return { target, cells: a.cells as CellId[], runs: a.runs as number, baseline };
+  }
+
+  private labDir(runId: string): string {
+    return path.join(this.options.dataDir, 'lab', runId);
+  }
+
+  async startLab(args: CommandArgs<'startLab'>): Promise<CommandResult<'startLab'>> {
+    const config = this.labConfig(args);
+    if (!this.lab.available) await this.lab.run(config, { signal: new AbortController().signal, onProgress: () => undefined });
+    const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.labSeq}`;
+    const abort = new AbortController();
+    const total = config.cells!.length * config.runs!;
+    const entry: { state: LabRunState; abort: AbortController } = { state: { runId, state: 'running', completed: 0, total }, abort };
+    this.labRuns.set(runId, entry);
+    void this.lab
+      .run(
+        { ...config, outDir: this.labDir(runId), dataDir: this.options.dataDir },
+        {
+          signal: abort.signal,
+          onProgress: (progress) => {
+            const completed = 'completed' in progress ? progress.completed : 0;
+            entry.state = { runId, state: 'running', progress, completed, total: progress.total };
+            this.emit({ type: 'lab-progress', runId, progress });
+          },
+        },
+      )
+      .then(
+        (result) => {
+          entry.state = result.aborted
+            ? { runId, state: 'cancelled', error: { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' }, result }
+            : { runId, state: 'done', result };
+        },
+        (err: NetlensError) => {
+          const cancelled = abort.signal.aborted;
+          entry.state = {
+            runId,
+            state: cancelled ? 'cancelled' : 'failed',
+            error: { code: err?.code ?? ErrorCodes.INTERNAL, message: cancelled ? 'The run was cancelled.' : (err?.message ?? String(err)) },
+          };
+        },
+      )
+      .finally(() => this.emit({ type: 'lab-finished', run: entry.state }));
+    return { runId };
+  }
+
+  private labRun(args: unknown, command: string) {
+    const runId = str(obj(args, command), 'runId', command, 200);
+    const run = this.labRuns.get(runId);
+    if (!run) throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}".`);
+    return { runId, ...run };
+  }
+
+  async cancelLab(args: CommandArgs<'cancelLab'>): Promise<CommandResult<'cancelLab'>> {
+    const run = this.labRun(args, 'cancelLab');
+    if (run.state.state !== 'running') return { cancelled: false };
+    run.abort.abort();
+    return { cancelled: true };
+  }
+
+  async getLabRun(args: CommandArgs<'getLabRun'>): Promise<CommandResult<'getLabRun'>> {
+    return this.labRun(args, 'getLabRun').state;
+  }
+
+  async getLabHar(args: CommandArgs<'getLabHar'>): Promise<CommandResult<'getLabHar'>> {
+    const { runId } = this.labRun(args, 'getLabHar');
+    const dir = this.labDir(runId);
+    const file = path.resolve(dir, str(obj(args, 'getLabHar'), 'file', 'getLabHar', 1000));
+    if (!file.startsWith(dir + path.sep)) throw bad('getLabHar: the file must be inside the run directory');
+    let text: string;
+    try {
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch {
+      throw new NetlensError(ErrorCodes.NOT_FOUND, `The lab run has no HAR "${path.relative(dir, file)}".`);
+    }
+    return parseHarText(path.basename(file), text);
+  }
+
+  // ── lifecycle ─────────────────────────────────────────────────────────────
+
+  /** Stops the proxy, cancels lab runs, closes launched browsers. */
+  async close(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    for (const run of this.labRuns.values()) run.abort.abort();
+    await Promise.allSettled([...this.browsers].map((b) => b.close()));
+    await this.serialize(() => this.stopProxyNow());
+    this.listeners.clear();
+  }
+}

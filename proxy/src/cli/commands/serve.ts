@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { defaultDataDir } from '../../options.js';
+import { CoreService } from '../../api/core-service.js';
+import { startHttpTransport } from '../../api/http-transport.js';
+import { coreBackends } from '../../api/wiring.js';
+import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
+import { version } from '../main.js';
+
+/** The built renderer, relative to this file: proxy/src/cli/commands → repo root. */
+const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../../../dist/renderer', import.meta.url));
+
+/** Opens a URL in the user's default browser, best effort. */
+function openInBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+export const serveCommand: CliCommand = {
+  name: 'serve',
+  summary: 'serve the Netlens UI and API on 127.0.0.1 (open the printed URL in a browser)',
+  help: `Usage: netlens serve [flags]
+
+Hosts the Netlens user interface and its API on 127.0.0.1 and starts the proxy.
+Open the printed URL: it carries a random token made for this launch, and
+requests without it (or from other web sites) are refused.
+
+Flags:
+  --port N          port of the UI/API (default 0 = any free port)
+  --open            open the URL in the default browser
+  --proxy-port N    port of the proxy (default 8080; 0 = any free port)
+  --no-proxy        do not start the proxy at launch (start it from the UI)
+  --no-intercept    proxy: CONNECT is a blind tunnel
+  --no-http2        proxy: HTTP/1.1 on both legs
+  --nagle           proxy: leave Nagle's algorithm on
+  --data-dir DIR    data directory (CA, sessions); default $NETLENS_DATA_DIR or ~/.local/share/netlens
+  --upstream-ca F   proxy: also trust this CA (PEM) upstream; repeatable
+  --insecure        proxy: do not verify upstream certificates (testing only)
+  --renderer-dir D  serve the UI from D instead of dist/renderer
+
+Examples:
+  netlens serve --open
+  netlens serve --port 7070 --proxy-port 0
+`,
+  options: {
+    port: { type: 'string' },
+    open: { type: 'boolean' },
+    'proxy-port': { type: 'string' },
+    'no-proxy': { type: 'boolean' },
+    'no-intercept': { type: 'boolean' },
+    'no-http2': { type: 'boolean' },
+    nagle: { type: 'boolean' },
+    'data-dir': { type: 'string' },
+    'upstream-ca': { type: 'string', multiple: true },
+    insecure: { type: 'boolean' },
+    'renderer-dir': { type: 'string' },
+  },
+  maxPositionals: 0,
+  async run({ values, stdout, stderr, env, stopSignal }) {
+    const fs = await import('node:fs');
+    const port = intFlag(values, 'port', 0, 0, 65535);
+    const proxyPort = intFlag(values, 'proxy-port', 8080, 0, 65535);
+    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
+    const rendererDir = values['renderer-dir'] ? path.resolve(String(values['renderer-dir'])) : DEFAULT_RENDERER_DIR;
+    const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+
+    const service = new CoreService({
+      dataDir,
+      version: version(),
+      proxy: { port: proxyPort, intercept: !values['no-intercept'], http2: !values['no-http2'], nagle: Boolean(values.nagle) },
+      proxyExtras: { upstreamCA, insecureUpstream: Boolean(values.insecure) },
+      ...(await coreBackends(dataDir)),
+    });
+    if (!values['no-proxy']) {
+      try {
+        const status = await service.startProxy();
+        stdout.write(`Proxy listening on ${status.address?.url}\n`);
+      } catch (err) {
+        // The UI shows the error and lets the user pick another port.
+        stderr.write(`netlens serve: ${(err as Error).message} — start it from the UI.\n`);
+      }
+    }
+    if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
+      stderr.write(`netlens serve: the UI is not built (${rendererDir} has no index.html). Run "npm run build" first.\n`);
+    }
+    const transport = await startHttpTransport({ service, port, staticDir: rendererDir });
+    stdout.write(`Netlens UI: ${transport.url}\n`);
+    if (values.open) openInBrowser(transport.url);
+
+    const sig = await stopSignal;
+    stderr.write(`\n${sig}: stopping…\n`);
+    await transport.close();
+    await service.close();
+    return EXIT_OK;
+  },
+};
