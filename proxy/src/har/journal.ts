@@ -1,0 +1,181 @@
+/**
+ * The recording journal: one JSON record per line, appended as each exchange
+ * completes, so a crash or `kill -9` loses at most the exchanges still in
+ * flight. The HAR is assembled from it on save/export (see exportJournal).
+ *
+ * Why synchronous appends: a write that sits in a JS buffer dies with the
+ * process; `fs.writeSync` hands the bytes to the kernel before the event handler
+ * returns, and the kernel keeps them even if the process is killed right after.
+ *
+ * Line format (`t` and `s` first so a scan can index a line without parsing it):
+ *   {"t":"meta","format":"netlens-journal/1",...}
+ *   {"t":"page","page":{...HAR page}}            a later line with the same id replaces it
+ *   {"t":"entry","s":<epoch ms>,"entry":{...HAR entry}}
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HarCreator, HarEntry, HarHead, HarPage } from './types.js';
+import { NETLENS_CREATOR, writeHar, type WriteResult } from './writer.js';
+
+export const JOURNAL_FORMAT = 'netlens-journal/1';
+
+export interface JournalMeta {
+  t: 'meta';
+  format: typeof JOURNAL_FORMAT;
+  /** When recording started (ISO). */
+  created: string;
+  creator: HarCreator;
+  name?: string;
+}
+
+export class JournalWriter {
+  private closed = false;
+  /** Entries appended so far. */
+  entries = 0;
+
+  private constructor(
+    readonly file: string,
+    private readonly fd: number,
+  ) {}
+
+  /** Creates a new journal (fails if the file exists: never append to someone else's recording). */
+  static create(file: string, meta: Omit<JournalMeta, 't' | 'format' | 'creator'> & { creator?: HarCreator }): JournalWriter {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(file, 'wx', 0o600);
+    const journal = new JournalWriter(file, fd);
+    journal.writeLine({ t: 'meta', format: JOURNAL_FORMAT, creator: meta.creator ?? NETLENS_CREATOR, created: meta.created, ...(meta.name ? { name: meta.name } : {}) });
+    return journal;
+  }
+
+  appendEntry(entry: HarEntry): void {
+    const started = Date.parse(entry.startedDateTime);
+    this.writeLine({ t: 'entry', s: Number.isNaN(started) ? 0 : started, entry });
+    this.entries++;
+  }
+
+  appendPage(page: HarPage): void {
+    this.writeLine({ t: 'page', page });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+
+  private writeLine(record: object): void {
+    if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    const buf = Buffer.from(JSON.stringify(record) + '\n');
+    // writeSync may write less than asked for large buffers: loop until all of it is out.
+    let off = 0;
+    while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);
+  }
+}
+
+interface EntryRef {
+  offset: number;
+  length: number;
+  started: number;
+}
+
+export interface JournalScan {
+  meta?: JournalMeta;
+  pages: HarPage[];
+  entryRefs: EntryRef[];
+  /** Bytes at the end that do not form a whole line (a write cut short by a crash). */
+  incompleteTail: number;
+  /** Lines that are not journal records (kept out of the HAR). */
+  damagedLines: number;
+}
+
+const LINE_HEAD = /^\{"t":"(meta|page|entry)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
+
+/** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
+export async function scanJournal(file: string): Promise<JournalScan> {
+  const scan: JournalScan = { pages: [], entryRefs: [], incompleteTail: 0, damagedLines: 0 };
+  const pages = new Map<string, HarPage>();
+  let carry: Buffer[] = [];
+  let carryLength = 0;
+  let lineStart = 0;
+  let position = 0;
+  const onLine = (line: Buffer, offset: number) => {
+    const head = LINE_HEAD.exec(line.subarray(0, 64).toString('latin1'));
+    if (!head) {
+      if (line.length > 0) scan.damagedLines++;
+      return;
+    }
+    if (head[1] === 'entry') {
+      scan.entryRefs.push({ offset, length: line.length, started: Number(head[2] ?? 0) });
+      return;
+    }
+    try {
+      const record = JSON.parse(line.toString('utf8'));
+      if (head[1] === 'meta') scan.meta = record as JournalMeta;
+      else if (record.page?.id) pages.set(record.page.id, record.page as HarPage);
+    } catch {
+      scan.damagedLines++;
+    }
+  };
+  for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
+      const piece = chunk.subarray(from, nl);
+      const line = carryLength ? Buffer.concat([...carry, piece]) : piece;
+      onLine(line, lineStart);
+      lineStart = position + nl + 1;
+      carry = [];
+      carryLength = 0;
+      from = nl + 1;
+    }
+    if (from < chunk.length) {
+      carry.push(chunk.subarray(from));
+      carryLength += chunk.length - from;
+    }
+    position += chunk.length;
+  }
+  scan.incompleteTail = carryLength;
+  scan.pages = [...pages.values()];
+  return scan;
+}
+
+/**
+ * The journal's entries, oldest `startedDateTime` first (HAR 1.2's preferred
+ * order; the journal holds them in completion order). Reads one line at a time.
+ */
+export async function* journalEntries(file: string, scan: JournalScan, onDamaged?: () => void): AsyncGenerator<HarEntry> {
+  const refs = [...scan.entryRefs].sort((a, b) => a.started - b.started);
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    for (const ref of refs) {
+      const buf = Buffer.allocUnsafe(ref.length);
+      await fh.read(buf, 0, ref.length, ref.offset);
+      let record: { entry?: HarEntry };
+      try {
+        record = JSON.parse(buf.toString('utf8'));
+      } catch {
+        onDamaged?.();
+        continue;
+      }
+      if (record.entry) yield record.entry;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface JournalExport extends WriteResult {
+  /** Lines that could not be read (damaged or cut short); their exchanges are not in the HAR. */
+  skipped: number;
+}
+
+/** Assembles a HAR file from a journal, streaming (bounded memory whatever its length). */
+export async function exportJournal(journalFile: string, harFile: string, head: Partial<HarHead> = {}): Promise<JournalExport> {
+  const scan = await scanJournal(journalFile);
+  let skipped = scan.damagedLines + (scan.incompleteTail > 0 ? 1 : 0);
+  const result = await writeHar(
+    harFile,
+    { creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR, pages: head.pages ?? scan.pages, browser: head.browser, comment: head.comment, extra: head.extra },
+    journalEntries(journalFile, scan, () => skipped++),
+  );
+  return { ...result, skipped };
+}

@@ -1,0 +1,79 @@
+/**
+ * The HAR recorder: subscribes to the proxy's event stream and appends one HAR
+ * entry per finished exchange to a journal on disk (see journal.ts). Memory
+ * stays bounded: nothing is kept per exchange after it is written, except a
+ * pageref for exchanges still in flight.
+ */
+import type { EventStream } from '../events.js';
+import type { ProxyEvent } from '../model.js';
+import { exchangeToEntry } from './entry.js';
+import { JournalWriter } from './journal.js';
+import { PageTracker } from './pages.js';
+
+export interface RecorderOptions {
+  /** Journal file to create (must not exist). */
+  journalFile: string;
+  /** Session name, kept in the journal. */
+  name?: string;
+  /** Group exchanges into pages by navigation and Referer. Default true. */
+  pages?: boolean;
+  /** Called when an entry cannot be written (disk full…); recording goes on. */
+  onError?: (err: Error) => void;
+}
+
+export interface RecorderStats {
+  entries: number;
+  /** Entries that could not be written. */
+  failed: number;
+}
+
+export class HarRecorder {
+  readonly journal: JournalWriter;
+  readonly stats: RecorderStats = { entries: 0, failed: 0 };
+  private readonly pages?: PageTracker;
+  private readonly pagerefs = new Map<string, { pageref: string; url: string }>();
+  private unsubscribe?: () => void;
+
+  constructor(events: EventStream, private readonly options: RecorderOptions) {
+    this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
+    if (options.pages !== false) this.pages = new PageTracker();
+    this.unsubscribe = events.subscribe((e) => this.onEvent(e));
+  }
+
+  get journalFile(): string {
+    return this.journal.file;
+  }
+
+  /** Stops listening and closes the journal. Exchanges still in flight are not recorded. Idempotent. */
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.pagerefs.clear();
+    this.journal.close();
+  }
+
+  private onEvent(e: ProxyEvent): void {
+    try {
+      if (e.type === 'request' && this.pages) {
+        const { pageref, newPage } = this.pages.onRequest(e.exchange);
+        if (newPage) this.journal.appendPage(newPage);
+        if (pageref) this.pagerefs.set(e.exchange.id, { pageref, url: e.exchange.url });
+      } else if (e.type === 'response' && this.pages) {
+        // A redirected navigation: the browser asks for the target as soon as this head arrives.
+        const r = e.response;
+        const known = this.pagerefs.get(r.id);
+        const location = r.headers.find(([k]) => k.toLowerCase() === 'location')?.[1];
+        if (known && location && r.status >= 300 && r.status < 400) this.pages.onRedirect(known.url, location, known.pageref);
+      } else if (e.type === 'complete' || e.type === 'error') {
+        const x = e.exchange;
+        const pageref = this.pagerefs.get(x.id)?.pageref;
+        this.pagerefs.delete(x.id);
+        this.journal.appendEntry(exchangeToEntry(x, { pageref }));
+        this.stats.entries++;
+      }
+    } catch (err) {
+      if (e.type === 'complete' || e.type === 'error') this.stats.failed++;
+      this.options.onError?.(err as Error);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Streaming HAR writer: the file is written entry by entry, so a session of
+ * 100,000 entries never exists as one string (or one object) in memory. The
+ * output is what `JSON.stringify(har, null, 2)` would give, written to a
+ * temporary file and renamed into place, so a reader never sees half a HAR.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { once } from 'node:events';
+import type { HarEntry, HarHead } from './types.js';
+import { version as netlensVersion } from './version.js';
+
+export const NETLENS_CREATOR = { name: 'Netlens', version: netlensVersion() };
+
+export interface WriteResult {
+  entries: number;
+  bytes: number;
+}
+
+/** A string that cannot occur in JSON output of real data (it contains a NUL). */
+const PLACEHOLDER = '\u0000netlens-entries\u0000';
+
+/** Splits the HAR around its entries: what comes before the first entry and after the last. */
+function frame(head: HarHead): { before: string; after: string } {
+  const log = {
+    version: '1.2',
+    creator: head.creator,
+    ...(head.browser ? { browser: head.browser } : {}),
+    pages: head.pages,
+    ...(head.comment ? { comment: head.comment } : {}),
+    ...head.extra,
+    entries: [PLACEHOLDER],
+  };
+  const json = JSON.stringify({ log }, null, 2);
+  const quoted = JSON.stringify(PLACEHOLDER);
+  const at = json.indexOf(quoted);
+  // `before` ends right after "entries": [ ; `after` starts at its closing bracket.
+  const open = json.lastIndexOf('[', at);
+  const close = json.indexOf(']', at + quoted.length);
+  return { before: json.slice(0, open + 1), after: json.slice(close) };
+}
+
+const ENTRY_INDENT = '\n      ';
+
+/**
+ * Writes a HAR file from an (async) iterable of entries. Honors back-pressure, so
+ * memory stays bounded by one entry plus the stream's buffer.
+ */
+export async function writeHar(file: string, head: HarHead, entries: Iterable<HarEntry> | AsyncIterable<HarEntry>): Promise<WriteResult> {
+  const dir = path.dirname(path.resolve(file));
+  await fs.promises.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const out = fs.createWriteStream(tmp, { flags: 'wx' });
+  let bytes = 0;
+  let count = 0;
+  const write = async (s: string) => {
+    bytes += Buffer.byteLength(s);
+    if (!out.write(s)) await once(out, 'drain');
+  };
+  try {
+    const { before, after } = frame(head);
+    await write(before);
+    for await (const entry of entries) {
+      const json = JSON.stringify(entry, null, 2).replace(/\n/g, ENTRY_INDENT);
+      await write((count === 0 ? ENTRY_INDENT : `,${ENTRY_INDENT}`) + json);
+      count++;
+    }
+    await write(count > 0 ? `\n    ${after}\n` : `${after}\n`);
+    out.end();
+    await once(out, 'close');
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    out.destroy();
+    await fs.promises.rm(tmp, { force: true });
+    throw err;
+  }
+  return { entries: count, bytes };
+}
