@@ -1,0 +1,170 @@
+/**
+ * Launches Chrome with a fresh temporary profile and its DevTools endpoint on a
+ * free port, and guarantees cleanup: `close()` kills the browser by PID (its
+ * whole process group: renderers and the zygote too) and removes the profile,
+ * also when the caller fails, is aborted, or the Node process exits.
+ *
+ * Why spawn directly instead of chrome-launcher's `launch()`: we need
+ * `--remote-debugging-port=0` (no port race between parallel runs), our own
+ * privacy flags without its defaults, and a cleanup we control per PID.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { chromeArgs, type ChromeFlagOptions } from './flags.js';
+import { findChrome } from './find-chrome.js';
+
+export interface LaunchBrowserOptions extends Omit<ChromeFlagOptions, 'userDataDir'> {
+  /** Executable; default findChrome(). */
+  chromePath?: string;
+  /** Give up when DevTools is not up after this long. Default 20 s. */
+  startTimeoutMs?: number;
+  /** Aborting kills the browser (during launch too). */
+  signal?: AbortSignal;
+}
+
+export interface BrowserHandle {
+  pid: number;
+  /** DevTools HTTP/WebSocket port on 127.0.0.1. */
+  port: number;
+  /** `ws://127.0.0.1:PORT/devtools/browser/<id>`. */
+  wsEndpoint: string;
+  userDataDir: string;
+  chromePath: string;
+  args: string[];
+  /** Kills the browser (SIGTERM, then SIGKILL after a grace period) and removes the profile. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Browsers still alive, killed synchronously if the process exits without closing them. */
+const live = new Set<{ pid: number; dir: string }>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    // Negative PID: the process group we created with `detached: true` (Chrome's helpers included).
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const b of live) {
+      killGroup(b.pid, 'SIGKILL');
+      fs.rmSync(b.dir, { recursive: true, force: true, maxRetries: 2 });
+    }
+  });
+}
+
+const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/[^\s]+)/;
+const GRACE_MS = 2_000;
+
+export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise<BrowserHandle> {
+  options.signal?.throwIfAborted();
+  const chromePath = options.chromePath ?? findChrome();
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-chrome-'));
+  const args = chromeArgs({ ...options, userDataDir });
+  let child: ChildProcess;
+  try {
+    child = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  } catch (err) {
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    throw new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Cannot start ${chromePath}: ${(err as Error).message}`, { cause: err });
+  }
+  const entry = { pid: child.pid ?? -1, dir: userDataDir };
+  live.add(entry);
+  installExitHook();
+
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        killGroup(child.pid, 'SIGTERM');
+        const timer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+        // Helpers that outlived the browser process (rare): make sure the group is gone.
+        killGroup(child.pid, 'SIGKILL');
+      }
+      child.stderr?.destroy();
+      // Chrome may still flush files while exiting: retry the removal a few times.
+      await fs.promises.rm(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      live.delete(entry);
+    })());
+
+  try {
+    const wsEndpoint = await waitForDevTools(child, userDataDir, options.startTimeoutMs ?? 20_000, options.signal);
+    const port = Number(new URL(wsEndpoint).port);
+    return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * Resolves with the browser's DevTools WebSocket URL, read from the "DevTools
+ * listening on" line on stderr (or, as a fallback, the DevToolsActivePort file
+ * Chrome writes into the profile).
+ */
+function waitForDevTools(child: ChildProcess, userDataDir: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    const done = (err: Error | null, ws?: string) => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      signal?.removeEventListener('abort', onAbort);
+      child.stderr?.removeListener('data', onData);
+      child.removeListener('exit', onExit);
+      // Keep draining stderr so a chatty Chrome never blocks on a full pipe.
+      child.stderr?.resume();
+      if (err) reject(err);
+      else resolve(ws!);
+    };
+    const onData = (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-8192);
+      const m = DEVTOOLS_LINE.exec(stderr);
+      if (m) done(null, m[1]);
+    };
+    const onExit = (code: number | null, sig: string | null) =>
+      done(
+        new NetlensError(
+          ErrorCodes.BROWSER_LAUNCH,
+          `Chrome exited before DevTools was ready (code ${code ?? sig}). Last output:\n${stderr.trim().split('\n').slice(-8).join('\n')}`,
+        ),
+      );
+    const onAbort = () => done(new NetlensError(ErrorCodes.LAB_ABORTED, 'Cancelled while starting the browser'));
+    const timer = setTimeout(
+      () => done(new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Chrome did not open its DevTools port within ${timeoutMs} ms. Last output:\n${stderr.trim().slice(-1000)}`)),
+      timeoutMs,
+    );
+    const poll = setInterval(() => {
+      try {
+        const [port, wsPath] = fs.readFileSync(path.join(userDataDir, 'DevToolsActivePort'), 'utf8').trim().split('\n');
+        if (port && wsPath) done(null, `ws://127.0.0.1:${port}${wsPath}`);
+      } catch {
+        // not written yet
+      }
+    }, 100);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', (err) => done(new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Cannot start Chrome: ${err.message}`, { cause: err })));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
