@@ -51,6 +51,10 @@ export const ErrorCodes = {
   PAGE_LOAD: 'NL_PAGE_LOAD',
   /** A lab run was cancelled (AbortSignal / Ctrl-C). */
   LAB_ABORTED: 'NL_LAB_ABORTED',
+  /** A HAR file cannot be used (not JSON, truncated, no log.entries, an entry without request/response). */
+  HAR_INVALID: 'NL_HAR_INVALID',
+  /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */
+  SESSION_STORE: 'NL_SESSION_STORE',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
