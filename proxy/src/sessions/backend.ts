@@ -1,0 +1,61 @@
+/**
+ * The session store behind the API's `SessionBackend` interface
+ * (api/backends.ts), so the UI's session commands use the real, persistent
+ * store. api/wiring.ts installs it with `sessions: storeBackend(dataDir)`.
+ */
+import fs from 'node:fs/promises';
+import type { SessionBackend } from '../api/backends.js';
+import type { OpenedSession, SessionInfo } from '../api/contract.js';
+import type { HarLog } from '../api/har-types.js';
+import type { Exchange } from '../model.js';
+import { exchangeToEntry } from '../har/entry.js';
+import { NETLENS_CREATOR } from '../har/writer.js';
+import { SessionStore, type SessionRecord } from './store.js';
+
+function toInfo(s: SessionRecord): SessionInfo {
+  return { id: s.id, name: s.name, createdAt: s.createdAt, entryCount: s.entryCount, source: s.source, sizeBytes: s.sizeBytes };
+}
+
+/** A file name that is safe on every platform, from a session name. */
+function fileNameFor(name: string): string {
+  return `${name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim() || 'session'}.har`;
+}
+
+export function storeBackend(dataDir: string, store = new SessionStore(dataDir)): SessionBackend {
+  return {
+    persistent: true,
+    async list() {
+      return (await store.list()).map(toInfo);
+    },
+    async open(id): Promise<OpenedSession> {
+      const { info, har } = await store.open(id);
+      return { info: toInfo(info), log: har.log as unknown as HarLog };
+    },
+    async saveCapture(name, exchanges: Exchange[]) {
+      return toInfo(await store.saveEntries(exchanges.map((x) => exchangeToEntry(x)), { name, source: 'capture' }));
+    },
+    async rename(id, name) {
+      return toInfo(await store.rename(id, name));
+    },
+    async importHar(fileName, text) {
+      const { info } = await store.importText(text, { name: fileName.replace(/\.har$/i, ''), origin: fileName });
+      return toInfo(info);
+    },
+    async exportHar(id) {
+      const info = await store.get(id);
+      if (info.state === 'recording') {
+        const { har } = await store.open(id);
+        return { fileName: fileNameFor(info.name), text: JSON.stringify(har, null, 2) };
+      }
+      return { fileName: fileNameFor(info.name), text: await fs.readFile(store.harPath(info.id), 'utf8') };
+    },
+    async exportCapture(exchanges) {
+      const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+      const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries: exchanges.map((x) => exchangeToEntry(x)) };
+      return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log }, null, 2) };
+    },
+    async delete(id) {
+      return store.delete(id);
+    },
+  };
+}
