@@ -2,6 +2,8 @@ import type { CliCommand } from '../command.js';
 import { proxyCommand } from './proxy.js';
 import { caCommand } from './ca.js';
 import { serveCommand } from './serve.js';
+import { harCommand } from './har.js';
+import { sessionsCommand } from './sessions.js';
 
 /** Every `netlens` command, in the order `--help` lists them. Add new commands here. */
-export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand];
+export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand, harCommand, sessionsCommand];
