@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { startProxy } from '../../server/proxy-server.js';
-import { defaultDataDir } from '../../options.js';
+import { DEFAULT_BODY_CAPTURE_LIMIT, defaultDataDir } from '../../options.js';
+import { SessionStore } from '../../sessions/store.js';
 import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../trust.js';
@@ -27,6 +28,10 @@ Flags:
   --upstream-ca F   also trust this CA (PEM) for upstream TLS; repeatable
   --insecure        do not verify upstream certificates (testing only)
   --quiet           do not print a line per exchange
+  --har FILE        record the session: every finished exchange is appended to a journal
+                    in the data directory as it completes, and FILE gets the HAR 1.2 when
+                    the proxy stops (the session is also kept: netlens sessions list)
+  --body-limit N    bytes of each request/response body kept for the HAR (default 4 MiB; 0 = none)
 
 Examples:
   netlens proxy --port 8080
@@ -43,6 +48,8 @@ Examples:
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     quiet: { type: 'boolean' },
+    har: { type: 'string' },
+    'body-limit': { type: 'string' },
   },
   maxPositionals: 0,
   async run({ values, stdout, stderr, env, stopSignal }) {
@@ -60,11 +67,20 @@ Examples:
       dataDir,
       upstreamCA,
       insecureUpstream: Boolean(values.insecure),
+      bodyCaptureLimit: intFlag(values, 'body-limit', DEFAULT_BODY_CAPTURE_LIMIT, 0),
     });
+    const harFile = values.har ? path.resolve(String(values.har)) : undefined;
+    const recording = harFile
+      ? await new SessionStore(dataDir).startRecording(proxy.events, {
+          name: path.basename(harFile).replace(/\.har$/i, ''),
+          onError: (err) => stderr.write(`netlens: could not record an exchange: ${err.message}\n`),
+        })
+      : undefined;
     const s = proxy.settings;
     stdout.write(`Netlens proxy listening on ${proxy.address.url}\n`);
     stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'} · data ${s.dataDir}\n`);
     stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
+    if (recording) stdout.write(`Recording to ${recording.recorder.journalFile}; the HAR goes to ${harFile} on stop\n`);
     stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash).replace('127.0.0.1:8080', `${proxy.address.host}:${proxy.address.port}`) + '\n\n');
     if (!values.quiet) {
       proxy.events.subscribe((e: ProxyEvent) => {
@@ -74,6 +90,11 @@ Examples:
     const sig = await stopSignal;
     stderr.write(`\n${sig}: stopping proxy…\n`);
     await proxy.stop();
+    if (recording && harFile) {
+      const info = await recording.stop();
+      const written = await new SessionStore(dataDir).exportTo(info.id, harFile);
+      stderr.write(`HAR: ${written.entries} entries written to ${harFile} (session ${info.id})\n`);
+    }
     return EXIT_OK;
   },
 };
