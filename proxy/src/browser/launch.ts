@@ -34,6 +34,8 @@ export interface BrowserHandle {
   userDataDir: string;
   chromePath: string;
   args: string[];
+  /** Resolves when the browser process exits (closed by the user, crashed, or close()). */
+  exited: Promise<void>;
   /** Kills the browser (SIGTERM, then SIGKILL after a grace period) and removes the profile. Idempotent. */
   close(): Promise<void>;
 }
@@ -110,7 +112,7 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
   try {
     const wsEndpoint = await waitForDevTools(child, userDataDir, options.startTimeoutMs ?? 20_000, options.signal);
     const port = Number(new URL(wsEndpoint).port);
-    return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, close };
+    return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, exited, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultDataDir } from '../../options.js';
+import { parseCells } from '../../lab/cells.js';
+import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
+import { formatTable, progressLine } from '../../lab/report.js';
+import { runLab } from '../../lab/runner.js';
+import type { CheckFailure, LabConfig, LabResult } from '../../lab/types.js';
+import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the ${what} file ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the ${what} file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function numberFlag(values: Record<string, unknown>, name: string, fallback: number, min: number, max: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number between ${min} and ${max} (got "${String(raw)}")`);
+  return n;
+}
+
+export const labCommand: CliCommand = {
+  name: 'lab',
+  summary: 'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix, with statistics',
+  help: `Usage: netlens lab [--url URL | --images N] [flags]
+
+Loads a page again and again in headless Chrome (a fresh browser per run, and a
+fresh proxy for proxy cells), in each cell of the matrix, interleaved in a
+shuffled order per round. Prints per cell: load time median/p95/min/max/IQR/CV,
+ratio to the baseline cell with a Mann-Whitney U p-value and Cliff's delta, TTFB,
+connections, protocol. Writes results.json and every HAR to --out.
+
+Cells (--cells, comma-separated; parts select groups, e.g. "direct", "proxy+h2", "nagle"):
+  direct+h2  direct+h1
+  proxy+h2+intercept  proxy+h2+intercept+nagle  proxy+h2+tunnel  proxy+h2+tunnel+nagle
+  proxy+h1+intercept  proxy+h1+intercept+nagle  proxy+h1+tunnel  proxy+h1+tunnel+nagle
+
+Flags:
+  --url URL              load this URL instead of the built-in test site
+  --expected-requests N  with --url: fewer browser HAR entries than N fails a run (default 1)
+  --images N             test site: images on the page (default 1000)
+  --latency MS           test site: delay per response and per new connection (default 0)
+  --conn-latency MS      test site: delay per new connection only (default: --latency)
+  --cells LIST|all       cells to run (default all)
+  --runs N               runs per cell (default 5)
+  --baseline-cell CELL   compare every cell with CELL (default: direct cell of the same HTTP/2 setting)
+  --out DIR              write results.json and the HARs (browser + proxy side) here
+  --json                 print results.json to stdout instead of the table
+  --seed N               seed of the shuffled order (to repeat a run order)
+  --quiet-ms MS          network idle after load that ends a run (default 500)
+  --timeout-ms MS        give up on one page load after MS (default 60000)
+  --alpha A              significance level (default 0.05)
+  --data-dir DIR         data directory holding the CA
+CI:
+  --budget FILE          per-cell limits, e.g. {"proxy+h2+intercept": {"loadMs": {"median": 1500}}}
+                         (metrics: loadMs onLoadMs ttfbMeanMs ttfbMedianMs; stats: median p95 max mean)
+  --baseline FILE        a stored results.json: fail when a cell is significantly slower than there...
+  --max-ratio R          ...by more than R times its median load time (default 1.2)
+Exit status: 0 ok, 1 a budget or baseline check failed (reasons on stderr) or no run succeeded, 2 usage.
+
+Examples:
+  netlens lab --images 100 --runs 5 --latency 20 --out lab-out
+  netlens lab --cells direct+h2,proxy+h2+intercept --runs 10 --budget budget.json
+  netlens lab --url https://intranet.example/ --cells proxy+h2 --baseline lab-out/results.json
+`,
+  options: {
+    url: { type: 'string' },
+    'expected-requests': { type: 'string' },
+    images: { type: 'string' },
+    latency: { type: 'string' },
+    'conn-latency': { type: 'string' },
+    cells: { type: 'string' },
+    runs: { type: 'string' },
+    'baseline-cell': { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+    seed: { type: 'string' },
+    'quiet-ms': { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    alpha: { type: 'string' },
+    'data-dir': { type: 'string' },
+    budget: { type: 'string' },
+    baseline: { type: 'string' },
+    'max-ratio': { type: 'string' },
+  },
+  maxPositionals: 0,
+  async run({ values, stdout, stderr, env, stopSignal }) {
+    if (values.url && (values.images !== undefined || values.latency !== undefined || values['conn-latency'] !== undefined)) {
+      throw new UsageError('--images and --latency describe the built-in test site; they cannot be combined with --url');
+    }
+    let cells: LabConfig['cells'];
+    try {
+      cells = values.cells ? parseCells(String(values.cells)) : undefined;
+    } catch (err) {
+      throw new UsageError(`--cells: ${(err as Error).message}`);
+    }
+    let baselineCell: LabConfig['baseline'] = 'direct';
+    if (values['baseline-cell']) {
+      const [one, ...more] = (() => {
+        try {
+          return parseCells(String(values['baseline-cell']));
+        } catch (err) {
+          throw new UsageError(`--baseline-cell: ${(err as Error).message}`);
+        }
+      })();
+      if (more.length) throw new UsageError('--baseline-cell names exactly one cell');
+      baselineCell = one;
+    }
+    const latencyMs = intFlag(values, 'latency', 0, 0, 60_000);
+    const config: LabConfig = {
+      target: values.url
+        ? { kind: 'url', url: String(values.url), expectedRequests: intFlag(values, 'expected-requests', 1, 1, 1_000_000) }
+        : { kind: 'site', images: intFlag(values, 'images', 1000, 0, 100_000), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, 0, 60_000) },
+      cells,
+      runs: intFlag(values, 'runs', 5, 1, 1000),
+      baseline: baselineCell,
+      quietMs: intFlag(values, 'quiet-ms', 500, 0, 60_000),
+      timeoutMs: intFlag(values, 'timeout-ms', 60_000, 1000, 3_600_000),
+      alpha: numberFlag(values, 'alpha', 0.05, 0, 1),
+      seed: values.seed !== undefined ? intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) : undefined,
+      outDir: values.out ? path.resolve(String(values.out)) : undefined,
+      dataDir: values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env),
+    };
+    // Read the CI inputs before spending minutes on the runs.
+    const budget = values.budget ? (() => {
+      try {
+        return parseBudget(readJson(String(values.budget), 'budget'));
+      } catch (err) {
+        throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+      }
+    })() : undefined;
+    const stored = values.baseline ? (readJson(String(values.baseline), 'baseline') as LabResult) : undefined;
+    if (stored && !Array.isArray(stored.cells)) throw new UsageError(`--baseline ${values.baseline} is not a Netlens results.json (no "cells" array)`);
+    const maxRatio = numberFlag(values, 'max-ratio', 1.2, 1, 1000);
+
+    const abort = new AbortController();
+    void stopSignal.then((sig) => {
+      stderr.write(`\n${sig}: cancelling the lab (cleaning up the current run)…\n`);
+      abort.abort();
+    });
+    const tty = Boolean((stderr as NodeJS.WriteStream).isTTY);
+    const result = await runLab(config, {
+      signal: abort.signal,
+      onProgress: (p) => {
+        if (p.type === 'start') stderr.write(progressLine(p) + '\n');
+        else if (tty) stderr.write(`\r\x1b[K${progressLine(p)}${p.type === 'done' ? '\n' : ''}`);
+        else if (p.type !== 'run-start') stderr.write(progressLine(p) + '\n');
+      },
+    });
+
+    if (values.json) stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else stdout.write(formatTable(result) + '\n');
+    if (result.config.outDir) stderr.write(`Results: ${path.join(result.config.outDir, 'results.json')} (HARs in ${path.join(result.config.outDir, 'har')})\n`);
+
+    const failures: CheckFailure[] = [];
+    if (budget) failures.push(...checkBudget(result.cells, budget));
+    if (stored) failures.push(...checkRegression(result.cells, stored, { maxRatio, alpha: result.config.alpha }));
+    for (const f of failures) stderr.write(`FAIL ${f.message}\n`);
+    const okRuns = result.cells.reduce((n, c) => n + c.runs.filter((r) => r.ok).length, 0);
+    if (okRuns === 0) stderr.write('FAIL no run succeeded (see "Failed runs" above)\n');
+    if (result.aborted) return EXIT_FAILED;
+    return failures.length || okRuns === 0 ? EXIT_FAILED : EXIT_OK;
+  },
+};

@@ -1,0 +1,11 @@
+/** The lab: test site, matrix runner, statistics, CI checks. Types for the UI live in types.ts. */
+export * from './types.js';
+export { runLab, resolveLabConfig } from './runner.js';
+export type { RunLabOptions } from './runner.js';
+export { ALL_CELLS, cellSettings, cellId, parseCells, baselineFor, isCellId } from './cells.js';
+export { analyze } from './analyze.js';
+export { checkBudget, checkRegression, parseBudget } from './checks.js';
+export { formatTable, progressLine } from './report.js';
+export { startTestSite } from './site/test-site.js';
+export type { TestSite, TestSiteOptions, TestSiteStats } from './site/test-site.js';
+export { describe as describeSample, mannWhitneyU, cliffsDelta } from './stats.js';

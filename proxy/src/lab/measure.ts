@@ -1,0 +1,56 @@
+/**
+ * Per-run measurements from the browser HAR (and the proxy's exchanges for
+ * proxy cells). Pure functions: the runner feeds them what it captured.
+ */
+import type { Har } from '../api/har-types.js';
+import type { Exchange } from '../model.js';
+import { mean, median } from './stats.js';
+import type { RunMeasurement } from './types.js';
+
+export type BrowserMetrics = Required<Pick<RunMeasurement, 'onLoadMs' | 'ttfbMeanMs' | 'ttfbMedianMs' | 'requests' | 'connections' | 'bytes' | 'protocols'>>;
+
+/** Metrics of one page load from its browser-side HAR (load time comes from the capture, not from here). */
+export function browserMetrics(har: Har): BrowserMetrics {
+  const entries = har.log.entries;
+  const waits = entries.map((e) => e.timings.wait).filter((w) => typeof w === 'number' && w >= 0);
+  const protocols: Record<string, number> = {};
+  const connections = new Set<string>();
+  let bytes = 0;
+  for (const e of entries) {
+    const p = e.response.httpVersion || 'unknown';
+    protocols[p] = (protocols[p] ?? 0) + 1;
+    if (e.connection) connections.add(e.connection);
+    const transfer = (e.response as { _transferSize?: number })._transferSize;
+    if (typeof transfer === 'number' && transfer > 0) bytes += transfer;
+  }
+  return {
+    onLoadMs: har.log.pages?.[0]?.pageTimings?.onLoad ?? -1,
+    ttfbMeanMs: waits.length ? mean(waits) : -1,
+    ttfbMedianMs: waits.length ? median(waits) : -1,
+    requests: entries.length,
+    connections: connections.size,
+    bytes,
+    protocols,
+  };
+}
+
+/** What the proxy saw during one run. */
+export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMeasurement['proxy']> {
+  const upstream = new Set<string>();
+  const protocols: Record<string, number> = {};
+  const waits: number[] = [];
+  let errors = 0;
+  for (const x of exchanges) {
+    if (x.error) errors++;
+    if (x.upstreamConnectionId) upstream.add(x.upstreamConnectionId);
+    if (x.upstreamProtocol) protocols[x.upstreamProtocol] = (protocols[x.upstreamProtocol] ?? 0) + 1;
+    if (x.transport !== 'tunnel' && x.timings.wait >= 0) waits.push(x.timings.wait);
+  }
+  return {
+    exchanges: exchanges.length,
+    errors,
+    upstreamConnections: upstream.size,
+    upstreamWaitMeanMs: waits.length ? mean(waits) : undefined,
+    protocols,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Terminal output of the lab: the results table and the progress line.
+ * Plain text (no colours) so it reads the same in a CI log as in a terminal.
+ */
+import type { CellResult, LabProgress, LabResult, MetricStats } from './types.js';
+
+const ms = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+
+function pValue(p: number): string {
+  if (!Number.isFinite(p)) return '-';
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+function pad(cells: string[][]): string {
+  const widths = cells[0].map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n');
+}
+
+function verdict(c: CellResult): string {
+  const cmp = c.comparisons.loadMs;
+  if (!cmp) return c.noisyBaseline ? 'baseline (NOISY: CV > 10%)' : 'baseline';
+  if (!cmp.significant) return `≈ ${cmp.baseline} (not significant)`;
+  return `${cmp.ratio >= 1 ? 'slower' : 'faster'} than ${cmp.baseline} (${cmp.magnitude})`;
+}
+
+/** The per-cell table: load time stats, ratio to baseline, p-value, Cliff's delta, TTFB, connections. */
+export function formatTable(result: LabResult): string {
+  const header = ['cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad', 'TTFB mean', 'TTFB med', 'conns', 'proto', 'verdict'];
+  const rows = result.cells.map((c) => {
+    const s: MetricStats | undefined = c.stats.loadMs;
+    const cmp = c.comparisons.loadMs;
+    const okRuns = c.runs.filter((r) => r.ok);
+    const conns = okRuns.map((r) => r.connections ?? 0).sort((a, b) => a - b);
+    const protos = [...new Set(okRuns.flatMap((r) => Object.keys(r.protocols ?? {})))].join('/');
+    return [
+      c.id,
+      `${okRuns.length}/${c.runs.length}`,
+      ms(s?.median),
+      ms(s?.p95),
+      ms(s?.min),
+      ms(s?.max),
+      ms(s?.iqr),
+      s ? (s.cv * 100).toFixed(0) : '-',
+      cmp ? `${cmp.ratio.toFixed(2)}×` : '-',
+      cmp ? pValue(cmp.p) : '-',
+      cmp ? cmp.cliffsDelta.toFixed(2) : '-',
+      ms(c.stats.onLoadMs?.median),
+      ms(c.stats.ttfbMeanMs?.median),
+      ms(c.stats.ttfbMedianMs?.median),
+      conns.length ? String(conns[Math.floor(conns.length / 2)]) : '-',
+      protos || '-',
+      verdict(c),
+    ];
+  });
+  const t = result.config.target;
+  const target =
+    t.kind === 'site'
+      ? `test site, ${t.images} images, latency ${t.latencyMs} ms/response, ${t.connectionLatencyMs ?? t.latencyMs} ms/connection`
+      : t.url;
+  const failures = result.cells.flatMap((c) => c.runs.filter((r) => !r.ok)).slice(0, 5);
+  return [
+    `Target: ${target} (${result.url}, ${result.expectedRequests} requests per load)`,
+    `Runs: ${result.config.runs} per cell, shuffled per round (seed ${result.config.seed}); baseline: ${result.config.baseline}; α = ${result.config.alpha}` +
+      (result.aborted ? ' — CANCELLED, partial results' : ''),
+    `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta).`,
+    '',
+    pad([header, ...rows]),
+    ...(failures.length ? ['', 'Failed runs:', ...failures.map((r) => `  ${r.cell} #${r.round + 1}: [${r.error?.code}] ${r.error?.message}`)] : []),
+  ].join('\n');
+}
+
+/** One progress line, e.g. `[#####.....] 12/50 proxy+h2+intercept round 3`. */
+export function progressLine(p: LabProgress, width = 30): string {
+  if (p.type === 'start') return `Lab: ${p.total} page loads over ${p.cells.length} cells — ${p.url}`;
+  const done = p.completed;
+  const filled = p.total ? Math.round((done / p.total) * width) : width;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${p.total}`;
+  if (p.type === 'run-start') return `${bar} ${p.cell} round ${p.round + 1}`;
+  if (p.type === 'run-end') {
+    const r = p.run;
+    return `${bar} ${r.cell} ${r.ok ? `${ms(r.loadMs)} ms` : `FAILED [${r.error?.code}]`}`;
+  }
+  return `${bar} ${p.aborted ? 'cancelled' : 'done'}`;
+}

@@ -1,0 +1,279 @@
+/**
+ * The lab runner: loads a page in headless Chrome again and again across the
+ * matrix cells, interleaved in a shuffled order per round, and returns
+ * measurements plus statistics (a `LabResult`).
+ *
+ * Every run is independent: a fresh browser with a fresh profile, and for proxy
+ * cells a fresh proxy (no warm upstream pools carried over from another run or
+ * cell). Cleanup (browser killed by PID, profile removed, proxy stopped) happens
+ * in `finally`, so failures and cancellation leave nothing behind.
+ */
+import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { capturePage } from '../browser/capture.js';
+import { findChrome } from '../browser/find-chrome.js';
+import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { exportJournal } from '../har/journal.js';
+import { HarRecorder } from '../har/recorder.js';
+import type { Exchange } from '../model.js';
+import { defaultDataDir } from '../options.js';
+import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
+import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
+import { analyze } from './analyze.js';
+import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
+import { browserMetrics, proxyMetrics } from './measure.js';
+import { schedule, type ScheduledRun } from './schedule.js';
+import { startTestSite, type TestSite } from './site/test-site.js';
+import { LAB_SCHEMA_VERSION, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement } from './types.js';
+
+export interface RunLabOptions {
+  /** Cancels the lab: the current run's browser and proxy are torn down; the result holds what finished (aborted: true). */
+  signal?: AbortSignal;
+  onProgress?: (progress: LabProgress) => void;
+  /** Replaceable for tests; default proxy-server's startProxy. */
+  startProxy?: typeof realStartProxy;
+}
+
+type ResolvedConfig = LabResult['config'];
+
+export function resolveLabConfig(config: LabConfig): ResolvedConfig {
+  const runs = config.runs ?? 5;
+  if (!Number.isInteger(runs) || runs < 1) throw new NetlensError(ErrorCodes.USAGE, `runs must be a whole number ≥ 1 (got ${runs})`);
+  const unknown = (config.cells ?? []).filter((c) => !isCellId(c));
+  if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${ALL_CELLS.join(', ')}`);
+  const cells = config.cells?.length ? ALL_CELLS.filter((c) => config.cells!.includes(c)) : [...ALL_CELLS];
+  if (config.target.kind === 'site' && (!Number.isInteger(config.target.images) || config.target.images < 0)) {
+    throw new NetlensError(ErrorCodes.USAGE, `images must be a whole number ≥ 0 (got ${config.target.images})`);
+  }
+  if (config.target.kind === 'url') {
+    try {
+      const u = new URL(config.target.url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new NetlensError(ErrorCodes.USAGE, `"${config.target.url}" is not an http:// or https:// URL`);
+    }
+  }
+  return {
+    target: config.target,
+    cells,
+    runs,
+    baseline: config.baseline ?? 'direct',
+    quietMs: config.quietMs ?? 500,
+    timeoutMs: config.timeoutMs ?? 60_000,
+    alpha: config.alpha ?? 0.05,
+    seed: config.seed ?? crypto.randomInt(2 ** 31),
+    dataDir: config.dataDir ?? defaultDataDir(),
+    ...(config.outDir ? { outDir: path.resolve(config.outDir) } : {}),
+    ...(config.chromePath ? { chromePath: config.chromePath } : {}),
+  };
+}
+
+function toolVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function browserVersion(chromePath: string): string {
+  try {
+    return execFileSync(chromePath, ['--version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function machineInfo(chromePath: string): MachineInfo {
+  const cpus = os.cpus();
+  return {
+    platform: process.platform,
+    arch: process.arch,
+    release: os.release(),
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    totalMemoryMB: Math.round(os.totalmem() / 2 ** 20),
+    loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    node: process.version,
+    browser: { path: chromePath, version: browserVersion(chromePath) },
+  };
+}
+
+interface RunContext {
+  config: ResolvedConfig;
+  url: string;
+  expectedRequests: number;
+  chromePath: string;
+  ca: CertificateAuthority;
+  harDir?: string;
+  signal?: AbortSignal;
+  startProxy: typeof realStartProxy;
+}
+
+const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
+
+/** One page load in one cell. Throws only when aborted; other failures give `ok: false`. */
+async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement> {
+  const settings = cellSettings(s.cell);
+  const base: RunMeasurement = { cell: s.cell, round: s.round, sequence: s.sequence, startedAt: new Date().toISOString(), ok: false };
+  const stem = `${String(s.sequence).padStart(4, '0')}-${s.cell}`;
+  let proxy: ProxyHandle | undefined;
+  let recorder: HarRecorder | undefined;
+  let browser: BrowserHandle | undefined;
+  const exchanges: Exchange[] = [];
+  let result: RunMeasurement = base;
+  try {
+    if (settings.proxy) {
+      proxy = await ctx.startProxy({
+        port: 0,
+        intercept: settings.intercept,
+        http2: settings.http2,
+        nagle: settings.nagle,
+        dataDir: ctx.config.dataDir,
+        // The test site's certificate comes from the Netlens CA.
+        upstreamCA: [ctx.ca.certPem],
+      });
+      proxy.events.subscribe((e) => {
+        if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
+      });
+      if (ctx.harDir) recorder = new HarRecorder(proxy.events, { journalFile: path.join(ctx.harDir, `${stem}.proxy.journal`), name: `lab ${s.cell} run ${s.round + 1}` });
+      // Sign the host certificate before the clock starts: one RSA signature in
+      // JavaScript is tens of ms and is not what the cell measures.
+      if (settings.intercept) proxy.ca.secureContext(new URL(ctx.url).hostname);
+    }
+    browser = await launchBrowser({
+      chromePath: ctx.chromePath,
+      headless: true,
+      http2: settings.http2,
+      proxyUrl: proxy?.address.url,
+      trustSpkiHashes: [ctx.ca.leafSpkiHash],
+      signal: ctx.signal,
+    });
+    const capture = await capturePage(browser, {
+      url: ctx.url,
+      quietMs: ctx.config.quietMs,
+      timeoutMs: ctx.config.timeoutMs,
+      expectedRequests: ctx.expectedRequests,
+      signal: ctx.signal,
+    });
+    result = { ...base, ok: true, loadMs: capture.loadMs, ...browserMetrics(capture.har) };
+    if (ctx.harDir) {
+      result.browserHar = `har/${stem}.browser.har`;
+      await fs.promises.writeFile(path.join(ctx.harDir, `${stem}.browser.har`), JSON.stringify(capture.har));
+    }
+  } catch (err) {
+    if (isAbort(err) || ctx.signal?.aborted) throw err;
+    const e = err as { code?: string; message?: string };
+    result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message: e.message ?? String(err) } };
+  } finally {
+    await browser?.close();
+    recorder?.stop();
+    await proxy?.stop();
+  }
+  if (proxy) result.proxy = proxyMetrics(exchanges);
+  if (recorder && ctx.harDir) {
+    const journal = recorder.journalFile;
+    try {
+      await exportJournal(journal, path.join(ctx.harDir, `${stem}.proxy.har`));
+      result.proxyHar = `har/${stem}.proxy.har`;
+    } catch {
+      // A missing proxy HAR must not lose the run's browser measurements.
+    } finally {
+      await fs.promises.rm(journal, { force: true });
+    }
+  }
+  return result;
+}
+
+/**
+ * Runs the lab. Resolves with the results (also when cancelled: `aborted: true`,
+ * holding the runs that finished). Rejects only when the lab cannot start at
+ * all (no Chrome, bad config, test site cannot listen).
+ */
+export async function runLab(config: LabConfig, options: RunLabOptions = {}): Promise<LabResult> {
+  const resolved = resolveLabConfig(config);
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const chromePath = resolved.chromePath ?? findChrome();
+  const ca = loadOrCreateCA(resolved.dataDir);
+  const machine = machineInfo(chromePath);
+  let harDir: string | undefined;
+  if (resolved.outDir) {
+    harDir = path.join(resolved.outDir, 'har');
+    fs.mkdirSync(harDir, { recursive: true });
+  }
+
+  let site: TestSite | undefined;
+  let url: string;
+  let expectedRequests: number;
+  if (resolved.target.kind === 'site') {
+    site = await startTestSite({
+      images: resolved.target.images,
+      latencyMs: resolved.target.latencyMs,
+      connectionLatencyMs: resolved.target.connectionLatencyMs,
+      ca,
+    });
+    url = site.url;
+    expectedRequests = site.expectedRequests;
+  } else {
+    url = resolved.target.url;
+    expectedRequests = resolved.target.expectedRequests ?? 1;
+  }
+
+  const plan = schedule(resolved.cells, resolved.runs, resolved.seed);
+  const runs: RunMeasurement[] = [];
+  const emit = (p: LabProgress) => {
+    try {
+      options.onProgress?.(p);
+    } catch {
+      // A broken progress listener must not break the lab.
+    }
+  };
+  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal, startProxy: options.startProxy ?? realStartProxy };
+  emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
+  let aborted = false;
+  try {
+    for (const s of plan) {
+      if (options.signal?.aborted) {
+        aborted = true;
+        break;
+      }
+      emit({ type: 'run-start', completed: runs.length, total: plan.length, cell: s.cell, round: s.round });
+      try {
+        runs.push(await runOne(ctx, s));
+      } catch (err) {
+        if (isAbort(err) || options.signal?.aborted) {
+          aborted = true;
+          break;
+        }
+        throw err;
+      }
+      emit({ type: 'run-end', completed: runs.length, total: plan.length, run: runs[runs.length - 1] });
+    }
+  } finally {
+    await site?.close();
+  }
+
+  const result: LabResult = {
+    schemaVersion: LAB_SCHEMA_VERSION,
+    tool: { name: 'netlens', version: toolVersion() },
+    config: resolved,
+    url,
+    expectedRequests,
+    machine,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationMs: performance.now() - t0,
+    aborted,
+    cells: analyze(resolved.cells, runs, { baseline: resolved.baseline, alpha: resolved.alpha }),
+  };
+  if (resolved.outDir) {
+    fs.writeFileSync(path.join(resolved.outDir, 'results.json'), JSON.stringify(result, null, 2) + '\n');
+  }
+  emit({ type: 'done', completed: runs.length, total: plan.length, aborted });
+  return result;
+}
