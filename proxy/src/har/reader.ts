@@ -65,10 +65,12 @@ export function parseHar(text: string): HarReadResult {
 }
 
 function jsonError(text: string, err: Error): HarIssue {
-  if (/end of JSON input|Unterminated string/i.test(err.message)) {
+  const pos = Number(/position (\d+)/.exec(err.message)?.[1]);
+  const end = text.trimEnd().length;
+  // Truncated: the text is a prefix of JSON (brackets left open) and parsing failed at its very end.
+  if (/end of JSON input|Unterminated string/i.test(err.message) || (unclosed(text) && (!Number.isFinite(pos) || pos >= end - 1))) {
     return { path: '', message: `truncated: the JSON ends before the HAR is complete (was the file cut short while being written?)`, count: 1 };
   }
-  const pos = Number(/position (\d+)/.exec(err.message)?.[1]);
   if (Number.isFinite(pos)) {
     const before = text.slice(0, pos);
     const line = before.split('\n').length;
@@ -76,6 +78,22 @@ function jsonError(text: string, err: Error): HarIssue {
     return { path: '', message: `not valid JSON at line ${line}, column ${column}: ${err.message.replace(/ in JSON at position \d+.*$/, '')}`, count: 1 };
   }
   return { path: '', message: `not valid JSON: ${err.message}`, count: 1 };
+}
+
+/** Whether brackets or a string are still open at the end of the text. */
+function unclosed(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return inString || depth > 0;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
