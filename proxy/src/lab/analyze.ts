@@ -3,9 +3,9 @@
  * baseline. Pure: the runner calls it after every run (live tables) and once at
  * the end; `netlens lab --baseline` uses the same code on stored results.
  */
-import { baselineFor, cellSettings } from './cells.js';
+import { baselineFor, cellId, cellSettings } from './cells.js';
 import { compare, describe, NOISY_CV } from './stats.js';
-import { METRICS, type CellId, type CellResult, type MetricName, type RunMeasurement } from './types.js';
+import { METRICS, type CellId, type CellResult, type Dimension, type Effect, type MetricName, type RunMeasurement } from './types.js';
 
 /** The successful runs' values of one metric. */
 export function metricValues(runs: readonly RunMeasurement[], metric: MetricName): number[] {
@@ -44,4 +44,31 @@ export function analyze(
     r.noisyBaseline = baselines.has(r.id) && (r.stats.loadMs?.cv ?? 0) > NOISY_CV;
   }
   return results;
+}
+
+const DIMENSIONS: Dimension[] = ['http2', 'nagle', 'intercept', 'proxy'];
+
+/**
+ * The effect of each dimension: every pair of run cells that differ in that one
+ * setting, compared on `metric`. For `proxy`, the direct cell is compared with
+ * the proxy cells that have interception on and Nagle off (the default proxy).
+ */
+export function effects(cells: readonly CellResult[], alpha: number, metric: MetricName = 'loadMs'): Effect[] {
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const out: Effect[] = [];
+  for (const dimension of DIMENSIONS) {
+    for (const on of cells) {
+      const s = on.settings;
+      if (!s[dimension]) continue;
+      if (dimension === 'proxy' && (!s.intercept || s.nagle)) continue;
+      const offSettings = dimension === 'proxy' ? { proxy: false, http2: s.http2, intercept: false, nagle: false } : { ...s, [dimension]: false };
+      const off = byId.get(cellId(offSettings));
+      if (!off) continue;
+      const x = metricValues(on.runs, metric);
+      const y = metricValues(off.runs, metric);
+      if (x.length === 0 || y.length === 0) continue;
+      out.push({ dimension, cell: on.id, versus: off.id, comparison: compare(x, y, off.id, metric, alpha) });
+    }
+  }
+  return out;
 }

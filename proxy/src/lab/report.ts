@@ -65,6 +65,7 @@ export function formatTable(result: LabResult): string {
     `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta).`,
     '',
     pad([header, ...rows]),
+    ...formatEffects(result),
     ...(failures.length ? ['', 'Failed runs:', ...failures.map((r) => `  ${r.cell} #${r.round + 1}: [${r.error?.code}] ${r.error?.message}`)] : []),
   ].join('\n');
 }
@@ -81,4 +82,17 @@ export function progressLine(p: LabProgress, width = 30): string {
     return `${bar} ${r.cell} ${r.ok ? `${ms(r.loadMs)} ms` : `FAILED [${r.error?.code}]`}`;
   }
   return `${bar} ${p.aborted ? 'cancelled' : 'done'}`;
+}
+
+const DIMENSION_LABEL = { http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', proxy: 'proxy on' } as const;
+
+/** "What each setting does": one line per pair of cells differing in one setting. */
+export function formatEffects(result: LabResult): string[] {
+  if (!result.effects?.length) return [];
+  const rows = result.effects.map((e) => {
+    const c = e.comparison;
+    const word = !c.significant ? 'no significant difference' : c.ratio < 1 ? `faster (${c.magnitude})` : `slower (${c.magnitude})`;
+    return [DIMENSION_LABEL[e.dimension], `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
+  });
+  return ['', 'Effects on load time (one setting switched on, all else equal):', pad([['setting', 'cells', 'ratio', 'p', 'δ', 'verdict'], ...rows])];
 }

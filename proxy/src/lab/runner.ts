@@ -23,7 +23,7 @@ import type { Exchange } from '../model.js';
 import { defaultDataDir } from '../options.js';
 import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
-import { analyze } from './analyze.js';
+import { analyze, effects } from './analyze.js';
 import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
 import { browserMetrics, proxyMetrics } from './measure.js';
 import { schedule, type ScheduledRun } from './schedule.js';
@@ -258,6 +258,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     await site?.close();
   }
 
+  const cells = analyze(resolved.cells, runs, { baseline: resolved.baseline, alpha: resolved.alpha });
   const result: LabResult = {
     schemaVersion: LAB_SCHEMA_VERSION,
     tool: { name: 'netlens', version: toolVersion() },
@@ -269,7 +270,8 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     finishedAt: new Date().toISOString(),
     durationMs: performance.now() - t0,
     aborted,
-    cells: analyze(resolved.cells, runs, { baseline: resolved.baseline, alpha: resolved.alpha }),
+    cells,
+    effects: effects(cells, resolved.alpha),
   };
   if (resolved.outDir) {
     fs.writeFileSync(path.join(resolved.outDir, 'results.json'), JSON.stringify(result, null, 2) + '\n');

@@ -203,6 +203,25 @@ export interface LabResult {
   aborted: boolean;
   /** Cells in config order. */
   cells: CellResult[];
+  /**
+   * Each dimension's effect on load time: pairs of cells that differ in exactly
+   * one setting (e.g. `proxy+h1+intercept+nagle` vs `proxy+h1+intercept`), both run.
+   */
+  effects: Effect[];
+}
+
+/** The dimensions of the matrix. */
+export type Dimension = 'proxy' | 'http2' | 'intercept' | 'nagle';
+
+/** One setting switched on, all else equal: `cell` (setting on) compared with `versus` (setting off). */
+export interface Effect {
+  dimension: Dimension;
+  /** The cell with the setting on (for http2: the h2 cell). */
+  cell: CellId;
+  /** The same cell with the setting off. */
+  versus: CellId;
+  /** `comparison.ratio` < 1: the setting makes loads faster. */
+  comparison: Comparison;
 }
 
 /** Progress events while a lab runs (for a progress bar or the UI). */

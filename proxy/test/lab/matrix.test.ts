@@ -113,3 +113,23 @@ describe('CI checks', () => {
     expect(checkRegression(cells, stored, { maxRatio: 3, alpha: 0.05 })).toEqual([]);
   });
 });
+
+describe('effects', () => {
+  it('pairs cells that differ in one setting and says which way it goes', async () => {
+    const { effects } = await import('../../src/lab/analyze.js');
+    const cells = analyze(['direct+h2', 'direct+h1', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle'], [
+      ...[100, 101, 99, 102, 98].map((v) => run('direct+h2', v)),
+      ...[200, 201, 199, 202, 198].map((v) => run('direct+h1', v)),
+      ...[210, 211, 209, 212, 208].map((v) => run('proxy+h1+intercept', v)),
+      ...[400, 401, 399, 402, 398].map((v) => run('proxy+h1+intercept+nagle', v)),
+    ], { baseline: 'direct', alpha: 0.05 });
+    const e = effects(cells, 0.05);
+    const by = (d: string) => e.filter((x) => x.dimension === d);
+    expect(by('http2').map((x) => [x.cell, x.versus])).toEqual([['direct+h2', 'direct+h1']]);
+    expect(by('http2')[0].comparison).toMatchObject({ ratio: 0.5, significant: true });
+    expect(by('nagle').map((x) => [x.cell, x.versus])).toEqual([['proxy+h1+intercept+nagle', 'proxy+h1+intercept']]);
+    expect(by('nagle')[0].comparison.ratio).toBeGreaterThan(1.8);
+    expect(by('proxy').map((x) => [x.cell, x.versus])).toEqual([['proxy+h1+intercept', 'direct+h1']]);
+    expect(by('intercept')).toEqual([]); // no tunnel cell ran
+  });
+});

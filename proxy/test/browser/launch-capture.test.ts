@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../../src/browser/launch.js';
+import { capturePage } from '../../src/browser/capture.js';
+import { chromePath } from './chrome-available.js';
+
+const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('netlens-chrome-')).sort();
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A page with 3 images, one added 300 ms after load, and a resource that fails. */
+let server: http.Server;
+let base: string;
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === '/') {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<link rel="icon" href="data:,"><img src="/a.png"><img src="/b.png"><img src="/c.png">
+        <script>addEventListener('load', () => setTimeout(() => { const i = new Image(); i.src = '/late.png'; document.body.append(i); }, 300));</script>`);
+    } else if (req.url === '/broken') {
+      res.setHeader('content-type', 'text/html');
+      res.end('<link rel="icon" href="data:,"><img src="/a.png"><img src="/reset.png">');
+    } else if (req.url === '/reset.png') {
+      req.socket.destroy(); // the browser sees a failed request, which chrome-har-capturer drops
+    } else {
+      res.setHeader('content-type', 'image/gif');
+      res.end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () => {
+  it('launches with a fresh profile and leaves no process or profile behind after close()', async () => {
+    const before = profileDirs();
+    const b = await launchBrowser({ chromePath });
+    expect(alive(b.pid)).toBe(true);
+    expect(fs.existsSync(b.userDataDir)).toBe(true);
+    expect(profileDirs()).toContain(b.userDataDir.split('/').pop());
+    const version = (await (await fetch(`http://127.0.0.1:${b.port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
+    expect(version.webSocketDebuggerUrl).toBe(b.wsEndpoint);
+    await b.close();
+    await b.close(); // idempotent
+    expect(alive(b.pid)).toBe(false);
+    expect(fs.existsSync(b.userDataDir)).toBe(false);
+    expect(profileDirs()).toEqual(before);
+  });
+
+  it('cleans up when aborted during launch', async () => {
+    const before = profileDirs();
+    const ac = new AbortController();
+    const p = launchBrowser({ chromePath, signal: ac.signal });
+    setTimeout(() => ac.abort(), 20);
+    await expect(p).rejects.toMatchObject({ code: 'NL_LAB_ABORTED' });
+    expect(profileDirs()).toEqual(before);
+  });
+
+  it('waits for network idle after load, so late requests are in the HAR', async () => {
+    const b = await launchBrowser({ chromePath });
+    try {
+      const c = await capturePage(b, { url: `${base}/`, quietMs: 600, expectedRequests: 5 });
+      const urls = c.har.log.entries.map((e) => new URL(e.request.url).pathname);
+      expect(urls).toEqual(expect.arrayContaining(['/', '/a.png', '/b.png', '/c.png', '/late.png']));
+      expect(c.loadMs).toBeGreaterThan(0);
+      // The late image started after load: the run's span covers it.
+      expect(c.loadMs).toBeGreaterThan(c.har.log.pages[0].pageTimings.onLoad ?? 0);
+      expect(c.har.log.entries.every((e) => e.response.httpVersion === 'http/1.1')).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('fails a run whose HAR is shorter than the page (failed requests are dropped)', async () => {
+    const b = await launchBrowser({ chromePath });
+    try {
+      const err = await capturePage(b, { url: `${base}/broken`, quietMs: 200, expectedRequests: 3 }).catch((e) => e);
+      expect(err).toMatchObject({ code: 'NL_PAGE_LOAD' });
+      expect(err.message).toMatch(/has 2 entries, fewer than the 3.*reset\.png/);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('reports a navigation error clearly', async () => {
+    const b = await launchBrowser({ chromePath });
+    try {
+      // A port that was free a moment ago: nothing listens there.
+      const probe = http.createServer();
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+      const closedPort = (probe.address() as AddressInfo).port;
+      await new Promise<void>((r) => probe.close(() => r()));
+      const err = await capturePage(b, { url: `http://127.0.0.1:${closedPort}/`, quietMs: 100 }).catch((e) => e);
+      expect(err.code).toBe('NL_PAGE_LOAD');
+      expect(err.message).toMatch(/did not load: net::ERR_CONNECTION_REFUSED/);
+    } finally {
+      await b.close();
+    }
+  });
+});
