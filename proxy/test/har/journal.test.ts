@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exchangeToEntry } from '../../src/har/entry.js';
+import { exportJournal, JournalWriter, scanJournal } from '../../src/har/journal.js';
+import { readHarFile } from '../../src/har/reader.js';
+import { writeHar, NETLENS_CREATOR } from '../../src/har/writer.js';
+import { EventStream } from '../../src/events.js';
+import { HarRecorder } from '../../src/har/recorder.js';
+import { makeExchange } from './make-exchange.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-journal-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe('writeHar', () => {
+  it('writes exactly what JSON.stringify(har, null, 2) would, from an async iterable', async () => {
+    const entries = [1, 2, 3].map(() => exchangeToEntry(makeExchange()));
+    const pages = [{ id: 'page_1', title: 't', startedDateTime: entries[0].startedDateTime, pageTimings: {} }];
+    async function* gen() {
+      yield* entries;
+    }
+    const file = path.join(dir, 'out.har');
+    const r = await writeHar(file, { creator: NETLENS_CREATOR, pages }, gen());
+    const text = fs.readFileSync(file, 'utf8');
+    expect(r).toEqual({ entries: 3, bytes: Buffer.byteLength(text) });
+    expect(text).toBe(JSON.stringify({ log: { version: '1.2', creator: NETLENS_CREATOR, pages, entries } }, null, 2) + '\n');
+    // No temporary files left behind.
+    expect(fs.readdirSync(dir)).toEqual(['out.har']);
+  });
+
+  it('writes a valid HAR with no entries', async () => {
+    const file = path.join(dir, 'empty.har');
+    await writeHar(file, { creator: NETLENS_CREATOR, pages: [] }, []);
+    const result = await readHarFile(file);
+    expect(result.har!.log.entries).toEqual([]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('leaves no file when the entries fail midway', async () => {
+    const file = path.join(dir, 'fail.har');
+    async function* failing() {
+      yield exchangeToEntry(makeExchange());
+      throw new Error('source broke');
+    }
+    await expect(writeHar(file, { creator: NETLENS_CREATOR, pages: [] }, failing())).rejects.toThrow('source broke');
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('journal', () => {
+  it('exports entries sorted by startedDateTime, pages included, as a HAR with no warnings', async () => {
+    const file = path.join(dir, 'j.journal');
+    const j = JournalWriter.create(file, { created: new Date().toISOString() });
+    const a = makeExchange({ startedDateTime: '2026-01-01T00:00:02.000Z' });
+    const b = makeExchange({ startedDateTime: '2026-01-01T00:00:01.000Z' });
+    j.appendPage({ id: 'page_1', title: 'first', startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: {} });
+    j.appendEntry(exchangeToEntry(a, { pageref: 'page_1' }));
+    j.appendEntry(exchangeToEntry(b, { pageref: 'page_1' }));
+    j.appendPage({ id: 'page_1', title: 'renamed', startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: {} });
+    j.close();
+    const har = path.join(dir, 'out.har');
+    const r = await exportJournal(file, har);
+    expect(r).toMatchObject({ entries: 2, skipped: 0 });
+    const read = await readHarFile(har);
+    expect(read.warnings).toEqual([]);
+    expect(read.har!.log.entries.map((e) => e._exchangeId)).toEqual([b.id, a.id]);
+    expect(read.har!.log.pages).toEqual([{ id: 'page_1', title: 'renamed', startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: {} }]);
+  });
+
+  it('skips a line cut short by a crash and keeps everything before it', async () => {
+    const file = path.join(dir, 'j.journal');
+    const j = JournalWriter.create(file, { created: new Date().toISOString() });
+    for (let i = 0; i < 5; i++) j.appendEntry(exchangeToEntry(makeExchange()));
+    j.close();
+    const whole = fs.readFileSync(file, 'utf8');
+    fs.appendFileSync(file, whole.split('\n')[1].slice(0, 100)); // half of an entry line, no newline
+    const scan = await scanJournal(file);
+    expect(scan.entryRefs).toHaveLength(5);
+    expect(scan.incompleteTail).toBe(100);
+    const r = await exportJournal(file, path.join(dir, 'out.har'));
+    expect(r).toMatchObject({ entries: 5, skipped: 1 });
+  });
+
+  it('refuses to append to an existing journal', () => {
+    const file = path.join(dir, 'j.journal');
+    JournalWriter.create(file, { created: '' }).close();
+    expect(() => JournalWriter.create(file, { created: '' })).toThrow(/EEXIST/);
+  });
+});
+
+describe('HarRecorder', () => {
+  it('journals each finished exchange as it completes, with pagerefs from navigations', async () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'rec.journal');
+    const rec = new HarRecorder(events, { journalFile: file });
+    const nav = makeExchange({ request: { method: 'GET', url: 'https://site.test/', httpVersion: 'http/1.1', headers: [['sec-fetch-mode', 'navigate'], ['sec-fetch-dest', 'document']], body: { size: 0, bytes: new Uint8Array(), truncated: false } } });
+    const img = makeExchange({ request: { method: 'GET', url: 'https://cdn.test/a.png', httpVersion: 'http/1.1', headers: [['referer', 'https://site.test/']], body: { size: 0, bytes: new Uint8Array(), truncated: false } } });
+    const start = (x: typeof nav) => ({ id: x.id, clientConnectionId: 'c1', startedDateTime: x.startedDateTime, transport: x.transport, clientProtocol: x.clientProtocol, method: x.request.method, url: x.request.url, headers: x.request.headers, timestamps: { start: 0 } });
+    events.emit({ type: 'request', exchange: start(nav) });
+    events.emit({ type: 'request', exchange: start(img) });
+    events.emit({ type: 'complete', exchange: img }); // subresource finishes first
+    // Appended synchronously: it is on disk before emit() returns.
+    expect((await scanJournal(file)).entryRefs).toHaveLength(1);
+    events.emit({ type: 'error', exchange: { ...nav, response: undefined, error: { code: 'NL_CLIENT_ABORTED', message: 'aborted', side: 'client' } } });
+    rec.stop();
+    events.emit({ type: 'complete', exchange: makeExchange() }); // after stop: not recorded
+    expect(rec.stats).toEqual({ entries: 2, failed: 0 });
+    const out = path.join(dir, 'out.har');
+    await exportJournal(file, out);
+    const { har, warnings } = await readHarFile(out);
+    expect(warnings).toEqual([]);
+    expect(har!.log.pages!.map((p) => p.title)).toEqual(['https://site.test/']);
+    expect(har!.log.entries.map((e) => [e.request.url, e.pageref])).toEqual([
+      ['https://site.test/', 'page_1'],
+      ['https://cdn.test/a.png', 'page_1'],
+    ]);
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * Child process for the killed-recording test: records synthetic exchanges into
+ * a session, printing the count after each one, until it is killed.
+ */
+import { EventStream } from '../../src/events.js';
+import { SessionStore } from '../../src/sessions/store.js';
+import { makeExchange } from '../har/make-exchange.js';
+
+const dataDir = process.argv[2];
+const events = new EventStream();
+const recording = await new SessionStore(dataDir).startRecording(events, { name: 'doomed' });
+let n = 0;
+const tick = () => {
+  events.emit({ type: 'complete', exchange: makeExchange() });
+  n++;
+  process.stdout.write(`${n}\n`);
+  if (n < 100_000) setTimeout(tick, 1);
+};
+process.stdout.write(`id ${recording.id}\n`);
+tick();
