@@ -1,0 +1,187 @@
+/**
+ * The app shell: top bar (views + proxy controls), the current view, status bar.
+ *
+ * State that several views share lives here: the live capture (rows upserted
+ * from batched events), the opened session (a HAR shown in place of the live
+ * capture), the filter and the selection.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { AppStatus, ExchangeSummary, HarLog, SessionInfo } from '../../proxy/src/api/contract';
+import { api, type ConnectionState } from './api';
+import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
+import { harToRows } from './lib/har-rows';
+import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
+import { formatBytes } from './lib/format';
+import { liveSource, harSource, type ExchangeSource } from './features/details/source';
+import { ProxyBar } from './features/proxy/ProxyBar';
+import { TrafficView } from './features/traffic/TrafficView';
+import { WaterfallView } from './features/waterfall/WaterfallView';
+import { LabView } from './features/lab/LabView';
+import { SessionsView } from './features/sessions/SessionsView';
+import { useToasts } from './ui/Toasts';
+
+export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions';
+
+/** What Traffic and Waterfall show: the live capture or an opened session. */
+export type Dataset = { kind: 'live' } | { kind: 'session'; info: SessionInfo; log: HarLog; rows: ExchangeSummary[] };
+
+const VIEWS: Array<{ id: View; label: string }> = [
+  { id: 'traffic', label: 'Traffic' },
+  { id: 'waterfall', label: 'Waterfall' },
+  { id: 'lab', label: 'Lab' },
+  { id: 'sessions', label: 'Sessions' },
+];
+
+export function App() {
+  const toast = useToasts();
+  const [view, setView] = useState<View>('traffic');
+  const [status, setStatus] = useState<AppStatus>();
+  const [statusError, setStatusError] = useState<string>();
+  const [live, setLive] = useState<RowsState>(EMPTY_ROWS);
+  const [dataset, setDataset] = useState<Dataset>({ kind: 'live' });
+  const [filter, setFilter] = useState<TrafficFilter>(EMPTY_FILTER);
+  const [selectedId, setSelectedId] = useState<string>();
+  const [connection, setConnection] = useState<ConnectionState>('connecting');
+  const [sessionsVersion, setSessionsVersion] = useState(0);
+
+  const refreshStatus = useCallback(
+    () =>
+      api.getStatus().then(
+        (s) => {
+          setStatus(s);
+          setStatusError(undefined);
+        },
+        (err) => setStatusError(String((err as Error).message)),
+      ),
+    [],
+  );
+
+  useEffect(() => {
+    void refreshStatus();
+    const unsubscribe = api.subscribe((e) => {
+      switch (e.type) {
+        case 'exchanges':
+          setLive((s) => upsertRows(s, e.items));
+          break;
+        case 'exchanges-cleared':
+          setLive(EMPTY_ROWS);
+          break;
+        case 'proxy-status':
+          setStatus((s) => (s ? { ...s, proxy: e.status } : s));
+          break;
+        case 'sessions-changed':
+          setSessionsVersion((v) => v + 1);
+          break;
+        default:
+          break;
+      }
+    });
+    const offConn = api.onConnection((c) => {
+      setConnection(c);
+      // (Re)connected: reload the capture so nothing missed while away is lost.
+      if (c === 'open') {
+        api.listExchanges().then(
+          (rows) =>
+            setLive((s) => {
+              const known = new Set(rows.map((r) => r.id));
+              return upsertRows(rowsFrom(rows), s.rows.filter((r) => !known.has(r.id)));
+            }),
+          () => undefined,
+        );
+      }
+    });
+    return () => {
+      unsubscribe();
+      offConn();
+    };
+  }, [refreshStatus]);
+
+  const rows = dataset.kind === 'live' ? live.rows : dataset.rows;
+  const filtered = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : harSource(`session:${dataset.info.id}`, dataset.log)), [dataset]);
+
+  const openSession = useCallback(
+    (info: SessionInfo, log: HarLog) => {
+      setDataset({ kind: 'session', info, log, rows: harToRows(log) });
+      setSelectedId(undefined);
+      setView('traffic');
+      toast.show(`Opened "${info.name}": ${log.entries.length} requests`, 'ok');
+    },
+    [toast],
+  );
+  const backToLive = useCallback(() => {
+    setDataset({ kind: 'live' });
+    setSelectedId(undefined);
+  }, []);
+
+  const transferred = useMemo(() => filtered.reduce((sum, r) => sum + (r.responseSize > 0 ? r.responseSize : 0), 0), [filtered]);
+  const errors = useMemo(() => filtered.filter((r) => r.state === 'error').length, [filtered]);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <div className="brand">
+          <div className="brand-mark" />
+          Netlens
+        </div>
+        <nav className="tabs" role="tablist">
+          {VIEWS.map((v) => (
+            <button key={v.id} role="tab" aria-selected={view === v.id} className={`tab ${view === v.id ? 'active' : ''}`} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
+              {v.label}
+              {v.id === 'traffic' && rows.length > 0 && <span className="count">{rows.length.toLocaleString()}</span>}
+            </button>
+          ))}
+        </nav>
+        <div className="spacer" />
+        <ProxyBar status={status} statusError={statusError} onStatus={setStatus} refresh={refreshStatus} />
+      </header>
+      <main className="main">
+        {(view === 'traffic' || view === 'waterfall') && dataset.kind === 'session' && (
+          <div className="source-banner" data-testid="session-banner">
+            <span>
+              Viewing session <b>{dataset.info.name}</b> · {dataset.rows.length.toLocaleString()} requests ({dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
+            </span>
+            <div className="spacer" />
+            <button className="btn small" onClick={backToLive}>
+              Back to live capture
+            </button>
+          </div>
+        )}
+        {view === 'traffic' && (
+          <TrafficView
+            dataset={dataset}
+            rows={rows}
+            filtered={filtered}
+            filter={filter}
+            onFilter={setFilter}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            source={source}
+            status={status}
+            onOpenSessions={() => setView('sessions')}
+          />
+        )}
+        {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
+        {view === 'lab' && <LabView status={status} />}
+        {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
+      </main>
+      <footer className="statusbar" data-testid="statusbar">
+        <span>
+          <b>{filtered.length.toLocaleString()}</b>
+          {filtered.length !== rows.length ? ` / ${rows.length.toLocaleString()}` : ''} requests
+        </span>
+        <span>
+          <b>{formatBytes(transferred)}</b> transferred
+        </span>
+        {errors > 0 && <span className="err">{errors} failed</span>}
+        <span>{dataset.kind === 'live' ? 'Live capture' : `Session: ${dataset.info.name}`}</span>
+        <div className="spacer" />
+        <span title="Connection to the Netlens core">
+          <span className={`dot ${connection === 'open' ? 'on' : connection === 'closed' ? 'bad' : ''}`} style={{ display: 'inline-block', marginRight: 5 }} />
+          {connection === 'open' ? 'connected' : connection === 'closed' ? 'disconnected — retrying' : 'connecting…'}
+        </span>
+        {status && <span>v{status.version}</span>}
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * A body, shown the way its type wants: JSON pretty-printed, text as text,
+ * images as images, anything else as a hex dump. Notes say when the body was
+ * decoded, cut by the capture limit, or cut for display.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { BodyView } from '../../../../proxy/src/api/contract';
+import { errorMessage } from '../../api';
+import { base64ToBytes, formatBytes, hexDump, prettyJson } from '../../lib/format';
+import type { ExchangeSource } from './source';
+
+const HEX_LIMIT = 64 * 1024;
+
+function Content({ body }: { body: BodyView }) {
+  const [raw, setRaw] = useState(false);
+  const pretty = useMemo(() => (body.kind === 'text' && (body.mimeType.includes('json') || body.data.trimStart()[0] === '{' || body.data.trimStart()[0] === '[') ? prettyJson(body.data) : undefined), [body]);
+  if (body.kind === 'text') {
+    return (
+      <div className="body-view">
+        {pretty && (
+          <div style={{ marginBottom: 6 }}>
+            <button className="btn small" onClick={() => setRaw(!raw)}>
+              {raw ? 'Pretty' : 'Raw'}
+            </button>
+          </div>
+        )}
+        <pre data-testid="body-text">{pretty && !raw ? pretty : body.data}</pre>
+      </div>
+    );
+  }
+  if (body.mimeType.startsWith('image/') && body.mimeType !== 'image/svg+xml') {
+    return (
+      <div className="body-view">
+        <img src={`data:${body.mimeType};base64,${body.data}`} alt="Response body" data-testid="body-image" />
+      </div>
+    );
+  }
+  const bytes = base64ToBytes(body.data);
+  return (
+    <div className="body-view">
+      {bytes.length > HEX_LIMIT && <div className="note info">Binary body: showing the first {formatBytes(HEX_LIMIT)} as hex.</div>}
+      <pre data-testid="body-hex">{hexDump(bytes, HEX_LIMIT)}</pre>
+    </div>
+  );
+}
+
+export function BodyPanel({ id, side, source, state }: { id: string; side: 'request' | 'response'; source: ExchangeSource; state: string }) {
+  const [body, setBody] = useState<BodyView>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    setBody(undefined);
+    setError(undefined);
+    source.body(id, side).then(
+      (b) => live && setBody(b),
+      (err) => live && setError(errorMessage(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, side, source, state]);
+
+  if (error) return <div className="note error">Could not load the body: {error}</div>;
+  if (!body)
+    return (
+      <div className="empty">
+        <div className="spinner" />
+        Loading body…
+      </div>
+    );
+  if (body.kind === 'none') {
+    return (
+      <div className="empty" data-testid="body-none">
+        <p>{state === 'pending' ? 'The response has not arrived yet.' : side === 'request' ? 'This request has no body.' : 'This response has no body.'}</p>
+      </div>
+    );
+  }
+  return (
+    <div data-testid={`body-${side}`}>
+      <div className="body-meta">
+        <span>{body.mimeType || 'unknown type'}</span>
+        <span>{formatBytes(body.wireSize)} on the wire</span>
+        {body.contentEncoding && (
+          <span>
+            {body.contentEncoding} → {formatBytes(body.decodedSize)} decoded
+          </span>
+        )}
+      </div>
+      {body.decodeError && <div className="note error">{body.decodeError}</div>}
+      {body.captureTruncated && <div className="note">Only the first part of this body was recorded (capture limit). The rest went through but is not stored.</div>}
+      {body.displayTruncated && <div className="note">This body is large: showing the first {formatBytes(body.data.length)}. Export the session as HAR for the whole body.</div>}
+      <Content body={body} />
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * Lab results: the comparison table, bar charts with spread (recharts), and the
+ * waterfalls of the representative (median) run of two chosen cells, side by side.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { CellId, ExchangeSummary, LabResult, MetricName } from '../../../../proxy/src/api/contract';
+import { api, errorMessage } from '../../api';
+import { chartSeries, labTableRows, representativeRun } from '../../lib/lab-model';
+import { formatMs, formatPValue, formatRatio } from '../../lib/format';
+import { harToRows } from '../../lib/har-rows';
+import { WaterfallChart, rowExtent } from '../waterfall/WaterfallChart';
+import { Legend } from '../waterfall/WaterfallView';
+
+function MetricChart({ result, metric, title }: { result: LabResult; metric: MetricName; title: string }) {
+  const data = useMemo(() => chartSeries(result, metric), [result, metric]);
+  return (
+    <div className="chart-card" data-testid={`lab-chart-${metric}`}>
+      <h4>{title} — median, bars show min…max</h4>
+      <ResponsiveContainer width="100%" height={220}>
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 40, left: 8 }}>
+          <CartesianGrid stroke="#3c4043" vertical={false} />
+          <XAxis dataKey="cell" tick={{ fill: '#9aa0a6', fontSize: 10 }} angle={-20} textAnchor="end" interval={0} />
+          <YAxis tick={{ fill: '#9aa0a6', fontSize: 10 }} unit=" ms" width={64} />
+          <Tooltip contentStyle={{ background: '#303134', border: '1px solid #5f6368' }} formatter={(v) => formatMs(Number(v))} />
+          <Bar dataKey="median" fill="#03a9f4" isAnimationActive={false}>
+            <ErrorBar dataKey="spread" width={6} stroke="#e8eaed" />
+          </Bar>
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/** Representative run's browser HAR → rows shifted to start at 0, so two runs share one axis. */
+function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | undefined) {
+  const [state, setState] = useState<{ rows?: ExchangeSummary[]; error?: string }>({});
+  useEffect(() => {
+    setState({});
+    const c = result.cells.find((x) => x.id === cell);
+    const rep = c && representativeRun(c);
+    if (!c) return;
+    if (!rep?.browserHar) {
+      setState({ error: 'No successful run with a HAR in this cell.' });
+      return;
+    }
+    let live = true;
+    api.getLabHar({ runId, file: rep.browserHar }).then(
+      (log) => {
+        const rows = harToRows(log);
+        const t0 = rows.reduce((m, r) => Math.min(m, r.startTime), Infinity);
+        live && setState({ rows: rows.map((r) => ({ ...r, startTime: r.startTime - t0 })) });
+      },
+      (err) => live && setState({ error: errorMessage(err) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [runId, result, cell]);
+  return state;
+}
+
+export function LabResults({ runId, result }: { runId: string; result: LabResult }) {
+  const rows = useMemo(() => labTableRows(result), [result]);
+  const [left, setLeft] = useState<CellId | undefined>(result.cells[0]?.id);
+  const [right, setRight] = useState<CellId | undefined>(result.cells[1]?.id ?? result.cells[0]?.id);
+  const a = useRepresentativeRows(runId, result, left);
+  const b = useRepresentativeRows(runId, result, right);
+  // One axis for both sides, so a longer load looks longer.
+  const bounds = useMemo(() => {
+    const all = [...(a.rows ?? []), ...(b.rows ?? [])];
+    return all.length ? rowExtent(all) : undefined;
+  }, [a.rows, b.rows]);
+
+  return (
+    <div data-testid="lab-results">
+      <div className="card">
+        <h2>
+          Results <span className="muted" style={{ fontWeight: 'normal' }}>· {result.url} · {formatMs(result.durationMs)} · {result.startedAt.replace('T', ' ').slice(0, 19)}</span>
+        </h2>
+        <table className="data" data-testid="lab-table">
+          <thead>
+            <tr>
+              <th>Cell</th>
+              <th className="num">Runs</th>
+              <th className="num">Load median</th>
+              <th className="num">Load p95</th>
+              <th className="num">TTFB median</th>
+              <th className="num">Ratio</th>
+              <th className="num">p-value</th>
+              <th>Significant</th>
+              <th className="num">Conns</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.cell} data-testid="lab-table-row">
+                <td className="mono">
+                  {r.cell}
+                  {r.isBaseline && <span className="baseline-tag">baseline</span>}
+                  {r.noisyBaseline && <span className="baseline-tag" style={{ background: '#5c4a1e' }} title="Coefficient of variation above 10%: comparisons against it are shaky">noisy</span>}
+                </td>
+                <td className="num">
+                  {r.runs - r.failures}/{r.runs}
+                  {r.failures > 0 && <span className="err"> ({r.failures} failed)</span>}
+                </td>
+                <td className="num">{formatMs(r.median)}</td>
+                <td className="num">{formatMs(r.p95)}</td>
+                <td className="num">{formatMs(r.ttfbMedian)}</td>
+                <td className="num">{r.ratio !== undefined ? formatRatio(r.ratio) : r.isBaseline ? '×1.00' : '–'}</td>
+                <td className="num">{formatPValue(r.p)}</td>
+                <td>{r.baseline ? r.significant ? <span className="sig">● yes ({r.magnitude})</span> : <span className="muted">no ({r.magnitude})</span> : <span className="muted">–</span>}</td>
+                <td className="num">{r.connections ?? '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="muted" style={{ marginBottom: 0 }}>
+          Ratio = this cell's median load time / its baseline's. Significant = two-sided Mann-Whitney U p &lt; {result.config.alpha}; magnitude from Cliff's delta.
+        </p>
+      </div>
+      <div className="charts">
+        <MetricChart result={result} metric="loadMs" title="Page load time" />
+        <MetricChart result={result} metric="ttfbMedianMs" title="TTFB (median per run)" />
+      </div>
+      <div className="card" style={{ marginTop: 14 }}>
+        <h2>Representative runs side by side</h2>
+        <div className="toolbar" style={{ background: 'none', border: 0, padding: '0 0 8px' }}>
+          <Legend />
+        </div>
+        <div className="side-by-side">
+          {([
+            [left, setLeft, a],
+            [right, setRight, b],
+          ] as const).map(([cell, setCell, data], i) => (
+            <div key={i}>
+              <div className="form-row">
+                <select value={cell} onChange={(e) => setCell(e.target.value as CellId)} data-testid={`lab-compare-${i}`}>
+                  {result.cells.map((c) => (
+                    <option key={c.id}>{c.id}</option>
+                  ))}
+                </select>
+                <span className="muted">median run</span>
+              </div>
+              <div className="wf-box">
+                {data.error ? <div className="note error">{data.error}</div> : !data.rows ? <div className="empty"><div className="spinner" /></div> : <WaterfallChart rows={data.rows} nameWidth={170} testid={`lab-wf-${i}`} bounds={bounds} />}
+              </div>
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}

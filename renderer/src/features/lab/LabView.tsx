@@ -1,0 +1,164 @@
+/**
+ * Lab: configure a matrix run (target, cells, runs), run it with progress and
+ * cancel, then compare the cells (LabResults).
+ */
+import { useEffect, useState } from 'react';
+import type { AppStatus, CellId, LabOptions, LabRunConfig } from '../../../../proxy/src/api/contract';
+import { api, errorMessage } from '../../api';
+import { useToasts } from '../../ui/Toasts';
+import { labStore, useLabRun } from './lab-store';
+import { LabResults } from './LabResults';
+
+export function LabView({ status }: { status?: AppStatus }) {
+  const toast = useToasts();
+  const [options, setOptions] = useState<LabOptions>();
+  const [loadError, setLoadError] = useState<string>();
+  const [config, setConfig] = useState<LabRunConfig>();
+  const [starting, setStarting] = useState(false);
+  const run = useLabRun();
+
+  useEffect(() => {
+    api.getLabOptions().then(
+      (o) => {
+        setOptions(o);
+        setConfig((c) => c ?? o.defaults);
+      },
+      (err) => setLoadError(errorMessage(err)),
+    );
+    void labStore.refresh();
+  }, []);
+
+  if (loadError) return <div className="empty"><h2>The lab cannot be shown</h2><p className="err">{loadError}</p></div>;
+  if (!options || !config) return <div className="empty"><div className="spinner" />Loading the lab…</div>;
+
+  const cells = config.cells ?? [];
+  const running = run?.state === 'running';
+  const toggleCell = (id: CellId) => setConfig({ ...config, cells: cells.includes(id) ? cells.filter((c) => c !== id) : [...cells, id] });
+  const target = config.target;
+  const start = async () => {
+    setStarting(true);
+    try {
+      const { runId } = await api.startLab(config);
+      labStore.follow(runId, cells.length * (config.runs ?? 1));
+    } catch (err) {
+      toast.error(err, 'The lab could not start');
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  return (
+    <div className="page" data-testid="lab-view">
+      <div className="lab-layout">
+        <div>
+          <div className="card" data-testid="lab-config">
+            <h2>Configure</h2>
+            {!options.available && (
+              <div className="note" data-testid="lab-unavailable" style={{ margin: '0 0 10px' }}>
+                The lab runner is not part of this build yet, so no run can start. You can look at the configuration; results appear here once the runner is installed.
+              </div>
+            )}
+            <div className="form-row">
+              <label>
+                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: { kind: 'site', images: 20, latencyMs: 20 } })} /> Test site
+              </label>
+              <label>
+                <input type="radio" checked={target.kind === 'url'} onChange={() => setConfig({ ...config, target: { kind: 'url', url: 'https://' } })} /> Any URL
+              </label>
+            </div>
+            {target.kind === 'site' ? (
+              <>
+                <div className="form-row">
+                  <label htmlFor="lab-images">Images</label>
+                  <input id="lab-images" type="number" min={1} max={5000} value={target.images} onChange={(e) => setConfig({ ...config, target: { ...target, images: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-images" />
+                </div>
+                <div className="form-row">
+                  <label htmlFor="lab-latency">Latency</label>
+                  <input id="lab-latency" type="number" min={0} max={10000} value={target.latencyMs} onChange={(e) => setConfig({ ...config, target: { ...target, latencyMs: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-latency" />
+                  <span className="muted">ms per response and per new connection</span>
+                </div>
+              </>
+            ) : (
+              <div className="form-row">
+                <label htmlFor="lab-url">URL</label>
+                <input id="lab-url" type="text" value={target.url} onChange={(e) => setConfig({ ...config, target: { kind: 'url', url: e.target.value } })} style={{ flex: 1 }} />
+              </div>
+            )}
+            <div className="form-row">
+              <label htmlFor="lab-runs">Runs per cell</label>
+              <input id="lab-runs" type="number" min={1} max={50} value={config.runs ?? 3} onChange={(e) => setConfig({ ...config, runs: Number(e.target.value) })} style={{ width: 90 }} data-testid="lab-runs" />
+            </div>
+            <h3>Cells</h3>
+            <div className="cells-grid">
+              {options.cells.map((c) => (
+                <label key={c.id} title={`proxy ${c.settings.proxy ? 'on' : 'off'}, HTTP/2 ${c.settings.http2 ? 'on' : 'off'}, interception ${c.settings.intercept ? 'on' : 'off'}, Nagle ${c.settings.nagle ? 'on' : 'off'}`}>
+                  <input type="checkbox" checked={cells.includes(c.id)} onChange={() => toggleCell(c.id)} data-testid={`cell-${c.id}`} />
+                  {c.id}
+                </label>
+              ))}
+            </div>
+            <div className="form-row" style={{ marginTop: 10 }}>
+              <label htmlFor="lab-baseline">Baseline</label>
+              <select id="lab-baseline" value={config.baseline ?? 'direct'} onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })}>
+                <option value="direct">direct cell with the same HTTP/2 setting</option>
+                {cells.map((c) => (
+                  <option key={c} value={c}>
+                    {c}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="form-row" style={{ marginTop: 12 }}>
+              <button className="btn primary" disabled={!options.available || running || starting || cells.length === 0} onClick={start} data-testid="lab-run">
+                {starting ? 'Starting…' : 'Run'}
+              </button>
+              {running && (
+                <button className="btn danger" onClick={() => api.cancelLab({ runId: run.runId }).catch((e) => toast.error(e))} data-testid="lab-cancel">
+                  Cancel
+                </button>
+              )}
+              <span className="muted">
+                {cells.length} cell{cells.length === 1 ? '' : 's'} × {config.runs ?? 1} runs = {cells.length * (config.runs ?? 1)} page loads
+              </span>
+            </div>
+          </div>
+          {status && !status.features.browser && <div className="note">Chrome launch is not available in this build: the lab needs it.</div>}
+        </div>
+        <div>
+          {running && (
+            <div className="card" data-testid="lab-progress">
+              <h2>Running…</h2>
+              <div className="progress">
+                <div style={{ width: `${run.total ? (run.completed / run.total) * 100 : 0}%` }} />
+              </div>
+              <p className="muted">
+                {run.completed} / {run.total} page loads
+                {run.progress?.type === 'run-start' && ` · now: ${run.progress.cell} (round ${run.progress.round + 1})`}
+                {run.progress?.type === 'run-end' && !run.progress.run.ok && <span className="err"> · last run failed: {run.progress.run.error?.message}</span>}
+              </p>
+            </div>
+          )}
+          {(run?.state === 'failed' || run?.state === 'cancelled') && (
+            <div className={`note ${run.state === 'failed' ? 'error' : ''}`} data-testid="lab-failed">
+              {run.state === 'failed' ? 'The lab run failed: ' : ''}
+              {run.error.message} [{run.error.code}]
+            </div>
+          )}
+          {run && (run.state === 'done' || run.state === 'cancelled') && run.result ? (
+            <LabResults runId={run.runId} result={run.result} />
+          ) : (
+            !running && (
+              <div className="card empty" style={{ minHeight: 260 }} data-testid="lab-empty">
+                <h2>No lab run yet</h2>
+                <p>
+                  A run loads the page in a fresh headless Chrome again and again, once per cell and round, in a shuffled order. Results compare each cell with its baseline: median, p95, ratio, and a
+                  Mann-Whitney test of whether the difference is real.
+                </p>
+              </div>
+            )
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

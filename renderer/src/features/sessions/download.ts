@@ -1,0 +1,11 @@
+/** Saves text as a file through the browser's download (works in Electron too). */
+export function downloadText(fileName: string, text: string, mime = 'text/plain'): void {
+  const url = URL.createObjectURL(new Blob([text], { type: mime }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

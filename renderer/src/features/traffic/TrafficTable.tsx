@@ -1,0 +1,122 @@
+/**
+ * The request list: virtualized (@tanstack/react-virtual) so 100,000 rows scroll
+ * smoothly: only the visible rows (plus a few) are in the DOM.
+ */
+import { memo, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { ExchangeSummary } from '../../../../proxy/src/api/contract';
+import { sortRows, statusClassOf, type SortKey } from '../../lib/filters';
+import { resourceTypeOf } from '../../lib/resource-type';
+import { displayName, formatBytes, formatMs } from '../../lib/format';
+import { createTimeScale, type TimeScale } from '../../lib/time-scale';
+import { PHASE_COLORS, phaseSegments } from '../../lib/phases';
+
+const ROW_H = 22;
+const COLUMNS: Array<{ key: SortKey; label: string; width: string; num?: boolean }> = [
+  { key: 'name', label: 'Name', width: 'minmax(180px, 2.2fr)' },
+  { key: 'method', label: 'Method', width: '62px' },
+  { key: 'status', label: 'Status', width: '58px' },
+  { key: 'host', label: 'Host', width: 'minmax(110px, 1fr)' },
+  { key: 'type', label: 'Type', width: '78px' },
+  { key: 'protocol', label: 'Protocol', width: '66px' },
+  { key: 'size', label: 'Size', width: '74px', num: true },
+  { key: 'time', label: 'Time', width: '70px', num: true },
+  { key: 'start', label: 'Waterfall', width: 'minmax(120px, 1.2fr)' },
+];
+const TEMPLATE = COLUMNS.map((c) => c.width).join(' ');
+const WATERFALL_PX = 200; // nominal width the mini bars are laid out in; the cell scales it with CSS
+
+interface Props {
+  rows: ExchangeSummary[];
+  selectedId?: string;
+  onSelect(id: string): void;
+  compact: boolean;
+}
+
+const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; scale: TimeScale }) {
+  const left = scale.toPx(row.startTime);
+  if (row.state === 'pending' || !row.timings) {
+    return <div className="bar" style={{ left: `${(left / WATERFALL_PX) * 100}%`, width: 2, background: '#5f6368' }} />;
+  }
+  return (
+    <>
+      {phaseSegments(row.timings).map((s) => (
+        <div
+          key={s.phase}
+          className="bar"
+          style={{ left: `${((left + scale.spanPx(s.start)) / WATERFALL_PX) * 100}%`, width: `${(scale.spanPx(s.end - s.start) / WATERFALL_PX) * 100}%`, background: PHASE_COLORS[s.phase] }}
+        />
+      ))}
+    </>
+  );
+});
+
+const Row = memo(function Row({ row, selected, onSelect, scale, top }: { row: ExchangeSummary; selected: boolean; onSelect(id: string): void; scale: TimeScale; top: number }) {
+  const cls = statusClassOf(row);
+  return (
+    <div
+      className={`grid-row ${selected ? 'selected' : ''} ${cls === 'error' ? 'error-row' : ''} ${cls === 'pending' ? 'pending-row' : ''}`}
+      style={{ gridTemplateColumns: TEMPLATE, position: 'absolute', top, left: 0, right: 0 }}
+      onMouseDown={() => onSelect(row.id)}
+      role="row"
+      aria-selected={selected}
+      data-testid="traffic-row"
+      data-id={row.id}
+      title={row.error ? `${row.error.message} [${row.error.code}]` : row.url}
+    >
+      <div>{displayName(row.url)}</div>
+      <div>{row.method}</div>
+      <div className={`status-${cls}`}>{row.status ?? (cls === 'pending' ? '…' : '(failed)')}</div>
+      <div className="muted">{row.host}</div>
+      <div className="muted">{resourceTypeOf(row)}</div>
+      <div className="muted">{row.protocol}</div>
+      <div className="num">{formatBytes(row.responseSize)}</div>
+      <div className="num">{row.duration >= 0 ? formatMs(row.duration) : 'pending'}</div>
+      <div className="mini-wf">
+        <MiniBar row={row} scale={scale} />
+      </div>
+    </div>
+  );
+});
+
+export function TrafficTable({ rows, selectedId, onSelect }: Props) {
+  const [sort, setSort] = useState<{ key: SortKey; dir: 'asc' | 'desc' }>({ key: 'start', dir: 'asc' });
+  const sorted = useMemo(() => (sort.key === 'start' && sort.dir === 'asc' ? rows : sortRows(rows, sort.key, sort.dir)), [rows, sort]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: sorted.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
+
+  // One time axis for all mini bars: first start → last end of the rows shown.
+  const scale = useMemo(() => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of rows) {
+      if (r.startTime < lo) lo = r.startTime;
+      const end = r.startTime + Math.max(0, r.duration);
+      if (end > hi) hi = end;
+    }
+    return createTimeScale(lo === Infinity ? { start: 0, end: 1 } : { start: lo, end: hi }, WATERFALL_PX);
+  }, [rows]);
+
+  const onHeader = (key: SortKey) => setSort((s) => (s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'size' || key === 'time' ? 'desc' : 'asc' }));
+
+  return (
+    <div className="table-wrap" role="grid" aria-rowcount={sorted.length} data-testid="traffic-table">
+      <div className="grid-head" style={{ gridTemplateColumns: TEMPLATE }}>
+        {COLUMNS.map((c) => (
+          <div key={c.key} onClick={() => onHeader(c.key)} style={c.num ? { justifyContent: 'flex-end' } : undefined} title={`Sort by ${c.label}`}>
+            {c.label}
+            {sort.key === c.key && !(c.key === 'start' && sort.dir === 'asc') && <span>{sort.dir === 'asc' ? '▲' : '▼'}</span>}
+          </div>
+        ))}
+      </div>
+      <div className="scroller" ref={scrollRef} data-testid="traffic-scroller">
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const row = sorted[v.index]!;
+            return <Row key={row.id} row={row} top={v.start} selected={row.id === selectedId} onSelect={onSelect} scale={scale} />;
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

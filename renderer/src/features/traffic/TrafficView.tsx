@@ -1,0 +1,121 @@
+/** Traffic: filter bar, the request list, and the Details of the selected request. */
+import { useState } from 'react';
+import type { AppStatus, ExchangeSummary } from '../../../../proxy/src/api/contract';
+import type { Dataset } from '../../App';
+import { api } from '../../api';
+import { isFilterActive, type TrafficFilter } from '../../lib/filters';
+import { useToasts } from '../../ui/Toasts';
+import { DetailsPane } from '../details/DetailsPane';
+import type { ExchangeSource } from '../details/source';
+import { FilterBar } from './FilterBar';
+import { TrafficTable } from './TrafficTable';
+import { downloadText } from '../sessions/download';
+
+interface Props {
+  dataset: Dataset;
+  rows: ExchangeSummary[];
+  filtered: ExchangeSummary[];
+  filter: TrafficFilter;
+  onFilter(f: TrafficFilter): void;
+  selectedId?: string;
+  onSelect(id: string | undefined): void;
+  source: ExchangeSource;
+  status?: AppStatus;
+  onOpenSessions(): void;
+}
+
+function EmptyLive({ status, onOpenSessions }: { status?: AppStatus; onOpenSessions(): void }) {
+  const p = status?.proxy;
+  return (
+    <div className="empty" data-testid="traffic-empty">
+      <h2>No requests yet</h2>
+      {p?.running ? (
+        <>
+          <p>
+            The proxy listens on <code>{p.address?.url}</code>. Press <b>Launch browser</b> for a Chrome wired to it, or point any client at it, e.g.
+          </p>
+          <p>
+            <code>curl -x {p.address?.url} {p.ca ? `--cacert "${p.ca.certPath}" ` : ''}https://example.com/</code>
+          </p>
+          <p>Requests appear here as they happen.</p>
+        </>
+      ) : (
+        <p>{p?.error ? `The proxy is not running: ${p.error.message}` : 'The proxy is off.'} Start it from the top bar to capture traffic.</p>
+      )}
+      <p>
+        Or open a saved session or a HAR file from another tool in{' '}
+        <button className="btn small" onClick={onOpenSessions}>
+          Sessions
+        </button>
+      </p>
+    </div>
+  );
+}
+
+export function TrafficView({ dataset, rows, filtered, filter, onFilter, selectedId, onSelect, source, status, onOpenSessions }: Props) {
+  const toast = useToasts();
+  const [saving, setSaving] = useState(false);
+  const selected = selectedId ? filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId) : undefined;
+
+  const save = async () => {
+    const name = window.prompt('Save the live capture as a session named:', `Capture ${new Date().toLocaleString()}`);
+    if (!name) return;
+    setSaving(true);
+    try {
+      const info = await api.saveSession({ name });
+      toast.show(`Saved "${info.name}" (${info.entryCount} requests)`, 'ok');
+    } catch (err) {
+      toast.error(err, 'Could not save the session');
+    } finally {
+      setSaving(false);
+    }
+  };
+  const exportHar = async () => {
+    try {
+      const har = await api.exportHar(dataset.kind === 'session' ? { id: dataset.info.id } : {});
+      downloadText(har.fileName, har.text, 'application/json');
+    } catch (err) {
+      toast.error(err, 'Could not export HAR');
+    }
+  };
+
+  return (
+    <>
+      <FilterBar filter={filter} onChange={onFilter} rows={rows}>
+        {dataset.kind === 'live' && (
+          <>
+            <button className="icon-btn" title="Clear the live capture" onClick={() => api.clearExchanges().then(() => onSelect(undefined), (e) => toast.error(e))} data-testid="clear">
+              ⊘ Clear
+            </button>
+            <button className="icon-btn" title="Save the live capture as a session" disabled={saving || rows.length === 0} onClick={save} data-testid="save-session">
+              ⤓ Save
+            </button>
+          </>
+        )}
+        <button className="icon-btn" title="Export as HAR 1.2" disabled={rows.length === 0} onClick={exportHar} data-testid="export-har">
+          ⇩ HAR
+        </button>
+        <span className="sep" />
+      </FilterBar>
+      <div className="split">
+        {rows.length === 0 ? (
+          dataset.kind === 'live' ? (
+            <EmptyLive status={status} onOpenSessions={onOpenSessions} />
+          ) : (
+            <div className="empty">
+              <h2>This session has no requests</h2>
+            </div>
+          )
+        ) : filtered.length === 0 && isFilterActive(filter) ? (
+          <div className="empty" data-testid="traffic-filtered-empty">
+            <h2>No request matches the filter</h2>
+            <p>{rows.length.toLocaleString()} requests are hidden by the filter.</p>
+          </div>
+        ) : (
+          <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} />
+        )}
+        {selected && <DetailsPane key={`${source.key}:${selected.id}`} row={selected} source={source} onClose={() => onSelect(undefined)} />}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,83 @@
+/** Number and text formatting shared by every view (DevTools conventions: kB = 1000 B). */
+
+export function formatBytes(n: number | undefined): string {
+  if (n === undefined || n < 0 || !Number.isFinite(n)) return '–';
+  if (n < 1000) return `${n} B`;
+  if (n < 1000 * 1000) return `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} kB`;
+  if (n < 1000 ** 3) return `${(n / 1000 ** 2).toFixed(n < 10_000_000 ? 2 : 1)} MB`;
+  return `${(n / 1000 ** 3).toFixed(2)} GB`;
+}
+
+/** 0.42 ms, 12.3 ms, 245 ms, 1.24 s, 83.1 s, 12.4 min. */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined || ms < 0 || !Number.isFinite(ms)) return '–';
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** HH:MM:SS.mmm in local time. */
+export function formatClock(epochMs: number): string {
+  if (!Number.isFinite(epochMs)) return '–';
+  const d = new Date(epochMs);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+/** Ratio to a baseline: ×1.00, ×2.35, ×18.2. */
+export function formatRatio(r: number | undefined): string {
+  if (r === undefined || !Number.isFinite(r)) return '–';
+  return `×${r >= 10 ? r.toFixed(1) : r.toFixed(2)}`;
+}
+
+/** p-values as papers write them: 0.032, < 0.001. */
+export function formatPValue(p: number | undefined): string {
+  if (p === undefined || !Number.isFinite(p)) return '–';
+  if (p < 0.001) return '< 0.001';
+  return p.toFixed(3);
+}
+
+/** The last path segment of a URL (DevTools' "Name" column), falling back to the host. */
+export function displayName(url: string): string {
+  try {
+    const u = new URL(url);
+    const segs = u.pathname.split('/').filter(Boolean);
+    const last = segs.length ? decodeURIComponent(segs[segs.length - 1]!) : u.host;
+    return last + (u.search.length > 1 ? u.search : '');
+  } catch {
+    return url;
+  }
+}
+
+/** Classic hex dump: offset, 16 bytes in hex, ASCII. */
+export function hexDump(bytes: Uint8Array, maxBytes = 64 * 1024): string {
+  const n = Math.min(bytes.length, maxBytes);
+  const lines: string[] = [];
+  for (let off = 0; off < n; off += 16) {
+    const row = bytes.subarray(off, Math.min(off + 16, n));
+    const hex = Array.from(row, (b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    lines.push(`${off.toString(16).padStart(8, '0')}  ${hex.padEnd(47)}  ${ascii}`);
+  }
+  return lines.join('\n');
+}
+
+export function base64ToBytes(b64: string): Uint8Array {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** Pretty JSON when the text parses as JSON; undefined otherwise. */
+export function prettyJson(text: string): string | undefined {
+  const t = text.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return undefined;
+  try {
+    return JSON.stringify(JSON.parse(t), null, 2);
+  } catch {
+    return undefined;
+  }
+}

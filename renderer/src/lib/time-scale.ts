@@ -1,0 +1,105 @@
+/**
+ * The waterfall's time → pixel mapping (what DevTools calls NetworkTimeCalculator).
+ * Pure: every view that draws on a time axis (Waterfall, the Traffic list's mini
+ * bars, the lab's side-by-side waterfalls) uses this and nothing else.
+ */
+
+export interface TimeRange {
+  /** Epoch ms (or any ms origin, as long as all values share it). */
+  start: number;
+  end: number;
+}
+
+export interface Tick {
+  time: number;
+  px: number;
+  label: string;
+}
+
+export interface TimeScale extends TimeRange {
+  width: number;
+  /** Pixels per millisecond. */
+  readonly pxPerMs: number;
+  toPx(time: number): number;
+  /** Width in px of a duration, never negative. */
+  spanPx(ms: number): number;
+  toTime(px: number): number;
+  /** Axis ticks at "nice" steps (1, 2, 5 × 10^k ms) at least `minSpacingPx` apart. */
+  ticks(minSpacingPx?: number): Tick[];
+}
+
+/** A range of zero length still maps: it is widened to 1 ms so nothing divides by zero. */
+export function createTimeScale(range: TimeRange, width: number): TimeScale {
+  const start = range.start;
+  const end = range.end > range.start ? range.end : range.start + 1;
+  const w = Math.max(1, width);
+  const pxPerMs = w / (end - start);
+  const scale: TimeScale = {
+    start,
+    end,
+    width: w,
+    pxPerMs,
+    toPx: (t) => (t - start) * pxPerMs,
+    spanPx: (ms) => Math.max(0, ms) * pxPerMs,
+    toTime: (px) => start + px / pxPerMs,
+    ticks(minSpacingPx = 80) {
+      const step = niceStep(minSpacingPx / pxPerMs);
+      const out: Tick[] = [];
+      // Ticks are relative to the range start ("0 ms" at the left edge), as in DevTools.
+      for (let i = 0, t = 0; t <= end - start + 1e-9 && i < 1000; i++, t = i * step) {
+        out.push({ time: start + t, px: t * pxPerMs, label: formatTick(t, step) });
+      }
+      return out;
+    },
+  };
+  return scale;
+}
+
+/** Smallest 1/2/5 × 10^k step ≥ `minStep` ms. */
+export function niceStep(minStep: number): number {
+  if (!(minStep > 0) || !Number.isFinite(minStep)) return 1;
+  const exp = Math.floor(Math.log10(minStep));
+  for (const m of [1, 2, 5, 10]) {
+    const step = m * 10 ** exp;
+    if (step >= minStep - 1e-12) return step;
+  }
+  return 10 ** (exp + 1);
+}
+
+function formatTick(t: number, step: number): string {
+  if (step >= 1000) return `${+(t / 1000).toFixed(step >= 10_000 ? 0 : 1)} s`;
+  if (step >= 1) return `${Math.round(t)} ms`;
+  return `${+t.toFixed(Math.min(3, Math.ceil(-Math.log10(step))))} ms`;
+}
+
+/** The range covering every [start, end] (rows whose end is unknown count as their start). */
+export function extentOf(items: Iterable<{ start: number; end: number }>): TimeRange | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const { start, end } of items) {
+    if (start < lo) lo = start;
+    const e = Math.max(start, end);
+    if (e > hi) hi = e;
+  }
+  return lo === Infinity ? undefined : { start: lo, end: hi };
+}
+
+/**
+ * Zooms around `anchor` (a time inside the range) by `factor` (< 1 zooms in),
+ * clamped to `bounds` and to a minimal width of `minMs`.
+ */
+export function zoomRange(range: TimeRange, anchor: number, factor: number, bounds: TimeRange, minMs = 0.5): TimeRange {
+  const width = Math.min(bounds.end - bounds.start, Math.max(minMs, (range.end - range.start) * factor));
+  const ratio = range.end > range.start ? (anchor - range.start) / (range.end - range.start) : 0.5;
+  let start = anchor - width * ratio;
+  start = Math.max(bounds.start, Math.min(start, bounds.end - width));
+  return { start, end: start + width };
+}
+
+/** The range between two x positions (in either order) of a scale; undefined when narrower than `minPx`. */
+export function rangeFromPixels(scale: TimeScale, x1: number, x2: number, minPx = 3): TimeRange | undefined {
+  const a = Math.max(0, Math.min(x1, x2));
+  const b = Math.min(scale.width, Math.max(x1, x2));
+  if (b - a < minPx) return undefined;
+  return { start: scale.toTime(a), end: scale.toTime(b) };
+}
