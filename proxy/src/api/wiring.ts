@@ -1,37 +1,13 @@
 /**
- * Connects the API service to the real core modules: HAR reader and recorder
- * (proxy/src/har), browser launch (proxy/src/browser), and — as they land —
- * the session store and the lab runner. Kept apart from core-service.ts so the
+ * Connects the API service to the real core modules: the session store
+ * (proxy/src/sessions), the lab runner (proxy/src/lab), browser launch
+ * (proxy/src/browser). Kept apart from core-service.ts so the
  * service stays testable with fakes.
  */
-import type { Exchange } from '../model.js';
-import { ErrorCodes, NetlensError } from '../errors.js';
-import { parseHar, formatIssue } from '../har/reader.js';
-import { exchangeToEntry } from '../har/entry.js';
-import { NETLENS_CREATOR } from '../har/writer.js';
 import { launchBrowser } from '../browser/launch.js';
-import type { HarLog } from './har-types.js';
-import { memorySessions, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
-
-/** HAR text → log, with the HAR module's tolerant reader (clear errors naming the bad field). */
-export function parseHarForImport(fileName: string, text: string): HarLog {
-  const result = parseHar(text);
-  if (!result.har || result.errors.length > 0) {
-    const details = result.errors.slice(0, 3).map((e) => formatIssue('error', e)).join('; ');
-    throw new NetlensError(ErrorCodes.API_BAD_REQUEST, `${fileName} cannot be opened as a HAR file: ${details || 'unknown error'}.`);
-  }
-  return result.har.log as HarLog;
-}
-
-/** Live exchanges → a HAR 1.2 log (the HAR module's conversion, bodies included). */
-export function captureToHar(exchanges: Exchange[]): HarLog {
-  return {
-    version: '1.2',
-    creator: { ...NETLENS_CREATOR },
-    pages: [],
-    entries: exchanges.map((x) => exchangeToEntry(x)),
-  } as HarLog;
-}
+import { storeBackend } from '../sessions/backend.js';
+import { runLab } from '../lab/runner.js';
+import type { BrowserBackend, LabBackend, SessionBackend } from './backends.js';
 
 const realBrowser: BrowserBackend = {
   available: true,
@@ -48,10 +24,15 @@ const realBrowser: BrowserBackend = {
   },
 };
 
-export async function coreBackends(_dataDir: string): Promise<{ sessions: SessionBackend; lab: LabBackend; browser: BrowserBackend }> {
+const realLab: LabBackend = {
+  available: true,
+  run: (config, { signal, onProgress }) => runLab(config, { signal, onProgress }),
+};
+
+export async function coreBackends(dataDir: string): Promise<{ sessions: SessionBackend; lab: LabBackend; browser: BrowserBackend }> {
   return {
-    sessions: memorySessions({ parse: parseHarForImport, captureLog: captureToHar }),
-    lab: unavailableLab,
+    sessions: storeBackend(dataDir),
+    lab: realLab,
     browser: realBrowser,
   };
 }

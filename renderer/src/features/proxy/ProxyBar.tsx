@@ -64,7 +64,7 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
         </button>
       )}
       <button className="btn ghost" onClick={() => setPanel(panel === 'settings' ? undefined : 'settings')} aria-expanded={panel === 'settings'} data-testid="proxy-settings">
-        ⚙ Settings
+        Settings
       </button>
       <button
         className="btn"
@@ -79,7 +79,7 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
         Launch browser
       </button>
       <button className="btn ghost" onClick={() => setPanel(panel === 'ca' ? undefined : 'ca')} data-testid="proxy-ca">
-        🔒 CA
+        CA certificate
       </button>
       {panel === 'settings' && draft && (
         <div className="popover" data-testid="settings-panel">

@@ -42,8 +42,10 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
     }
   };
 
-  const importFiles = async (files: FileList | File[]) => {
-    for (const file of Array.from(files)) {
+  const importFiles = async (fileList: FileList | File[]) => {
+    // Copy first: the input's live FileList empties when the input is reset.
+    const files = Array.from(fileList);
+    for (const file of files) {
       setBusy(`Importing ${file.name}…`);
       try {
         const info = await api.importHar({ fileName: file.name, text: await file.text() });
