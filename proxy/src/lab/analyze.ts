@@ -38,7 +38,16 @@ export function analyze(
         if (x.length > 0 && y.length > 0) comparisons[m] = compare(x, y, base, m, options.alpha);
       }
     }
-    return { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false };
+    const result: CellResult = { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false };
+    const med = stats.loadMs?.median;
+    if (med !== undefined) {
+      let best = -1;
+      cellRuns.forEach((r, i) => {
+        if (r.ok && r.loadMs !== undefined && (best < 0 || Math.abs(r.loadMs - med) < Math.abs(cellRuns[best].loadMs! - med))) best = i;
+      });
+      if (best >= 0) result.representativeRun = best;
+    }
+    return result;
   });
   for (const r of results) {
     r.noisyBaseline = baselines.has(r.id) && (r.stats.loadMs?.cv ?? 0) > NOISY_CV;

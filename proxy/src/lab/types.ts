@@ -172,6 +172,8 @@ export interface CellResult {
   comparisons: Partial<Record<MetricName, Comparison>>;
   /** This cell serves as a baseline and its loadMs CV is above 10%: its comparisons are shaky. */
   noisyBaseline: boolean;
+  /** Index in `runs` of the successful run whose loadMs is closest to the median (for waterfalls); absent when none succeeded. */
+  representativeRun?: number;
 }
 
 export interface MachineInfo {

@@ -28,7 +28,7 @@ describe.skipIf(!chromePath)('netlens record (real Chromium through the real pro
     let text = '';
     stdout.on('data', (c) => (text += c));
     stderr.on('data', (c) => (text += c));
-    const code = await main(['record', site.url, '--out', out, '--browser-har', browserHar, '--quiet-ms', '200', '--data-dir', path.join(dir, 'data')], {
+    const code = await main(['record', site.url, '--out', out, '--browser-har', browserHar, '--quiet-ms', '200', '--timeout-ms', '15000', '--data-dir', path.join(dir, 'data')], {
       stdout: stdout as unknown as typeof process.stdout,
       stderr: stderr as unknown as typeof process.stderr,
     });

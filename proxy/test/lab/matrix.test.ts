@@ -72,6 +72,9 @@ describe('analyze', () => {
     expect(proxied.stats.loadMs?.n).toBe(5);
     expect(proxied.comparisons.loadMs).toMatchObject({ baseline: 'direct+h2', ratio: 2, significant: true, cliffsDelta: 1 });
     expect(direct.noisyBaseline).toBe(false);
+    // The run closest to the median load time, for waterfalls.
+    expect(direct.runs[direct.representativeRun!].loadMs).toBe(100);
+    expect(proxied.runs[proxied.representativeRun!].loadMs).toBe(200);
   });
 
   it('flags a noisy baseline (CV > 10%)', () => {

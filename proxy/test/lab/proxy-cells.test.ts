@@ -27,6 +27,7 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
       cells: ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle', 'proxy+h2+tunnel'],
       runs: 4,
       quietMs: 200,
+      timeoutMs: 10_000,
       seed: 7,
       outDir: path.join(dir, 'out'),
       dataDir: path.join(dir, 'data'),
