@@ -74,7 +74,7 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
       expect(urls).toEqual(expect.arrayContaining(['/', '/a.png', '/b.png', '/c.png', '/late.png']));
       expect(c.loadMs).toBeGreaterThan(0);
       // The late image started after load: the run's span covers it.
-      expect(c.loadMs).toBeGreaterThan(c.har.log.pages[0].pageTimings.onLoad ?? 0);
+      expect(c.loadMs).toBeGreaterThan(c.har.log.pages?.[0]?.pageTimings?.onLoad ?? 0);
       expect(c.har.log.entries.every((e) => e.response.httpVersion === 'http/1.1')).toBe(true);
     } finally {
       await b.close();

@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-function h1Get(site: TestSite, p: string): Promise<{ status: number; body: Buffer; chunks: number; headers: http.IncomingHttpHeaders; alpn?: string | false }> {
+function h1Get(site: TestSite, p: string): Promise<{ status: number; body: Buffer; chunks: number; headers: http.IncomingHttpHeaders; alpn?: string | false | null }> {
   return new Promise((resolve, reject) => {
     const req = https.get(new URL(p, site.url), { ca: ca.certPem, agent: false, ALPNProtocols: ['http/1.1'] } as https.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
