@@ -198,7 +198,7 @@ async function roundTrip(name: string, expected: number, traffic: () => Promise<
 describe('HAR round trip through the real proxy', () => {
   it('plain HTTP: record → export → schema → import → export gives identical entries', async (ctx) => {
     if (skipReason) ctx.skip();
-    let gzRaw = Buffer.alloc(0);
+    let gzRaw: Buffer = Buffer.alloc(0);
     const entries = await roundTrip('plain', 5, async () => {
       // The proxy passes bodies through as sent: the client gets them compressed.
       gzRaw = await within(5000, 'GET /gzip', plainRequest('/gzip?a=1&b=two', { headers: [['X-Zeta', 'z'], ['x-alpha', 'a'], ['Cookie', 'k=v']] }));

@@ -29,6 +29,8 @@ describe('time scale', () => {
     expect(ticks.at(-1)!.time).toBe(1000);
     const secs = createTimeScale({ start: 0, end: 20_000 }, 400).ticks(80);
     expect(secs[1]!.label).toBe('5 s');
+    const days = createTimeScale({ start: 0, end: 40 * 86_400_000 }, 400).ticks(80);
+    expect(days[1]!.label).toBe('10 d');
   });
 
   it('zooms around an anchor and stays inside the bounds', () => {

@@ -55,9 +55,16 @@ export function createTimeScale(range: TimeRange, width: number): TimeScale {
   return scale;
 }
 
-/** Smallest 1/2/5 × 10^k step ≥ `minStep` ms. */
+/** Clock-friendly steps once a step exceeds a minute (10 min, 1 h, 1 d rather than 1,000,000 ms). */
+const CLOCK_STEPS = [1, 2, 5, 10, 15, 30].map((m) => m * 60_000).concat([1, 2, 3, 6, 12].map((h) => h * 3_600_000), [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => d * 86_400_000));
+
+/** Smallest 1/2/5 × 10^k step ≥ `minStep` ms (clock units above a minute). */
 export function niceStep(minStep: number): number {
   if (!(minStep > 0) || !Number.isFinite(minStep)) return 1;
+  if (minStep > 60_000) {
+    const step = CLOCK_STEPS.find((s) => s >= minStep);
+    if (step) return step;
+  }
   const exp = Math.floor(Math.log10(minStep));
   for (const m of [1, 2, 5, 10]) {
     const step = m * 10 ** exp;
@@ -66,7 +73,15 @@ export function niceStep(minStep: number): number {
   return 10 ** (exp + 1);
 }
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
 function formatTick(t: number, step: number): string {
+  // Imported HARs can span days (entries recorded weeks apart): label in the unit of the step.
+  if (step >= DAY) return `${+(t / DAY).toFixed(1)} d`;
+  if (step >= HOUR) return `${+(t / HOUR).toFixed(1)} h`;
+  if (step >= MINUTE) return `${+(t / MINUTE).toFixed(1)} min`;
   if (step >= 1000) return `${+(t / 1000).toFixed(step >= 10_000 ? 0 : 1)} s`;
   if (step >= 1) return `${Math.round(t)} ms`;
   return `${+t.toFixed(Math.min(3, Math.ceil(-Math.log10(step))))} ms`;

@@ -19,7 +19,8 @@ export function FilterBar({ filter, onChange, rows, children }: { filter: Traffi
       <input
         type="search"
         className="filter-input"
-        placeholder="Filter  (text, -exclude, status:404, method:POST, host:, type:, /regex/)"
+        placeholder="Filter URLs   status:404  -exclude  /regex/"
+        title="Terms all must match: text (URL), -text (exclude), method:POST, status:404 or status:4xx, host:, type:image, mime:json, larger-than:10k, /regex/"
         value={filter.text}
         onChange={(e) => onChange({ ...filter, text: e.target.value })}
         aria-label="Filter"

@@ -167,7 +167,7 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
 function Tooltip({ hover, origin }: { hover: Hover; origin: number }) {
   const r = hover.row;
   const segs = phaseSegments(r.timings);
-  const left = Math.min(hover.x + 14, window.innerWidth - 300);
+  const left = Math.max(4, Math.min(hover.x + 14, window.innerWidth - 450));
   const top = Math.min(hover.y + 14, window.innerHeight - 60 - segs.length * 18);
   return (
     <div className="wf-tooltip" style={{ left, top }} data-testid="waterfall-tooltip">

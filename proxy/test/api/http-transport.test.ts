@@ -1,0 +1,198 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WebSocket } from 'ws';
+import { CoreService } from '../../src/api/core-service.js';
+import { startHttpTransport, type HttpTransport } from '../../src/api/http-transport.js';
+import type { NetlensEvent } from '../../src/api/contract.js';
+import { exchange, fakeProxy, type FakeProxy } from './helpers.js';
+
+const TOKEN = 'test-token-0123456789';
+let dir: string;
+let service: CoreService;
+let transport: HttpTransport;
+let proxy: FakeProxy;
+let base: string;
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-api-'));
+  const staticDir = path.join(dir, 'ui');
+  fs.mkdirSync(path.join(staticDir, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>Netlens</title>');
+  fs.writeFileSync(path.join(staticDir, 'assets', 'app.js'), 'console.log(1)');
+  proxy = fakeProxy();
+  service = new CoreService({ dataDir: dir, startProxy: proxy.start, batchMs: 50, version: '9.9.9' });
+  await service.startProxy();
+  transport = await startHttpTransport({ service, token: TOKEN, staticDir });
+  base = `http://127.0.0.1:${transport.port}`;
+});
+
+afterEach(async () => {
+  await transport.close();
+  await service.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function command(name: string, args?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${base}/api/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+    body: args === undefined ? '' : JSON.stringify(args),
+  });
+}
+
+async function ok<T>(name: string, args?: unknown): Promise<T> {
+  const res = await command(name, args);
+  const body = (await res.json()) as { ok: boolean; result: T; error?: { message: string } };
+  expect(res.status, body.error?.message).toBe(200);
+  return body.result;
+}
+
+function openSocket(headers: Record<string, string> = {}, token = TOKEN): Promise<{ ws: WebSocket; events: NetlensEvent[] } | { status: number }> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events?token=${token}`, { headers: { origin: base, ...headers } });
+    const events: NetlensEvent[] = [];
+    ws.on('message', (m) => events.push(JSON.parse(String(m))));
+    ws.on('open', () => resolve({ ws, events }));
+    ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+    ws.on('error', () => undefined);
+  });
+}
+
+describe('serve transport: token and origin', () => {
+  it('refuses commands without the token (401) or with a wrong one (401), accepts the right one', async () => {
+    const none = await fetch(`${base}/api/getStatus`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as { error: { code: string } }).error.code).toBe('NL_API_UNAUTHORIZED');
+    expect((await command('getStatus', undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await command('getStatus')).status).toBe(200);
+  });
+
+  it('serves the page only with the token, then its assets by cookie', async () => {
+    expect((await fetch(`${base}/`)).status).toBe(401);
+    expect((await fetch(`${base}/assets/app.js`)).status).toBe(401);
+    const page = await fetch(`${base}/?token=${TOKEN}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+    expect(cookie).toBe(`netlens_token=${TOKEN}`);
+    const asset = await fetch(`${base}/assets/app.js`, { headers: { cookie } });
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toBe('console.log(1)');
+    expect((await fetch(`${base}/../../etc/passwd?token=${TOKEN}`)).status).toBe(404);
+  });
+
+  it('refuses cross-origin requests and foreign Host headers even with the token (403)', async () => {
+    const evil = await command('getStatus', undefined, { origin: 'http://evil.example' });
+    expect(evil.status).toBe(403);
+    expect(((await evil.json()) as { error: { code: string } }).error.code).toBe('NL_API_FORBIDDEN');
+    expect((await command('getStatus', undefined, { origin: base })).status).toBe(200);
+    expect((await command('getStatus', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    // DNS rebinding: a page on attacker.example resolving to 127.0.0.1 sends its own Host.
+    const http = await import('node:http');
+    const status = await new Promise<number>((resolve) => {
+      http
+        .request({ host: '127.0.0.1', port: transport.port, path: '/api/getStatus', method: 'POST', headers: { host: 'attacker.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('refuses event sockets without the token or from another origin', async () => {
+    expect(await openSocket({}, 'nope')).toEqual({ status: 401 });
+    expect(await openSocket({ origin: 'http://evil.example' })).toEqual({ status: 403 });
+    const good = await openSocket();
+    expect('ws' in good).toBe(true);
+    if ('ws' in good) good.ws.close();
+  });
+
+  it('needs JSON commands and known names', async () => {
+    expect((await command('getStatus', undefined, { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await command('rmRfEverything')).status).toBe(404);
+    const bad = await command('getExchange', { id: 'x404' });
+    expect(bad.status).toBe(404);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('NL_NOT_FOUND');
+    const invalid = await command('getExchangeBody', { id: 42 });
+    expect(invalid.status).toBe(400);
+  });
+});
+
+describe('serve transport: commands and events', () => {
+  it('reports status with the proxy the service started', async () => {
+    const s = await ok<{ version: string; proxy: { running: boolean; address: { url: string } }; exchangeCount: number }>('getStatus');
+    expect(s.version).toBe('9.9.9');
+    expect(s.proxy.running).toBe(true);
+    expect(s.proxy.address.url).toBe('http://127.0.0.1:8080');
+    const stopped = await ok<{ running: boolean }>('stopProxy');
+    expect(stopped.running).toBe(false);
+    const restarted = await ok<{ running: boolean; config: { http2: boolean; port: number } }>('startProxy', { http2: false, port: 18181 });
+    expect(restarted.running).toBe(true);
+    expect(restarted.config).toMatchObject({ http2: false, port: 18181 });
+    expect(proxy.starts.at(-1)).toMatchObject({ http2: false, port: 18181 });
+  });
+
+  it('batches exchange events: 60 exchanges arrive in a few messages, each row final', async () => {
+    const sock = await openSocket();
+    if (!('ws' in sock)) throw new Error(`socket refused: ${sock.status}`);
+    const n = 60;
+    for (let i = 0; i < n; i++) {
+      const x = exchange(`x${i}`);
+      proxy.emit({ type: 'request', exchange: { id: x.id, clientConnectionId: 'c1', startedDateTime: x.startedDateTime, transport: x.transport, clientProtocol: 'h2', method: 'GET', url: x.request.url, headers: x.request.headers, timestamps: { start: 1 } } });
+      proxy.emit({ type: 'complete', exchange: x });
+    }
+    const deadline = Date.now() + 5_000;
+    const rows = new Map<string, string>();
+    while (Date.now() < deadline) {
+      for (const e of sock.events) if (e.type === 'exchanges') for (const r of e.items) rows.set(r.id, r.state);
+      if (rows.size === n) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const batches = sock.events.filter((e) => e.type === 'exchanges');
+    expect(rows.size).toBe(n);
+    expect([...rows.values()].every((s) => s === 'complete')).toBe(true);
+    // 120 proxy events (request + complete each) were coalesced per id and flushed together.
+    expect(batches.length).toBeLessThanOrEqual(3);
+    sock.ws.close();
+
+    const list = await ok<Array<{ id: string; host: string; path: string; status: number; timings: { wait: number } }>>('listExchanges');
+    expect(list).toHaveLength(n);
+    expect(list[0]).toMatchObject({ id: 'x0', host: 'example.test', path: '/items/x0?q=1', status: 200 });
+    expect(list[0]!.timings.wait).toBe(10);
+  });
+
+  it('gives details without bodies, and bodies decoded on request', async () => {
+    proxy.emit({ type: 'complete', exchange: exchange('x1', { gzip: true, body: '{"hello":"wörld"}' }) });
+    proxy.emit({ type: 'error', exchange: exchange('x2', { error: true }) });
+    const detail = await ok<{ response: { headers: string[][] }; request: { headers: string[][] }; clientTimings: { total: number } }>('getExchange', { id: 'x1' });
+    expect(detail.response.headers).toContainEqual(['Content-Encoding', 'gzip']);
+    expect(detail.request.headers[0]).toEqual([':authority', 'example.test']);
+    expect(JSON.stringify(detail)).not.toContain('bytes');
+    const body = await ok<{ kind: string; data: string; contentEncoding: string; mimeType: string }>('getExchangeBody', { id: 'x1', side: 'response' });
+    expect(body).toMatchObject({ kind: 'text', data: '{"hello":"wörld"}', contentEncoding: 'gzip', mimeType: 'application/json' });
+    const failed = await ok<Array<{ id: string; state: string; error?: { code: string } }>>('listExchanges');
+    expect(failed.find((r) => r.id === 'x2')).toMatchObject({ state: 'error', error: { code: 'NL_UPSTREAM_REFUSED' } });
+    const cleared = await ok<{ cleared: number }>('clearExchanges');
+    expect(cleared.cleared).toBe(2);
+    expect(await ok<unknown[]>('listExchanges')).toEqual([]);
+  });
+
+  it('imports, lists, opens, renames, exports and deletes HAR sessions', async () => {
+    const har = fs.readFileSync(new URL('../../../e2e/fixtures/chrome.har', import.meta.url), 'utf8');
+    const info = await ok<{ id: string; entryCount: number; name: string }>('importHar', { fileName: 'chrome.har', text: har });
+    expect(info).toMatchObject({ entryCount: 3, name: 'chrome' });
+    expect(await ok<unknown[]>('listSessions')).toHaveLength(1);
+    const opened = await ok<{ log: { entries: unknown[] } }>('openSession', { id: info.id });
+    expect(opened.log.entries).toHaveLength(3);
+    expect((await ok<{ name: string }>('saveSession', { id: info.id, name: 'renamed' })).name).toBe('renamed');
+    const exported = await ok<{ text: string }>('exportHar', { id: info.id });
+    expect(JSON.parse(exported.text).log.entries).toHaveLength(3);
+    expect((await ok<{ deleted: boolean }>('deleteSession', { id: info.id })).deleted).toBe(true);
+    const broken = await command('importHar', { fileName: 'broken.har', text: '{"log":' });
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { message: string } }).error.message).toContain('broken.har');
+  });
+});
