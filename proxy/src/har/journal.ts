@@ -72,16 +72,47 @@ export class JournalWriter {
   }
 }
 
-interface EntryRef {
-  offset: number;
-  length: number;
-  started: number;
+/**
+ * Where each entry line is: parallel typed arrays (24 bytes per entry) rather
+ * than an object per entry, so indexing 100k+ entries stays a few MiB.
+ */
+export class EntryIndex {
+  private offsets = new Float64Array(1024);
+  private lengths = new Uint32Array(1024);
+  private starts = new Float64Array(1024);
+  length = 0;
+
+  push(offset: number, length: number, started: number): void {
+    if (this.length === this.offsets.length) {
+      const grow = <T extends Float64Array | Uint32Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.offsets = grow(this.offsets);
+      this.lengths = grow(this.lengths);
+      this.starts = grow(this.starts);
+    }
+    this.offsets[this.length] = offset;
+    this.lengths[this.length] = length;
+    this.starts[this.length] = started;
+    this.length++;
+  }
+
+  /** Positions of the entries, oldest start first (stable for equal starts). */
+  *sorted(): Generator<{ offset: number; length: number }> {
+    const order = new Uint32Array(this.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    const starts = this.starts;
+    order.sort((a, b) => starts[a] - starts[b] || a - b);
+    for (const i of order) yield { offset: this.offsets[i], length: this.lengths[i] };
+  }
 }
 
 export interface JournalScan {
   meta?: JournalMeta;
   pages: HarPage[];
-  entryRefs: EntryRef[];
+  entries: EntryIndex;
   /** Bytes at the end that do not form a whole line (a write cut short by a crash). */
   incompleteTail: number;
   /** Lines that are not journal records (kept out of the HAR). */
@@ -92,7 +123,7 @@ const LINE_HEAD = /^\{"t":"(meta|page|entry)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
-  const scan: JournalScan = { pages: [], entryRefs: [], incompleteTail: 0, damagedLines: 0 };
+  const scan: JournalScan = { pages: [], entries: new EntryIndex(), incompleteTail: 0, damagedLines: 0 };
   const pages = new Map<string, HarPage>();
   let carry: Buffer[] = [];
   let carryLength = 0;
@@ -105,7 +136,7 @@ export async function scanJournal(file: string): Promise<JournalScan> {
       return;
     }
     if (head[1] === 'entry') {
-      scan.entryRefs.push({ offset, length: line.length, started: Number(head[2] ?? 0) });
+      scan.entries.push(offset, line.length, Number(head[2] ?? 0));
       return;
     }
     try {
@@ -143,10 +174,9 @@ export async function scanJournal(file: string): Promise<JournalScan> {
  * order; the journal holds them in completion order). Reads one line at a time.
  */
 export async function* journalEntries(file: string, scan: JournalScan, onDamaged?: () => void): AsyncGenerator<HarEntry> {
-  const refs = [...scan.entryRefs].sort((a, b) => a.started - b.started);
   const fh = await fs.promises.open(file, 'r');
   try {
-    for (const ref of refs) {
+    for (const ref of scan.entries.sorted()) {
       const buf = Buffer.allocUnsafe(ref.length);
       await fh.read(buf, 0, ref.length, ref.offset);
       let record: { entry?: HarEntry };
