@@ -9,7 +9,7 @@ import { makeExchange } from './make-exchange.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/har');
 const fixture = (name: string) => path.join(FIXTURES, name);
-const REAL = ['chrome.har', 'firefox.har', 'safari.har', 'charles.har', 'insomnia.har', 'postdata.har', 'head-content-length.har', 'with-bom.har', 'websocket.har', 'error_log.har', 'corrupted_gzip_body.har'];
+const REAL = ['chrome.har', 'firefox.har', 'safari.har', 'charles.har', 'insomnia.har', 'postdata.har', 'head-content-length.har', 'with-bom.har', 'websocket.har', 'error_log.har', 'corrupted_gzip_body.har', 'chrome-har-capturer.har', 'netlens-proxy.har'];
 
 function minimal(entries: unknown[] = [entry()]) {
   return { log: { version: '1.2', creator: { name: 't', version: '1' }, pages: [], entries } };
@@ -55,6 +55,17 @@ describe('reading real HAR files', () => {
     expect(result.har!.log.entries[0].serverIPAddress).toBe('::1');
     expect(result.har!.log.entries[1].request.url).toBe('http://example.test/a%20b');
     expect(schemaProblems(result.har)).toEqual([]);
+  });
+
+  it('reads a real Chrome page load recorded by the Netlens proxy with no warnings, matching the browser-side HAR', async () => {
+    const proxySide = await readHarFile(fixture('netlens-proxy.har'));
+    const browserSide = await readHarFile(fixture('chrome-har-capturer.har'));
+    expect(proxySide.warnings).toEqual([]);
+    const urls = (r: typeof proxySide) => r.har!.log.entries.map((e) => `${e.request.method} ${e.request.url}`).sort();
+    expect(urls(proxySide)).toEqual(urls(browserSide));
+    // One navigation: every request belongs to its page.
+    expect(proxySide.har!.log.pages).toHaveLength(1);
+    expect(new Set(proxySide.har!.log.entries.map((e) => e.pageref))).toEqual(new Set(['page_1']));
   });
 
   it('has no warnings at all for a HAR that Netlens writes', () => {
