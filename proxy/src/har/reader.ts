@@ -298,7 +298,7 @@ function normalizeServerIP(v: unknown): string | undefined {
   return /^[\d.]+$/.test(ip) || ip.includes(':') ? ip : undefined;
 }
 
-function normalizeEntry(e: Record<string, unknown>): HarEntry {
+function normalizeEntry(e: Record<string, unknown>, pageIds: Set<string>): HarEntry {
   const timings = normalizeTimings(e.timings);
   const entry: HarEntry = {
     ...e,
@@ -320,7 +320,16 @@ function normalizeEntry(e: Record<string, unknown>): HarEntry {
     if (e.connection === null || e.connection === undefined) delete entry.connection;
     else entry.connection = String(e.connection);
   }
-  if ('pageref' in e && typeof e.pageref !== 'string') delete entry.pageref;
+  // HAR 1.2: time is the sum of the phases. Tools that count ssl twice get it fixed; their value is kept.
+  const sum = timeOf(timings);
+  if (Math.abs(sum - entry.time) > 1) {
+    entry._time = entry.time;
+    entry.time = sum;
+  }
+  if ('pageref' in e && (typeof e.pageref !== 'string' || !pageIds.has(e.pageref))) {
+    if (e.pageref !== undefined && e.pageref !== null) entry._pageref = e.pageref;
+    delete entry.pageref;
+  }
   if ('comment' in e && typeof e.comment !== 'string') delete entry.comment;
   return entry;
 }
@@ -342,12 +351,14 @@ function normalizeHar(har: Har): Har {
     ...log,
     version: str(log.version, '1.2'),
     creator: { ...creator, name: str(creator.name, 'unknown'), version: str(creator.version) },
-    entries: (log.entries as Record<string, unknown>[]).map(normalizeEntry),
+    entries: [],
   };
-  if (isObject(log.browser)) out.browser = { ...log.browser, name: str(log.browser.name, 'unknown'), version: str(log.browser.version) };
-  else delete out.browser;
   if (Array.isArray(log.pages)) out.pages = log.pages.filter(isObject).map(normalizePage);
   else delete out.pages;
+  const pageIds = new Set((out.pages ?? []).map((p) => p.id));
+  out.entries = (log.entries as Record<string, unknown>[]).map((e) => normalizeEntry(e, pageIds));
+  if (isObject(log.browser)) out.browser = { ...log.browser, name: str(log.browser.name, 'unknown'), version: str(log.browser.version) };
+  else delete out.browser;
   if ('comment' in log && typeof log.comment !== 'string') delete out.comment;
   return { ...har, log: out };
 }

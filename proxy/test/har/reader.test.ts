@@ -25,6 +25,8 @@ describe('reading real HAR files', () => {
     expect(result.errors).toEqual([]);
     expect(result.har!.log.entries.length).toBe(raw.log.entries.length);
     expect(schemaProblems(result.har)).toEqual([]);
+    // What was read is clean: written out again (as Netlens exports it), it has no warnings.
+    expect(parseHar(JSON.stringify(result.har)).warnings).toEqual([]);
   });
 
   it('keeps unknown _ fields as they are', async () => {
