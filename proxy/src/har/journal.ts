@@ -199,13 +199,14 @@ export interface JournalExport extends WriteResult {
 }
 
 /** Assembles a HAR file from a journal, streaming (bounded memory whatever its length). */
-export async function exportJournal(journalFile: string, harFile: string, head: Partial<HarHead> = {}): Promise<JournalExport> {
+export async function exportJournal(journalFile: string, harFile: string, head: Partial<HarHead> = {}, options: { mode?: number } = {}): Promise<JournalExport> {
   const scan = await scanJournal(journalFile);
   let skipped = scan.damagedLines + (scan.incompleteTail > 0 ? 1 : 0);
   const result = await writeHar(
     harFile,
     { creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR, pages: head.pages ?? scan.pages, browser: head.browser, comment: head.comment, extra: head.extra },
     journalEntries(journalFile, scan, () => skipped++),
+    options,
   );
   return { ...result, skipped };
 }

@@ -46,11 +46,16 @@ const ENTRY_INDENT = '\n      ';
  * Writes a HAR file from an (async) iterable of entries. Honors back-pressure, so
  * memory stays bounded by one entry plus the stream's buffer.
  */
-export async function writeHar(file: string, head: HarHead, entries: Iterable<HarEntry> | AsyncIterable<HarEntry>): Promise<WriteResult> {
+export async function writeHar(
+  file: string,
+  head: HarHead,
+  entries: Iterable<HarEntry> | AsyncIterable<HarEntry>,
+  options: { mode?: number } = {},
+): Promise<WriteResult> {
   const dir = path.dirname(path.resolve(file));
   await fs.promises.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const out = fs.createWriteStream(tmp, { flags: 'wx' });
+  const out = fs.createWriteStream(tmp, { flags: 'wx', mode: options.mode ?? 0o666 });
   let bytes = 0;
   let count = 0;
   const write = async (s: string) => {

@@ -77,7 +77,7 @@ export class SessionIndex {
 
   /** Runs `change` on the current list under the lock and writes the result atomically. */
   async update<T>(change: (sessions: SessionRecord[]) => T | Promise<T>): Promise<T> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.lock();
     try {
       const sessions = await this.read();
@@ -91,7 +91,7 @@ export class SessionIndex {
 
   /** Replaces the whole list (used to rebuild a damaged index). */
   async replace(sessions: SessionRecord[]): Promise<void> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     await this.lock();
     try {
       await this.write(sessions);

@@ -172,7 +172,8 @@ export class SessionStore {
 
   private async writeStored(id: string, head: HarHead, entries: Iterable<HarEntry> | AsyncIterable<HarEntry>): Promise<WriteResult> {
     try {
-      return await writeHar(this.harPath(id), head, entries);
+      // Sessions hold cookies and tokens: readable by the user only, like the CA key.
+      return await writeHar(this.harPath(id), head, entries, { mode: 0o600 });
     } catch (err) {
       throw new NetlensError(ErrorCodes.SESSION_STORE, `cannot write ${this.harPath(id)}: ${(err as Error).message}`, { cause: err });
     }
@@ -217,7 +218,7 @@ export class SessionStore {
   async startRecording(events: EventStream, options: { name?: string; source?: SessionSource; onError?: (err: Error) => void } = {}): Promise<Recording> {
     const id = newId();
     const name = options.name ?? `Recording ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const info: SessionRecord = { id, name, createdAt: new Date().toISOString(), entryCount: 0, source: options.source ?? 'capture', sizeBytes: 0, state: 'recording', pid: process.pid };
     await this.index.update((sessions) => void sessions.push(info));
     const recorder = new HarRecorder(events, { journalFile: this.journalPath(id), name, onError: options.onError });
@@ -234,7 +235,7 @@ export class SessionStore {
 
   /** Journal → HAR, index updated, journal removed (in that order: a crash in between loses nothing). */
   private async finishJournal(id: string): Promise<SessionRecord> {
-    const result = await exportJournal(this.journalPath(id), this.harPath(id));
+    const result = await exportJournal(this.journalPath(id), this.harPath(id), {}, { mode: 0o600 });
     const saved = await this.index.update((sessions) => {
       let s = sessions.find((x) => x.id === id);
       if (!s) {

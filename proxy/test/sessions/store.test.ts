@@ -132,3 +132,29 @@ describe('SessionStore', () => {
     expect((await store.get(session.id)).state).toBe('saved');
   });
 });
+
+describe('storeBackend (the API\'s SessionBackend)', () => {
+  it('persists sessions across backend instances and exports the stored HAR text', async () => {
+    const { storeBackend } = await import('../../src/sessions/backend.js');
+    const api = storeBackend(dataDir);
+    expect(api.persistent).toBe(true);
+    const text = fs.readFileSync(path.join(FIXTURES, 'postdata.har'), 'utf8');
+    const info = await api.importHar('postdata.har', text);
+    expect(info).toMatchObject({ name: 'postdata', entryCount: 1, source: 'import' });
+    const saved = await api.saveCapture('live', [makeExchange(), makeExchange()]);
+    expect(saved).toMatchObject({ entryCount: 2, source: 'capture' });
+    // A second instance (another window, a restart) sees the same sessions.
+    const again = storeBackend(dataDir);
+    expect((await again.list()).map((s) => s.name).sort()).toEqual(['live', 'postdata']);
+    const opened = await again.open(saved.id);
+    expect(opened.log.entries).toHaveLength(2);
+    const exported = await again.exportHar(saved.id);
+    expect(exported.fileName).toBe('live.har');
+    expect(JSON.parse(exported.text).log.entries).toHaveLength(2);
+    await expect(again.importHar('bad.har', '{"log":{}}')).rejects.toMatchObject({ code: 'NL_HAR_INVALID', message: expect.stringContaining('log.entries: missing') });
+    expect(await again.delete(info.id)).toBe(true);
+    expect(await again.list()).toHaveLength(1);
+    // Stored sessions are private to the user.
+    expect(fs.statSync(store.harPath(saved.id)).mode & 0o077).toBe(0);
+  });
+});
