@@ -62,6 +62,12 @@ test('a Firefox HAR opens too, and a broken file gives a clear error', async ({ 
   await page.getByTestId('tab-sessions').click();
   await page.getByTestId('import-input').setInputFiles(path.join(FIXTURES, 'firefox.har'));
   await expect(page.getByTestId('traffic-row')).toHaveCount(14);
+  // A real page load: the waterfall shows the page, then its subresources.
+  await page.getByTestId('tab-waterfall').click();
+  await expect(page.getByTestId('waterfall-row')).toHaveCount(14);
+  await page.getByTestId('waterfall-row').nth(13).locator('.bar').first().hover();
+  await expect(page.getByTestId('waterfall-tooltip')).toBeVisible();
+  await snap(page, 'har-waterfall-firefox');
 
   await page.getByTestId('tab-sessions').click();
   await page.getByTestId('import-input').setInputFiles({ name: 'broken.har', mimeType: 'application/json', buffer: Buffer.from('{"log": {"entries": [') });

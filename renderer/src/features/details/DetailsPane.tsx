@@ -34,10 +34,10 @@ function Headers({ headers }: { headers: HeaderList }) {
   );
 }
 
-function HeaderLine({ name, value }: { name: string; value: string }) {
+function HeaderLine({ name, value, plain }: { name: string; value: string; plain?: boolean }) {
   return (
     <>
-      <span className="k">{name}</span>
+      <span className={plain ? 'k plain' : 'k'}>{name}</span>
       <span className="v">{value}</span>
     </>
   );
@@ -98,7 +98,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
             <Section title="General" testid="details-general">
               <div className="kv">
                 {general.map(([k, v]) => (
-                  <HeaderLine key={k} name={k} value={v as string} />
+                  <HeaderLine key={k} name={k} value={v as string} plain />
                 ))}
               </div>
             </Section>

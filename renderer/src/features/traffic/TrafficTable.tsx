@@ -23,7 +23,8 @@ const COLUMNS: Array<{ key: SortKey; label: string; width: string; num?: boolean
   { key: 'time', label: 'Time', width: '70px', num: true },
   { key: 'start', label: 'Waterfall', width: 'minmax(120px, 1.2fr)' },
 ];
-const TEMPLATE = COLUMNS.map((c) => c.width).join(' ');
+/** With the Details pane open the list narrows: Host and Protocol go (as DevTools drops columns). */
+const COMPACT_HIDDEN = new Set<SortKey>(['host', 'protocol']);
 const WATERFALL_PX = 200; // nominal width the mini bars are laid out in; the cell scales it with CSS
 
 interface Props {
@@ -38,9 +39,14 @@ const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; sc
   if (row.state === 'pending' || !row.timings) {
     return <div className="bar" style={{ left: `${(left / WATERFALL_PX) * 100}%`, width: 2, background: '#5f6368' }} />;
   }
+  const segs = phaseSegments(row.timings);
+  if (segs.length === 0) {
+    // No phase applies (e.g. a refused connection): show the whole duration.
+    return <div className="bar" style={{ left: `${(left / WATERFALL_PX) * 100}%`, width: `${(scale.spanPx(row.duration) / WATERFALL_PX) * 100}%`, background: row.state === 'error' ? '#f28b82' : '#5f6368' }} />;
+  }
   return (
     <>
-      {phaseSegments(row.timings).map((s) => (
+      {segs.map((s) => (
         <div
           key={s.phase}
           className="bar"
@@ -51,12 +57,12 @@ const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; sc
   );
 });
 
-const Row = memo(function Row({ row, selected, onSelect, scale, top }: { row: ExchangeSummary; selected: boolean; onSelect(id: string): void; scale: TimeScale; top: number }) {
+const Row = memo(function Row({ row, selected, onSelect, scale, top, template, compact }: { row: ExchangeSummary; selected: boolean; onSelect(id: string): void; scale: TimeScale; top: number; template: string; compact: boolean }) {
   const cls = statusClassOf(row);
   return (
     <div
       className={`grid-row ${selected ? 'selected' : ''} ${cls === 'error' ? 'error-row' : ''} ${cls === 'pending' ? 'pending-row' : ''}`}
-      style={{ gridTemplateColumns: TEMPLATE, position: 'absolute', top, left: 0, right: 0 }}
+      style={{ gridTemplateColumns: template, position: 'absolute', top, left: 0, right: 0 }}
       onMouseDown={() => onSelect(row.id)}
       role="row"
       aria-selected={selected}
@@ -67,9 +73,9 @@ const Row = memo(function Row({ row, selected, onSelect, scale, top }: { row: Ex
       <div>{displayName(row.url)}</div>
       <div>{row.method}</div>
       <div className={`status-${cls}`}>{row.status ?? (cls === 'pending' ? '…' : '(failed)')}</div>
-      <div className="muted">{row.host}</div>
+      {!compact && <div className="muted">{row.host}</div>}
       <div className="muted">{resourceTypeOf(row)}</div>
-      <div className="muted">{row.protocol}</div>
+      {!compact && <div className="muted">{row.protocol}</div>}
       <div className="num">{formatBytes(row.responseSize)}</div>
       <div className="num">{row.duration >= 0 ? formatMs(row.duration) : 'pending'}</div>
       <div className="mini-wf">
@@ -79,7 +85,9 @@ const Row = memo(function Row({ row, selected, onSelect, scale, top }: { row: Ex
   );
 });
 
-export function TrafficTable({ rows, selectedId, onSelect }: Props) {
+export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
+  const columns = useMemo(() => (compact ? COLUMNS.filter((c) => !COMPACT_HIDDEN.has(c.key)) : COLUMNS), [compact]);
+  const template = columns.map((c) => c.width).join(' ');
   const [sort, setSort] = useState<{ key: SortKey; dir: 'asc' | 'desc' }>({ key: 'start', dir: 'asc' });
   const sorted = useMemo(() => (sort.key === 'start' && sort.dir === 'asc' ? rows : sortRows(rows, sort.key, sort.dir)), [rows, sort]);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -101,8 +109,8 @@ export function TrafficTable({ rows, selectedId, onSelect }: Props) {
 
   return (
     <div className="table-wrap" role="grid" aria-rowcount={sorted.length} data-testid="traffic-table">
-      <div className="grid-head" style={{ gridTemplateColumns: TEMPLATE }}>
-        {COLUMNS.map((c) => (
+      <div className="grid-head" style={{ gridTemplateColumns: template }}>
+        {columns.map((c) => (
           <div key={c.key} onClick={() => onHeader(c.key)} style={c.num ? { justifyContent: 'flex-end' } : undefined} title={`Sort by ${c.label}`}>
             {c.label}
             {sort.key === c.key && !(c.key === 'start' && sort.dir === 'asc') && <span>{sort.dir === 'asc' ? '▲' : '▼'}</span>}
@@ -113,7 +121,7 @@ export function TrafficTable({ rows, selectedId, onSelect }: Props) {
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const row = sorted[v.index]!;
-            return <Row key={row.id} row={row} top={v.start} selected={row.id === selectedId} onSelect={onSelect} scale={scale} />;
+            return <Row key={row.id} row={row} top={v.start} selected={row.id === selectedId} onSelect={onSelect} scale={scale} template={template} compact={compact} />;
           })}
         </div>
       </div>
