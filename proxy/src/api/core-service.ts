@@ -281,7 +281,7 @@ export class CoreService implements NetlensApi {
     return status;
   }
 
-  startProxy(args: CommandArgs<'startProxy'>): Promise<ProxyStatus> {
+  async startProxy(args: CommandArgs<'startProxy'>): Promise<ProxyStatus> {
     const patch = proxyConfigPatch(args, 'startProxy');
     return this.serialize(async () => {
       this.config = { ...this.config, ...patch };
@@ -289,7 +289,7 @@ export class CoreService implements NetlensApi {
     });
   }
 
-  stopProxy(): Promise<ProxyStatus> {
+  async stopProxy(): Promise<ProxyStatus> {
     return this.serialize(async () => {
       await this.stopProxyNow();
       const status = this.proxyStatus();
@@ -298,7 +298,7 @@ export class CoreService implements NetlensApi {
     });
   }
 
-  configureProxy(args: CommandArgs<'configureProxy'>): Promise<ProxyStatus> {
+  async configureProxy(args: CommandArgs<'configureProxy'>): Promise<ProxyStatus> {
     const patch = proxyConfigPatch(args, 'configureProxy');
     return this.serialize(async () => {
       this.config = { ...this.config, ...patch };

@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { CoreService } from '../../src/api/core-service.js';
+import { bodyView } from '../../src/api/body-view.js';
+import type { LabBackend } from '../../src/api/backends.js';
+import type { LabResult, NetlensEvent } from '../../src/api/contract.js';
+import { fakeProxy } from './helpers.js';
+
+const dirs: string[] = [];
+const services: CoreService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function service(lab?: LabBackend) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-core-'));
+  dirs.push(dir);
+  const s = new CoreService({ dataDir: dir, startProxy: fakeProxy().start, lab, batchMs: 10 });
+  services.push(s);
+  const events: NetlensEvent[] = [];
+  s.subscribe((e) => events.push(e));
+  return { s, events, dir };
+}
+
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(cond()).toBe(true);
+};
+
+/** A lab backend that reports progress per page load and honours the AbortSignal. */
+function fakeLab(loadMs = 5): LabBackend {
+  return {
+    available: true,
+    async run(config, { signal, onProgress }) {
+      const total = config.cells!.length * config.runs!;
+      onProgress({ type: 'start', total, cells: config.cells!, url: 'https://127.0.0.1/', expectedRequests: 3 });
+      let completed = 0;
+      for (let i = 0; i < total; i++) {
+        if (signal.aborted) break;
+        onProgress({ type: 'run-start', completed, total, cell: config.cells![i % config.cells!.length]!, round: 0 });
+        await new Promise((r) => setTimeout(r, loadMs));
+        completed++;
+      }
+      fs.mkdirSync(path.join(config.outDir!, 'har'), { recursive: true });
+      fs.writeFileSync(path.join(config.outDir!, 'har', 'run.har'), JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [] } }));
+      return { aborted: signal.aborted, cells: [], config: { ...config, alpha: 0.05 } } as unknown as LabResult;
+    },
+  };
+}
+
+describe('core service: lab runs', () => {
+  it('says clearly when the lab is not installed', async () => {
+    const { s } = service();
+    expect((await s.getLabOptions()).available).toBe(false);
+    await expect(s.startLab({ target: { kind: 'site', images: 5, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toMatchObject({ code: 'NL_FEATURE_UNAVAILABLE' });
+  });
+
+  it('validates the configuration with messages naming the field', async () => {
+    const { s } = service(fakeLab());
+    await expect(s.startLab({ target: { kind: 'site', images: 0, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/images/);
+    await expect(s.startLab({ target: { kind: 'url', url: 'file:///etc/passwd' }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/http/);
+    await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h3' as never], runs: 1 })).rejects.toThrow(/cell/);
+    await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h2'], runs: 0 })).rejects.toThrow(/runs/);
+  });
+
+  it('streams progress, finishes, and serves the HARs it wrote (only inside the run directory)', async () => {
+    const { s, events } = service(fakeLab());
+    const { runId } = await s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h2', 'direct+h1'], runs: 2 });
+    await until(() => events.some((e) => e.type === 'lab-finished'));
+    const progress = events.filter((e) => e.type === 'lab-progress');
+    expect(progress.length).toBeGreaterThanOrEqual(4);
+    expect((await s.getLabRun({ runId })).state).toBe('done');
+    expect((await s.getLabHar({ runId, file: 'har/run.har' })).entries).toEqual([]);
+    await expect(s.getLabHar({ runId, file: '../../../etc/passwd' })).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
+    await expect(s.getLabHar({ runId, file: 'har/none.har' })).rejects.toMatchObject({ code: 'NL_NOT_FOUND' });
+  });
+
+  it('cancels a running lab', async () => {
+    const { s, events } = service(fakeLab(50));
+    const { runId } = await s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h2'], runs: 20 });
+    expect(await s.cancelLab({ runId })).toEqual({ cancelled: true });
+    await until(() => events.some((e) => e.type === 'lab-finished'));
+    expect((await s.getLabRun({ runId })).state).toBe('cancelled');
+    expect(await s.cancelLab({ runId })).toEqual({ cancelled: false });
+  });
+});
+
+describe('core service: proxy settings', () => {
+  it('rejects bad settings and restarts the proxy with good ones', async () => {
+    const { s, events } = service();
+    await expect(s.configureProxy({ port: 70000 })).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
+    await expect(s.configureProxy({ nagle: 'yes' as never })).rejects.toThrow(/nagle/);
+    const off = await s.configureProxy({ nagle: true });
+    expect(off).toMatchObject({ running: false, config: { nagle: true } });
+    const on = await s.startProxy();
+    expect(on).toMatchObject({ running: true, config: { nagle: true } });
+    expect(events.filter((e) => e.type === 'proxy-status').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('reports a proxy that cannot start, with the reason', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-core-'));
+    dirs.push(dir);
+    const s = new CoreService({
+      dataDir: dir,
+      startProxy: async () => {
+        throw Object.assign(new Error('port 8080 is in use'), { code: 'NL_PORT_IN_USE' });
+      },
+    });
+    services.push(s);
+    await expect(s.startProxy()).rejects.toMatchObject({ code: 'NL_PORT_IN_USE' });
+    const status = await s.getStatus();
+    expect(status.proxy.running).toBe(false);
+    expect(status.proxy.error).toMatchObject({ code: 'NL_PORT_IN_USE' });
+    // The CA is still shown so users can trust it before the proxy runs.
+    expect(status.proxy.ca?.certPath).toContain(dir);
+  });
+});
+
+describe('body view', () => {
+  const json = (enc: string, bytes: Buffer, truncated = false) => bodyView({ size: bytes.length, bytes, truncated }, [['content-type', 'application/json'], ['content-encoding', enc]]);
+
+  it('decodes br, deflate (zlib and raw) and a truncated gzip body', () => {
+    const text = JSON.stringify({ a: 'x'.repeat(5000) });
+    expect(json('br', zlib.brotliCompressSync(text)).data).toBe(text);
+    expect(json('deflate', zlib.deflateSync(text)).data).toBe(text);
+    expect(json('deflate', zlib.deflateRawSync(text)).data).toBe(text);
+    const gz = zlib.gzipSync(Buffer.from('y'.repeat(200_000)));
+    const cut = json('gzip', gz.subarray(0, Math.floor(gz.length / 2)), true);
+    expect(cut.kind).toBe('text');
+    expect(cut.captureTruncated).toBe(true);
+    expect(cut.data.length).toBeGreaterThan(1000);
+  });
+
+  it('falls back to the raw bytes when decoding fails, and flags binary as base64', () => {
+    const bad = json('gzip', Buffer.from('not gzip at all'));
+    expect(bad.decodeError).toMatch(/gzip/);
+    const png = bodyView({ size: 4, bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), truncated: false }, [['Content-Type', 'image/png']]);
+    expect(png).toMatchObject({ kind: 'base64', data: 'iVBORw==', mimeType: 'image/png' });
+    const none = bodyView({ size: 0, bytes: new Uint8Array(), truncated: false }, []);
+    expect(none.kind).toBe('none');
+  });
+
+  it('cuts huge bodies for display and says so', () => {
+    const big = Buffer.alloc(3 * 1024 * 1024, 'a');
+    const v = bodyView({ size: big.length, bytes: big, truncated: false }, [['content-type', 'text/plain']]);
+    expect(v.displayTruncated).toBe(true);
+    expect(v.data.length).toBe(2 * 1024 * 1024);
+    expect(v.decodedSize).toBe(big.length);
+  });
+});
