@@ -99,6 +99,11 @@ export class EntryIndex {
     this.length++;
   }
 
+  /** Positions of the entries in the order they were written. */
+  *inOrder(): Generator<{ offset: number; length: number }> {
+    for (let i = 0; i < this.length; i++) yield { offset: this.offsets[i], length: this.lengths[i] };
+  }
+
   /** Positions of the entries, oldest start first (stable for equal starts). */
   *sorted(): Generator<{ offset: number; length: number }> {
     const order = new Uint32Array(this.length);
@@ -171,12 +176,13 @@ export async function scanJournal(file: string): Promise<JournalScan> {
 
 /**
  * The journal's entries, oldest `startedDateTime` first (HAR 1.2's preferred
- * order; the journal holds them in completion order). Reads one line at a time.
+ * order; a recording journal holds them in completion order), or in the order
+ * written (`order: 'written'`, for copies of existing files). Reads one line at a time.
  */
-export async function* journalEntries(file: string, scan: JournalScan, onDamaged?: () => void): AsyncGenerator<HarEntry> {
+export async function* journalEntries(file: string, scan: JournalScan, onDamaged?: () => void, order: 'started' | 'written' = 'started'): AsyncGenerator<HarEntry> {
   const fh = await fs.promises.open(file, 'r');
   try {
-    for (const ref of scan.entries.sorted()) {
+    for (const ref of order === 'started' ? scan.entries.sorted() : scan.entries.inOrder()) {
       const buf = Buffer.allocUnsafe(ref.length);
       await fh.read(buf, 0, ref.length, ref.offset);
       let record: { entry?: HarEntry };

@@ -96,7 +96,7 @@ function unclosed(text: string): boolean {
   return inString || depth > 0;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What makes a HAR unusable. Reports at most a few, the first one first. */
 function structuralErrors(json: unknown): HarIssue[] {
@@ -112,27 +112,35 @@ function structuralErrors(json: unknown): HarIssue[] {
   else if (!Array.isArray(json.log.entries)) add('log.entries', 'must be an array');
   if (errors.length) return errors;
   const entries = (json.log as { entries: unknown[] }).entries;
-  for (let i = 0; i < entries.length && errors.length < 10; i++) {
-    const e = entries[i];
-    const at = `log.entries[${i}]`;
-    if (!isObject(e)) {
-      add(at, 'must be an object');
-      continue;
-    }
-    if (!('request' in e)) add(`${at}.request`, 'missing');
-    else if (!isObject(e.request)) add(`${at}.request`, 'must be an object');
-    else {
-      if (typeof e.request.method !== 'string' || !e.request.method) add(`${at}.request.method`, 'missing');
-      if (typeof e.request.url !== 'string' || !e.request.url) add(`${at}.request.url`, 'missing');
-    }
-    if (!('response' in e)) add(`${at}.response`, 'missing');
-    else if (!isObject(e.response)) add(`${at}.response`, 'must be an object');
+  for (let i = 0; i < entries.length && errors.length < MAX_ERRORS; i++) errors.push(...entryErrors(entries[i], i));
+  return errors;
+}
+
+/** Stop after this many errors: the first one is what the user needs. */
+export const MAX_ERRORS = 10;
+
+/** What makes one entry unusable (an entry without request or response…). */
+export function entryErrors(e: unknown, i: number): HarIssue[] {
+  const errors: HarIssue[] = [];
+  const add = (path: string, message: string) => errors.push({ path, message, count: 1 });
+  const at = `log.entries[${i}]`;
+  if (!isObject(e)) {
+    add(at, 'must be an object');
+    return errors;
   }
+  if (!('request' in e)) add(`${at}.request`, 'missing');
+  else if (!isObject(e.request)) add(`${at}.request`, 'must be an object');
+  else {
+    if (typeof e.request.method !== 'string' || !e.request.method) add(`${at}.request.method`, 'missing');
+    if (typeof e.request.url !== 'string' || !e.request.url) add(`${at}.request.url`, 'missing');
+  }
+  if (!('response' in e)) add(`${at}.response`, 'missing');
+  else if (!isObject(e.response)) add(`${at}.response`, 'must be an object');
   return errors;
 }
 
 /** Known deviations get a note saying who writes them and how they are read. */
-function schemaWarning(p: { path: string; message: string; value: unknown }): HarIssue {
+export function schemaWarning(p: { path: string; message: string; value: unknown }): HarIssue {
   const v = p.value;
   let note = '';
   if (p.path.endsWith('.serverIPAddress') && typeof v === 'string') {
@@ -156,32 +164,53 @@ function semanticWarnings(har: Har): HarIssue[] {
   const log = har.log;
   const pageIds = new Set(Array.isArray(log.pages) ? log.pages.filter(isObject).map((p) => p.id) : []);
   log.entries.forEach((e, i) => {
-    const at = `log.entries[${i}]`;
-    if (e.pageref !== undefined && !pageIds.has(e.pageref)) out.push({ path: `${at}.pageref`, message: `names no page in log.pages (got ${short(e.pageref)})`, count: 1 });
-    const t = e.timings as unknown;
-    if (isObject(t) && typeof e.time === 'number' && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number')) {
-      const sum = timeOf(t as unknown as HarTimings);
-      if (Math.abs(sum - e.time) > 1) {
-        const ssl = typeof t.ssl === 'number' && t.ssl > 0 ? t.ssl : 0;
-        const why = ssl > 0 && Math.abs(sum + ssl - e.time) <= 1 ? '; ssl was counted again outside connect' : '';
-        out.push({ path: `${at}.time`, message: `is ${roundMs(e.time)} but the timings add up to ${sum}${why}`, count: 1 });
-      }
-    }
+    if (e.pageref !== undefined && !pageIds.has(e.pageref)) out.push(danglingPageref(e.pageref, i));
+    out.push(...entrySemanticWarnings(e, i));
   });
   return out;
 }
 
-/** Groups issues that differ only by entry index (`log.entries[*].x`) and numbers. */
-function group(issues: HarIssue[]): HarIssue[] {
-  const groups = new Map<string, HarIssue>();
-  for (const issue of issues) {
-    // Numbers in messages (timings) differ per entry; the kind of problem does not.
-    const key = `${issue.path.replace(/\[\d+\]/g, '[*]')}\u0000${issue.message.replace(/-?\d+(\.\d+)?/g, '#')}`;
-    const prev = groups.get(key);
-    if (prev) prev.count += 1;
-    else groups.set(key, { ...issue });
+export function danglingPageref(pageref: unknown, i: number): HarIssue {
+  return { path: `log.entries[${i}].pageref`, message: `names no page in log.pages (got ${short(pageref)})`, count: 1 };
+}
+
+/** Semantic checks of one entry that need nothing else (pagerefs are checked against the pages). */
+export function entrySemanticWarnings(e: HarEntry, i: number): HarIssue[] {
+  const t = e.timings as unknown;
+  if (isObject(t) && typeof e.time === 'number' && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number')) {
+    const sum = timeOf(t as unknown as HarTimings);
+    if (Math.abs(sum - e.time) > 1) {
+      const ssl = typeof t.ssl === 'number' && t.ssl > 0 ? t.ssl : 0;
+      const why = ssl > 0 && Math.abs(sum + ssl - e.time) <= 1 ? '; ssl was counted again outside connect' : '';
+      return [{ path: `log.entries[${i}].time`, message: `is ${roundMs(e.time)} but the timings add up to ${sum}${why}`, count: 1 }];
+    }
   }
-  return [...groups.values()];
+  return [];
+}
+
+/** Groups issues that differ only by entry index (`log.entries[*].x`) and numbers. */
+export class IssueGroups {
+  private groups = new Map<string, HarIssue>();
+
+  add(issues: Iterable<HarIssue>): void {
+    for (const issue of issues) {
+      // Numbers in messages (timings) differ per entry; the kind of problem does not.
+      const key = `${issue.path.replace(/\[\d+\]/g, '[*]')}\u0000${issue.message.replace(/-?\d+(\.\d+)?/g, '#')}`;
+      const prev = this.groups.get(key);
+      if (prev) prev.count += issue.count;
+      else this.groups.set(key, { ...issue });
+    }
+  }
+
+  list(): HarIssue[] {
+    return [...this.groups.values()];
+  }
+}
+
+function group(issues: HarIssue[]): HarIssue[] {
+  const g = new IssueGroups();
+  g.add(issues);
+  return g.list();
 }
 
 // ---- normalization: whatever was read, the result validates against HAR 1.2 ----
@@ -298,7 +327,8 @@ function normalizeServerIP(v: unknown): string | undefined {
   return /^[\d.]+$/.test(ip) || ip.includes(':') ? ip : undefined;
 }
 
-function normalizeEntry(e: Record<string, unknown>, pageIds: Set<string>): HarEntry {
+/** One entry, normalized. Without `pageIds`, pagerefs are left as they are (checked later). */
+export function normalizeEntry(e: Record<string, unknown>, pageIds?: Set<string>): HarEntry {
   const timings = normalizeTimings(e.timings);
   const entry: HarEntry = {
     ...e,
@@ -326,12 +356,15 @@ function normalizeEntry(e: Record<string, unknown>, pageIds: Set<string>): HarEn
     entry._time = entry.time;
     entry.time = sum;
   }
-  if ('pageref' in e && (typeof e.pageref !== 'string' || !pageIds.has(e.pageref))) {
-    if (e.pageref !== undefined && e.pageref !== null) entry._pageref = e.pageref;
-    delete entry.pageref;
-  }
+  if ('pageref' in e && (typeof e.pageref !== 'string' || (pageIds && !pageIds.has(e.pageref)))) dropPageref(entry, e.pageref);
   if ('comment' in e && typeof e.comment !== 'string') delete entry.comment;
   return entry;
+}
+
+/** A pageref that names no page is kept aside as `_pageref`. */
+export function dropPageref(entry: HarEntry, pageref: unknown): void {
+  if (pageref !== undefined && pageref !== null) entry._pageref = pageref;
+  delete entry.pageref;
 }
 
 function normalizePage(p: Record<string, unknown>, i: number): HarPage {
@@ -344,8 +377,8 @@ function normalizePage(p: Record<string, unknown>, i: number): HarPage {
   };
 }
 
-function normalizeHar(har: Har): Har {
-  const log = har.log as unknown as Record<string, unknown>;
+/** `log` without its entries (`entries: []`), normalized. */
+export function normalizeLogHead(log: Record<string, unknown>): HarLog {
   const creator = isObject(log.creator) ? log.creator : {};
   const out: HarLog = {
     ...log,
@@ -355,12 +388,17 @@ function normalizeHar(har: Har): Har {
   };
   if (Array.isArray(log.pages)) out.pages = log.pages.filter(isObject).map(normalizePage);
   else delete out.pages;
-  const pageIds = new Set((out.pages ?? []).map((p) => p.id));
-  out.entries = (log.entries as Record<string, unknown>[]).map((e) => normalizeEntry(e, pageIds));
   if (isObject(log.browser)) out.browser = { ...log.browser, name: str(log.browser.name, 'unknown'), version: str(log.browser.version) };
   else delete out.browser;
   if ('comment' in log && typeof log.comment !== 'string') delete out.comment;
-  return { ...har, log: out };
+  return out;
+}
+
+function normalizeHar(har: Har): Har {
+  const log = normalizeLogHead(har.log as unknown as Record<string, unknown>);
+  const pageIds = new Set((log.pages ?? []).map((p) => p.id));
+  log.entries = (har.log.entries as unknown as Record<string, unknown>[]).map((e) => normalizeEntry(e, pageIds));
+  return { ...har, log };
 }
 
 /** One line per issue, for terminals. */

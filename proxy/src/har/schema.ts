@@ -24,7 +24,7 @@ export interface SchemaProblem {
   value: unknown;
 }
 
-let compiled: { har: ValidateFunction; beforeRequest: ValidateFunction; afterRequest: ValidateFunction } | undefined;
+let compiled: { har: ValidateFunction; log: ValidateFunction; entry: ValidateFunction; beforeRequest: ValidateFunction; afterRequest: ValidateFunction } | undefined;
 
 function validators() {
   if (compiled) return compiled;
@@ -34,6 +34,8 @@ function validators() {
   for (const schema of Object.values(harSchemas)) ajv.addSchema(schema);
   compiled = {
     har: ajv.getSchema('har.json#')!,
+    log: ajv.getSchema('log.json#')!,
+    entry: ajv.getSchema('entry.json#')!,
     beforeRequest: ajv.getSchema('beforeRequest.json#')!,
     afterRequest: ajv.getSchema('afterRequest.json#')!,
   };
@@ -63,7 +65,20 @@ function valueAt(root: unknown, pointer: string): unknown {
  * `oneOf` failure plus each failed branch; users want one line per field.
  */
 export function schemaProblems(har: unknown): SchemaProblem[] {
-  const validate = validators().har;
+  return problems(validators().har, har, '');
+}
+
+/** Schema problems of one entry, with paths as in the whole file (`log.entries[i]…`). */
+export function entrySchemaProblems(entry: unknown, index: number): SchemaProblem[] {
+  return problems(validators().entry, entry, `/log/entries/${index}`);
+}
+
+/** Schema problems of `log` apart from its entries (pass it with `entries: []`). */
+export function logSchemaProblems(log: unknown): SchemaProblem[] {
+  return problems(validators().log, log, '/log');
+}
+
+function problems(validate: ValidateFunction, har: unknown, base: string): SchemaProblem[] {
   if (validate(har)) return [];
   const byPath = new Map<string, ErrorObject>();
   for (const err of validate.errors ?? []) {
@@ -76,7 +91,7 @@ export function schemaProblems(har: unknown): SchemaProblem[] {
   const summaries = [...byPath].filter(([, e]) => e.keyword === 'oneOf').map(([p]) => p);
   const inSummary = (p: string) => summaries.some((s) => p.startsWith(`${s}/`));
   return [...byPath].filter(([pointer]) => !inSummary(pointer)).map(([pointer, err]) => ({
-    path: dottedPath(pointer),
+    path: dottedPath(base + pointer),
     message: describe(err),
     value: err.keyword === 'required' ? undefined : valueAt(har, pointer),
   }));

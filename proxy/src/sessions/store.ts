@@ -14,8 +14,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { EventStream } from '../events.js';
-import { exportJournal, scanJournal, journalEntries } from '../har/journal.js';
-import { formatIssue, parseHar, readHarFile, type HarIssue } from '../har/reader.js';
+import { exportJournal, scanJournal, journalEntries, JournalWriter } from '../har/journal.js';
+import { dropPageref, formatIssue, parseHar, readHarFile, type HarIssue } from '../har/reader.js';
+import { scanHarFile } from '../har/stream-reader.js';
 import { HarRecorder } from '../har/recorder.js';
 import type { Har, HarEntry, HarHead } from '../har/types.js';
 import { NETLENS_CREATOR, writeHar, type WriteResult } from '../har/writer.js';
@@ -34,6 +35,12 @@ export interface Recording {
   readonly recorder: HarRecorder;
   /** Stops recording and saves the HAR. Idempotent. */
   stop(): Promise<SessionRecord>;
+}
+
+function invalidHar(source: string, errors: HarIssue[]): NetlensError {
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return new NetlensError(ErrorCodes.HAR_INVALID, `${source} cannot be imported: ${first.path ? `${first.path}: ` : ''}${first.message}${more}. Nothing was imported.`);
 }
 
 function newId(): string {
@@ -126,10 +133,38 @@ export class SessionStore {
     });
   }
 
-  /** Imports a HAR file. Nothing is stored when it has errors (NL_HAR_INVALID names the first bad field). */
+  /**
+   * Imports a HAR file, streaming (bounded memory whatever its size): entries
+   * are checked and normalized one by one into a spool file, then written as
+   * the session's HAR. Nothing is stored when it has errors (NL_HAR_INVALID
+   * names the first bad field).
+   */
   async importFile(file: string, options: { name?: string; source?: SessionSource } = {}): Promise<ImportResult> {
-    const result = await readHarFile(file);
-    return this.importParsed(result, { name: options.name ?? path.basename(file).replace(/\.har$/i, ''), source: options.source ?? 'import', origin: path.resolve(file) });
+    const name = options.name ?? path.basename(file).replace(/\.har$/i, '');
+    const origin = path.resolve(file);
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // Not ".journal": recover() must not mistake a crashed import for a recording.
+    const spool = path.join(this.dir, `.import-${newId()}.spool`);
+    const journal = JournalWriter.create(spool, { created: new Date().toISOString() });
+    try {
+      const scan = await scanHarFile(file, (entry) => journal.appendEntry(entry));
+      journal.close();
+      if (!scan.log) throw invalidHar(origin, scan.errors);
+      const { version: _v, creator, browser, pages, entries: _none, comment, ...extra } = scan.log;
+      const spooled = await scanJournal(spool);
+      const dangling = scan.danglingPagerefs;
+      async function* entries() {
+        for await (const e of journalEntries(spool, spooled, undefined, 'written')) {
+          if (typeof e.pageref === 'string' && dangling.has(e.pageref)) dropPageref(e, e.pageref);
+          yield e;
+        }
+      }
+      const info = await this.saveEntries(entries(), { name, source: options.source ?? 'import', origin, head: { creator, browser, pages: pages ?? [], comment, extra } });
+      return { info, warnings: scan.warnings };
+    } finally {
+      journal.close();
+      await fs.rm(spool, { force: true });
+    }
   }
 
   async importText(text: string, options: { name: string; source?: SessionSource; origin?: string }): Promise<ImportResult> {
@@ -137,11 +172,7 @@ export class SessionStore {
   }
 
   private async importParsed(result: ReturnType<typeof parseHar>, meta: { name: string; source: SessionSource; origin?: string }): Promise<ImportResult> {
-    if (!result.har) {
-      const first = result.errors[0];
-      const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : '';
-      throw new NetlensError(ErrorCodes.HAR_INVALID, `${meta.origin ?? meta.name} cannot be imported: ${first.path ? `${first.path}: ` : ''}${first.message}${more}. Nothing was imported.`);
-    }
+    if (!result.har) throw invalidHar(meta.origin ?? meta.name, result.errors);
     const { log } = result.har;
     const { version: _v, creator, browser, pages, entries, comment, ...extra } = log;
     const info = await this.saveEntries(entries, { name: meta.name, source: meta.source, origin: meta.origin, head: { creator, browser, pages: pages ?? [], comment, extra } });

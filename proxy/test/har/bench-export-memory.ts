@@ -7,7 +7,8 @@
  *
  * Each measurement runs in a fresh child process, so peaks do not mix. Bounded
  * memory means: the streaming export's peak does not grow with the entry count
- * (100k ≈ 10k), while the naive one grows with it.
+ * (100k ≈ 10k), while the naive one grows with it. `import` imports the
+ * exported file into the session store (streamed as well).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,6 +37,16 @@ async function child(mode: string, journal: string, out: string, n: number): Pro
   const t0 = performance.now();
   if (mode === 'stream') {
     await exportJournal(journal, out);
+  } else if (mode === 'import') {
+    // Importing streams too: entries are checked one by one into a spool, then written.
+    const { SessionStore } = await import('../../src/sessions/store.js');
+    await exportJournal(journal, out);
+    global.gc?.();
+    const base = process.memoryUsage().rss;
+    const t1 = performance.now();
+    await new SessionStore(path.dirname(out)).importFile(out);
+    process.stdout.write(JSON.stringify({ baselineMiB: base / MiB, peakMiB: process.resourceUsage().maxRSS / 1024, ms: performance.now() - t1, bytes: fs.statSync(out).size }) + '\n');
+    return;
   } else {
     // What a non-streaming exporter does: every entry in memory, one big string.
     const scan = await scanJournal(journal);
@@ -82,12 +93,13 @@ async function main(): Promise<void> {
     for (const n of counts) {
       const journal = path.join(dir, `${n}.journal`);
       run('generate', journal, '', n);
-      for (const mode of ['stream', 'naive']) {
+      for (const mode of ['stream', 'naive', 'import']) {
         const out = path.join(dir, `${n}-${mode}.har`);
         const r = run(mode, journal, out, n);
         if (r?.failed) console.log(`${String(n).padStart(7)}   ${mode.padEnd(6)} failed after reaching ${r.peakMiB.toFixed(0)} MiB: ${r.failed}`);
         else if (r) console.log(`${String(n).padStart(7)}   ${mode.padEnd(6)} ${(r.bytes / MiB).toFixed(0).padStart(6)} MiB ${r.baselineMiB.toFixed(0).padStart(10)} MiB ${r.peakMiB.toFixed(0).padStart(7)} MiB ${(r.ms / 1000).toFixed(1).padStart(5)} s`);
         fs.rmSync(out, { force: true });
+        fs.rmSync(path.join(dir, 'sessions'), { recursive: true, force: true });
       }
       fs.rmSync(journal, { force: true });
     }

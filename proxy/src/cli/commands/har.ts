@@ -1,4 +1,5 @@
-import { readHarFile, formatIssue } from '../../har/reader.js';
+import { formatIssue } from '../../har/reader.js';
+import { scanHarFile } from '../../har/stream-reader.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, type CliCommand } from '../command.js';
 
 export const harCommand: CliCommand = {
@@ -29,14 +30,16 @@ Examples:
     if (files.length === 0) throw new UsageError('give at least one HAR file: netlens har validate FILE...');
     let failed = false;
     for (const file of files) {
-      const result = await readHarFile(file);
-      if (!result.har) failed = true;
+      // Streamed: files of any size are checked in bounded memory.
+      const result = await scanHarFile(file);
+      const ok = result.log !== undefined;
+      if (!ok) failed = true;
       if (values.json) {
-        stdout.write(JSON.stringify({ file, ok: Boolean(result.har), entries: result.har?.log.entries.length, warnings: result.warnings, errors: result.errors }) + '\n');
+        stdout.write(JSON.stringify({ file, ok, entries: ok ? result.entries : undefined, warnings: result.warnings, errors: result.errors }) + '\n');
         continue;
       }
       const w = result.warnings.reduce((n, i) => n + i.count, 0);
-      const status = result.har ? `OK, ${result.har.log.entries.length} entr${result.har.log.entries.length === 1 ? "y" : "ies"}${w ? `, ${w} warning${w > 1 ? 's' : ''}` : ''}` : 'cannot be opened';
+      const status = ok ? `OK, ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'}${w ? `, ${w} warning${w > 1 ? 's' : ''}` : ''}` : 'cannot be opened';
       stdout.write(`${file}: ${status}\n`);
       for (const e of result.errors) stdout.write(`  ${formatIssue('error', e)}\n`);
       for (const e of result.warnings) stdout.write(`  ${formatIssue('warning', e)}\n`);
