@@ -148,6 +148,7 @@ async function main() {
     });
     const filtered = await page.getByTestId('statusbar').textContent();
     await page.getByTestId('filter-text').fill('');
+    if (process.env.PROFILE) await profileScroll(page, cdp);
 
     const waterfallMs = await page.evaluate(async () => {
       const done = new Promise<number>((resolve) => {
@@ -179,6 +180,30 @@ async function main() {
     serve.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** NETLENS_PROFILE=1: where scrolling spends its time (CPU profile, top self times). */
+async function profileScroll(page: import('playwright-core').Page, cdp: import('playwright-core').CDPSession): Promise<void> {
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.start');
+  await page.evaluate(async () => {
+    const el = document.querySelector('[data-testid=traffic-scroller]') as HTMLElement;
+    el.scrollTop = 0;
+    for (let i = 0; i < 60; i++) {
+      el.scrollTop += 5000;
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+    }
+  });
+  const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] } };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  console.log('  CPU profile of the scroll, top self times:');
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`    ${v.toFixed(0).padStart(6)} ms  ${k}`);
 }
 
 async function heap(cdp: import('playwright-core').CDPSession): Promise<number> {

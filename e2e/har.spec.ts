@@ -65,6 +65,8 @@ test('a Firefox HAR opens too, and a broken file gives a clear error', async ({ 
   // A real page load: the waterfall shows the page, then its subresources.
   await page.getByTestId('tab-waterfall').click();
   await expect(page.getByTestId('waterfall-row')).toHaveCount(14);
+  // The page's DOMContentLoaded and load from HAR pageTimings, as DevTools draws them.
+  await expect(page.getByTestId('waterfall-marker')).toHaveCount(2);
   await page.getByTestId('waterfall-row').nth(13).locator('.bar').first().hover();
   await expect(page.getByTestId('waterfall-tooltip')).toBeVisible();
   await snap(page, 'har-waterfall-firefox');

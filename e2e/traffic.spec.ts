@@ -87,6 +87,10 @@ test('requests through the proxy appear live; selecting one shows headers and bo
     await expect(page.getByTestId('timing-panel')).toContainText('Proxy overhead');
     await snap(page, 'traffic-live-timing');
 
+    // Keyboard: ↓ selects the next request (pixel.png follows items.json).
+    await page.getByTestId('traffic-scroller').focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(page.getByTestId('details-general')).toContainText('pixel.png');
     await page.getByTestId('traffic-row').filter({ hasText: 'pixel.png' }).click();
     await page.getByTestId('details-tab-response').click();
     await expect(page.getByTestId('body-image')).toBeVisible();

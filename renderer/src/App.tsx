@@ -11,7 +11,7 @@ import { api, type ConnectionState } from './api';
 import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
 import { harToRows } from './lib/har-rows';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
-import { formatBytes } from './lib/format';
+import { formatBytes, formatMs } from './lib/format';
 import { liveSource, harSource, type ExchangeSource } from './features/details/source';
 import { ProxyBar } from './features/proxy/ProxyBar';
 import { TrafficView } from './features/traffic/TrafficView';
@@ -114,6 +114,18 @@ export function App() {
     setSelectedId(undefined);
   }, []);
 
+  // DOMContentLoaded and load of the session's first page (HAR pageTimings), drawn as in DevTools.
+  const markers = useMemo(() => {
+    const page = dataset.kind === 'session' ? dataset.log.pages?.[0] : undefined;
+    const start = page ? Date.parse(page.startedDateTime) : NaN;
+    if (!page || !Number.isFinite(start)) return undefined;
+    const out = [];
+    const t = page.pageTimings ?? {};
+    if (typeof t.onContentLoad === 'number' && t.onContentLoad >= 0) out.push({ time: start + t.onContentLoad, color: '#4d90fe', label: `DOMContentLoaded ${formatMs(t.onContentLoad)}` });
+    if (typeof t.onLoad === 'number' && t.onLoad >= 0) out.push({ time: start + t.onLoad, color: '#e8453c', label: `Load ${formatMs(t.onLoad)}` });
+    return out;
+  }, [dataset]);
+
   const transferred = useMemo(() => filtered.reduce((sum, r) => sum + (r.responseSize > 0 ? r.responseSize : 0), 0), [filtered]);
   const errors = useMemo(() => filtered.filter((r) => r.state === 'error').length, [filtered]);
 
@@ -161,7 +173,7 @@ export function App() {
             onOpenSessions={() => setView('sessions')}
           />
         )}
-        {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
+        {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} markers={markers} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
         {view === 'lab' && <LabView status={status} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
       </main>

@@ -96,12 +96,13 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
               ['nagle', "Nagle's algorithm", 'leave Nagle on for proxy sockets (slower; for comparison)'],
             ] as const
           ).map(([key, label, help]) => (
-            <div className="form-row" key={key}>
-              <label>
-                <input type="checkbox" checked={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} data-testid={`opt-${key}`} /> {label}
-              </label>
-              <span className="muted">{help}</span>
-            </div>
+            <label className="check-row" key={key}>
+              <input type="checkbox" checked={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} data-testid={`opt-${key}`} />
+              <span>
+                {label}
+                <span className="muted"> — {help}</span>
+              </span>
+            </label>
           ))}
           {p.error && <div className="note error">{p.error.message}</div>}
           <div className="form-row" style={{ justifyContent: 'flex-end' }}>

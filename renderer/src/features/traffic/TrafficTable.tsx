@@ -105,6 +105,17 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
     return createTimeScale(lo === Infinity ? { start: 0, end: 1 } : { start: lo, end: hi }, WATERFALL_PX);
   }, [rows]);
 
+  // DevTools-like keys: ↑/↓ move the selection (and keep it in view), Home/End jump.
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    if (sorted.length === 0) return;
+    const at = selectedId ? sorted.findIndex((r) => r.id === selectedId) : -1;
+    const next = e.key === 'ArrowDown' ? Math.min(sorted.length - 1, at + 1) : e.key === 'ArrowUp' ? Math.max(0, at - 1) : e.key === 'Home' ? 0 : e.key === 'End' ? sorted.length - 1 : undefined;
+    if (next === undefined) return;
+    e.preventDefault();
+    onSelect(sorted[next]!.id);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  };
+
   const onHeader = (key: SortKey) => setSort((s) => (s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'size' || key === 'time' ? 'desc' : 'asc' }));
 
   return (
@@ -117,7 +128,7 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
           </div>
         ))}
       </div>
-      <div className="scroller" ref={scrollRef} data-testid="traffic-scroller">
+      <div className="scroller" ref={scrollRef} tabIndex={0} onKeyDown={onKeyDown} data-testid="traffic-scroller">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const row = sorted[v.index]!;

@@ -31,8 +31,14 @@ interface Props {
   onZoom?(range: TimeRange | undefined): void;
   /** A fixed axis (side-by-side comparisons share one); default: the rows' extent. */
   bounds?: TimeRange;
-  /** Axis origin when `bounds` is relative (lab: ms since the run's first request). */
-  relative?: boolean;
+  markers?: Marker[];
+}
+
+/** A vertical line across the waterfall, e.g. DOMContentLoaded (blue) and load (red) as in DevTools. */
+export interface Marker {
+  time: number;
+  color: string;
+  label: string;
 }
 
 interface Hover {
@@ -45,7 +51,7 @@ export function rowExtent(rows: readonly ExchangeSummary[]): TimeRange {
   return extentOf(rows.map((r) => ({ start: r.startTime, end: r.startTime + Math.max(0, r.duration) }))) ?? { start: 0, end: 1 };
 }
 
-export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds }: Props) {
+export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds, markers = [] }: Props) {
   const bounds = useMemo(() => fixedBounds ?? rowExtent(rows), [rows, fixedBounds]);
   const range = zoom ?? bounds;
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -123,6 +129,11 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
           <div style={{ position: 'absolute', top: 0, bottom: 0, left: nameWidth, width: trackWidth, pointerEvents: 'none' }}>
             {ticks.map((t) => (
               <div key={t.time} className="gridline" style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: '#303134', left: t.px }} />
+            ))}
+          </div>
+          <div style={{ position: 'absolute', top: 0, bottom: 0, left: nameWidth, width: trackWidth, pointerEvents: 'none', zIndex: 2, overflow: 'hidden' }}>
+            {markers.map((m) => (
+              <div key={m.label} title={m.label} data-testid="waterfall-marker" style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: m.color, left: scale.toPx(m.time) }} />
             ))}
           </div>
           {virtualizer.getVirtualItems().map((v) => {

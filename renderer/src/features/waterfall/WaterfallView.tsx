@@ -4,11 +4,12 @@ import type { ExchangeSummary } from '../../../../proxy/src/api/contract';
 import { formatMs } from '../../lib/format';
 import { PHASES, PHASE_COLORS, PHASE_LABELS } from '../../lib/phases';
 import { zoomRange, type TimeRange } from '../../lib/time-scale';
-import { WaterfallChart, rowExtent } from './WaterfallChart';
+import { WaterfallChart, rowExtent, type Marker } from './WaterfallChart';
 
 interface Props {
   rows: ExchangeSummary[];
   total: number;
+  markers?: Marker[];
   selectedId?: string;
   onSelect(id: string): void;
   onShowDetails(): void;
@@ -27,7 +28,7 @@ export function Legend() {
   );
 }
 
-export function WaterfallView({ rows, total, selectedId, onSelect, onShowDetails }: Props) {
+export function WaterfallView({ rows, total, markers, selectedId, onSelect, onShowDetails }: Props) {
   const [zoom, setZoom] = useState<TimeRange>();
   const sorted = useMemo(() => [...rows].sort((a, b) => a.startTime - b.startTime), [rows]);
   const bounds = useMemo(() => rowExtent(sorted), [sorted]);
@@ -61,8 +62,14 @@ export function WaterfallView({ rows, total, selectedId, onSelect, onShowDetails
         <span className="muted">· drag across the timeline to zoom, Ctrl+wheel to zoom around the pointer</span>
         <div className="spacer" />
         <Legend />
+        {markers?.map((m) => (
+          <span key={m.label} className="legend">
+            <span className="swatch" style={{ background: m.color, width: 3 }} />
+            {m.label}
+          </span>
+        ))}
       </div>
-      <WaterfallChart rows={sorted} selectedId={selectedId} onSelect={(id) => { onSelect(id); }} zoom={zoom} onZoom={setZoom} bounds={bounds} />
+      <WaterfallChart rows={sorted} selectedId={selectedId} onSelect={onSelect} zoom={zoom} onZoom={setZoom} bounds={bounds} markers={markers} />
       {selectedId && (
         <div className="toolbar" style={{ borderTop: '1px solid var(--border)' }}>
           <span className="muted">Selected request:</span>
