@@ -202,6 +202,8 @@ export async function* journalEntries(file: string, scan: JournalScan, onDamaged
 export interface JournalExport extends WriteResult {
   /** Lines that could not be read (damaged or cut short); their exchanges are not in the HAR. */
   skipped: number;
+  /** The journal's first line (name, start of recording), if it was readable. */
+  meta?: JournalMeta;
 }
 
 /** Assembles a HAR file from a journal, streaming (bounded memory whatever its length). */
@@ -214,5 +216,5 @@ export async function exportJournal(journalFile: string, harFile: string, head: 
     journalEntries(journalFile, scan, () => skipped++),
     options,
   );
-  return { ...result, skipped };
+  return { ...result, skipped, meta: scan.meta };
 }

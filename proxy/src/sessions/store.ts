@@ -251,8 +251,14 @@ export class SessionStore {
     const name = options.name ?? `Recording ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const info: SessionRecord = { id, name, createdAt: new Date().toISOString(), entryCount: 0, source: options.source ?? 'capture', sizeBytes: 0, state: 'recording', pid: process.pid };
-    await this.index.update((sessions) => void sessions.push(info));
+    // Journal first: if the index cannot be written, recover() still finds the journal.
     const recorder = new HarRecorder(events, { journalFile: this.journalPath(id), name, onError: options.onError });
+    try {
+      await this.index.update((sessions) => void sessions.push(info));
+    } catch (err) {
+      recorder.stop();
+      throw err;
+    }
     let stopped: Promise<SessionRecord> | undefined;
     return {
       id,
@@ -271,7 +277,7 @@ export class SessionStore {
       let s = sessions.find((x) => x.id === id);
       if (!s) {
         // A journal the index never heard of (the process died before the index was written).
-        s = { id, name: `Recovered ${id}`, createdAt: new Date().toISOString(), entryCount: 0, source: 'capture', sizeBytes: 0, state: 'saved' };
+        s = { id, name: result.meta?.name ?? `Recovered ${id}`, createdAt: result.meta?.created || new Date().toISOString(), entryCount: 0, source: 'capture', sizeBytes: 0, state: 'saved' };
         sessions.push(s);
       }
       s.state = 'saved';

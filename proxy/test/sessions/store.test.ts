@@ -158,3 +158,17 @@ describe('storeBackend (the API\'s SessionBackend)', () => {
     expect(fs.statSync(store.harPath(saved.id)).mode & 0o077).toBe(0);
   });
 });
+
+describe('recover()', () => {
+  it('saves a journal the index never heard of, under the name the journal carries', async () => {
+    const { JournalWriter } = await import('../../src/har/journal.js');
+    fs.mkdirSync(store.dir, { recursive: true });
+    const j = JournalWriter.create(store.journalPath('20260101-000000-orph'), { created: '2026-01-01T00:00:00.000Z', name: 'orphan' });
+    j.appendEntry(exchangeToEntry(makeExchange()));
+    j.close();
+    const [info] = await store.recover();
+    expect(info).toMatchObject({ id: '20260101-000000-orph', name: 'orphan', entryCount: 1, state: 'saved', createdAt: '2026-01-01T00:00:00.000Z' });
+    expect(fs.existsSync(store.journalPath(info.id))).toBe(false);
+    expect(await store.recover()).toEqual([]);
+  });
+});
