@@ -42,7 +42,14 @@ export async function readHarFile(file: string): Promise<HarReadResult> {
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e.message;
+    const why =
+      e.code === 'ENOENT'
+        ? 'no such file'
+        : e.code === 'EISDIR'
+          ? 'is a directory'
+          : e.code === 'ERR_STRING_TOO_LONG'
+            ? 'too large to read at once (over 512 MiB); "netlens har validate" and session import stream it'
+            : e.message;
     return { warnings: [], errors: [{ path: '', message: `cannot read ${file}: ${why}`, count: 1 }] };
   }
   return parseHar(text);

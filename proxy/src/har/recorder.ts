@@ -10,6 +10,9 @@ import { exchangeToEntry } from './entry.js';
 import { JournalWriter } from './journal.js';
 import { PageTracker } from './pages.js';
 
+/** More exchanges than this in flight at once means some never finished. */
+const MAX_IN_FLIGHT = 10_000;
+
 export interface RecorderOptions {
   /** Journal file to create (must not exist). */
   journalFile: string;
@@ -58,6 +61,8 @@ export class HarRecorder {
         const { pageref, newPage } = this.pages.onRequest(e.exchange);
         if (newPage) this.journal.appendPage(newPage);
         if (pageref) this.pagerefs.set(e.exchange.id, { pageref, url: e.exchange.url });
+        // An exchange that never finishes must not pin its pageref forever.
+        if (this.pagerefs.size > MAX_IN_FLIGHT) this.pagerefs.delete(this.pagerefs.keys().next().value!);
       } else if (e.type === 'response' && this.pages) {
         // A redirected navigation: the browser asks for the target as soon as this head arrives.
         const r = e.response;
