@@ -8,6 +8,7 @@ import { api, errorMessage } from '../../api';
 import { formatBytes } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
 import { downloadText } from './download';
+import { NameDialog } from '../../ui/NameDialog';
 
 interface Props {
   version: number;
@@ -60,9 +61,9 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
     }
   };
 
-  const saveLive = async () => {
-    const name = window.prompt('Name of the new session:', `Capture ${new Date().toLocaleString()}`);
-    if (!name) return;
+  const [naming, setNaming] = useState(false);
+  const saveLive = async (name: string) => {
+    setNaming(false);
     try {
       const info = await api.saveSession({ name });
       toast.show(`Saved "${info.name}"`, 'ok');
@@ -120,7 +121,7 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 12 }}>
         <h2 style={{ margin: 0 }}>Sessions</h2>
         <div className="spacer" />
-        <button className="btn" onClick={saveLive} disabled={liveCount === 0} title={liveCount === 0 ? 'The live capture is empty' : undefined} data-testid="save-live">
+        <button className="btn" onClick={() => setNaming(true)} disabled={liveCount === 0} title={liveCount === 0 ? 'The live capture is empty' : undefined} data-testid="save-live">
           Save live capture ({liveCount.toLocaleString()})
         </button>
         <button className="btn primary" onClick={() => fileRef.current?.click()} data-testid="import-har">
@@ -148,6 +149,7 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       <div className={`dropzone ${over ? 'over' : ''}`} style={{ marginBottom: 14 }} data-testid="dropzone">
         Drop HAR files here (from Chrome, Firefox, Safari, Charles, Netlens…) to open them
       </div>
+      {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={saveLive} onCancel={() => setNaming(false)} />}
       {!sessions ? (
         <div className="empty">
           <div className="spinner" />

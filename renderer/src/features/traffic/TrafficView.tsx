@@ -10,6 +10,7 @@ import type { ExchangeSource } from '../details/source';
 import { FilterBar } from './FilterBar';
 import { TrafficTable } from './TrafficTable';
 import { downloadText } from '../sessions/download';
+import { NameDialog } from '../../ui/NameDialog';
 
 interface Props {
   dataset: Dataset;
@@ -57,9 +58,9 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
   const [saving, setSaving] = useState(false);
   const selected = selectedId ? filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId) : undefined;
 
-  const save = async () => {
-    const name = window.prompt('Save the live capture as a session named:', `Capture ${new Date().toLocaleString()}`);
-    if (!name) return;
+  const [naming, setNaming] = useState(false);
+  const save = async (name: string) => {
+    setNaming(false);
     setSaving(true);
     try {
       const info = await api.saveSession({ name });
@@ -87,7 +88,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
             <button className="icon-btn" title="Clear the live capture" onClick={() => api.clearExchanges().then(() => onSelect(undefined), (e) => toast.error(e))} data-testid="clear">
               ⊘ Clear
             </button>
-            <button className="icon-btn" title="Save the live capture as a session" disabled={saving || rows.length === 0} onClick={save} data-testid="save-session">
+            <button className="icon-btn" title="Save the live capture as a session" disabled={saving || rows.length === 0} onClick={() => setNaming(true)} data-testid="save-session">
               ⤓ Save
             </button>
           </>
@@ -116,6 +117,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
         )}
         {selected && <DetailsPane key={`${source.key}:${selected.id}`} row={selected} source={source} onClose={() => onSelect(undefined)} />}
       </div>
+      {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={save} onCancel={() => setNaming(false)} />}
     </>
   );
 }
