@@ -114,6 +114,24 @@ interface RunContext {
   startProxy: typeof realStartProxy;
 }
 
+/** A proxy that cannot stop (a bug) must not hang the lab: go on after this long. */
+const PROXY_STOP_MS = 5_000;
+
+async function stopWithin(proxy: ProxyHandle, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    proxy.stop().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        process.emitWarning(`Netlens proxy on port ${proxy.address.port} did not stop within ${ms} ms; the lab goes on`, { code: 'NL_PROXY_STOP_SLOW' });
+        resolve();
+      }, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
 
 /** One page load in one cell. Throws only when aborted; other failures give `ok: false`. */
@@ -172,7 +190,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   } finally {
     await browser?.close();
     recorder?.stop();
-    await proxy?.stop();
+    if (proxy) await stopWithin(proxy, PROXY_STOP_MS);
   }
   if (proxy) result.proxy = proxyMetrics(exchanges);
   if (recorder && ctx.harDir) {

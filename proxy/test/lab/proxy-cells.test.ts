@@ -32,7 +32,8 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
       outDir: path.join(dir, 'out'),
       dataDir: path.join(dir, 'data'),
       chromePath,
-    });
+    }, { signal: AbortSignal.timeout(120_000) }); // ends (and cleans up) before the hook's own timeout
+    expect(result.aborted).toBe(false);
     expect(profileDirs()).toEqual(before);
   }, 150_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
