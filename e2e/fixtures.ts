@@ -63,12 +63,25 @@ export async function stopServe(child: ChildProcess, dataDir: string): Promise<v
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-export const test = base.extend<{ serve: Serve }>({
+export const test = base.extend<{ serve: Serve; pageErrors: void }>({
   serve: async ({}, use) => {
     const { serve, child } = await startServe();
     await use(serve);
     await stopServe(child, serve.dataDir);
   },
+  // Every test fails on an uncaught exception in the UI or a Content-Security-Policy violation.
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+      page.on('console', (m) => {
+        if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) errors.push(`CSP: ${m.text()}`);
+      });
+      await use();
+      expect(errors, 'errors in the page').toEqual([]);
+    },
+    { auto: true },
+  ],
 });
 
 /** Saves a full-page screenshot as a test artifact (e2e/artifacts/<name>.png). */

@@ -166,7 +166,7 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
       headers['content-security-policy'] = [
         "default-src 'self'",
         "script-src 'self'",
-        "style-src 'self' 'unsafe-inline'",
+        "style-src 'self'",
         "img-src 'self' data: blob:",
         `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
         "object-src 'none'",

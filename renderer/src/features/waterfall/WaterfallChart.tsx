@@ -70,7 +70,7 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
   }, [nameWidth]);
 
   const scale = useMemo(() => createTimeScale(range, trackWidth), [range, trackWidth]);
-  const ticks = useMemo(() => scale.ticks(90), [scale]);
+  const ticks = useMemo(() => scale.ticks(trackWidth < 500 ? 55 : 90), [scale, trackWidth]);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 10 });
 
   // Drag to zoom: positions are relative to the track's left edge.
