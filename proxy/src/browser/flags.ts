@@ -40,6 +40,9 @@ export function chromeArgs(o: ChromeFlagOptions): string[] {
     `--user-data-dir=${o.userDataDir}`,
     '--remote-debugging-port=0',
     '--remote-debugging-address=127.0.0.1',
+    // DevTools also on fds 3/4, which launch.ts holds open and never uses: when our
+    // process dies, even by SIGKILL, the pipe closes and Chrome exits with it.
+    '--remote-debugging-pipe',
     '--no-first-run',
     '--no-default-browser-check',
     '--disable-background-networking',

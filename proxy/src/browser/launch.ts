@@ -68,17 +68,44 @@ function installExitHook(): void {
   });
 }
 
+/** Profiles are `<tmp>/netlens-chrome-<pid of the Node process>-XXXXXX`. */
+export const PROFILE_PREFIX = 'netlens-chrome-';
+
+/**
+ * Removes profiles left by Node processes that died without cleaning up (SIGKILL,
+ * a test runner killing its worker). Their browsers exited with them (the pipe).
+ */
+function sweepStaleProfiles(): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(PROFILE_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = Number(/^netlens-chrome-(\d+)-/.exec(name)?.[1]);
+    if (!owner || owner === process.pid) continue;
+    try {
+      process.kill(owner, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/[^\s]+)/;
 const GRACE_MS = 2_000;
 
 export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise<BrowserHandle> {
   options.signal?.throwIfAborted();
   const chromePath = options.chromePath ?? findChrome();
-  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-chrome-'));
+  sweepStaleProfiles();
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
   const args = chromeArgs({ ...options, userDataDir });
   let child: ChildProcess;
   try {
-    child = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    // fds 3/4: the DevTools pipe (--remote-debugging-pipe) that ties Chrome's life to ours.
+    child = spawn(chromePath, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true });
   } catch (err) {
     fs.rmSync(userDataDir, { recursive: true, force: true });
     throw new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Cannot start ${chromePath}: ${(err as Error).message}`, { cause: err });
@@ -103,7 +130,7 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
         // Helpers that outlived the browser process (rare): make sure the group is gone.
         killGroup(child.pid, 'SIGKILL');
       }
-      child.stderr?.destroy();
+      for (const stream of child.stdio) stream?.destroy();
       // Chrome may still flush files while exiting: retry the removal a few times.
       await fs.promises.rm(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       live.delete(entry);

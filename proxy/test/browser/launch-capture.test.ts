@@ -7,7 +7,7 @@ import { launchBrowser } from '../../src/browser/launch.js';
 import { capturePage } from '../../src/browser/capture.js';
 import { chromePath } from './chrome-available.js';
 
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('netlens-chrome-')).sort();
+const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -107,4 +107,36 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
       await b.close();
     }
   });
+});
+
+describe.skipIf(!chromePath)('browser lifetime is tied to ours', () => {
+  it('Chrome exits when the Node process that launched it is killed with SIGKILL', async () => {
+    const { spawn } = await import('node:child_process');
+    const path = await import('node:path');
+    // A separate Node process launches Chrome, prints its PID, then is SIGKILLed (no exit hooks run).
+    const script = `
+      import { launchBrowser } from ${JSON.stringify(path.resolve('proxy/src/browser/launch.ts'))};
+      const b = await launchBrowser({ chromePath: ${JSON.stringify(chromePath)} });
+      console.log(JSON.stringify({ pid: b.pid, dir: b.userDataDir }));
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c) => {
+        out += c;
+        if (out.includes('\n')) resolve(out.split('\n')[0]);
+      });
+      child.once('exit', (code) => reject(new Error(`launcher exited early (${code})`)));
+    });
+    const { pid, dir } = JSON.parse(line) as { pid: number; dir: string };
+    expect(alive(pid)).toBe(true);
+    child.kill('SIGKILL');
+    // Bounded wait for Chrome to notice its DevTools pipe closed.
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(pid)).toBe(false);
+    // Its profile is swept by the next launch (its owner is dead).
+    const b = await launchBrowser({ chromePath });
+    await b.close();
+    expect(fs.existsSync(dir)).toBe(false);
+  }, 30_000);
 });

@@ -16,7 +16,7 @@ import { chromePath } from '../browser/chrome-available.js';
 
 let dir: string;
 let result: LabResult;
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('netlens-chrome-')).sort();
+const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
 
 describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real proxy, test site)', () => {
   beforeAll(async () => {

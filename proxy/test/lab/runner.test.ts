@@ -6,7 +6,7 @@ import { runLab } from '../../src/lab/runner.js';
 import type { LabProgress } from '../../src/lab/types.js';
 import { chromePath } from '../browser/chrome-available.js';
 
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('netlens-chrome-')).sort();
+const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
 
 let dir: string;
 beforeAll(() => {
