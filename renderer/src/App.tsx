@@ -98,7 +98,7 @@ export function App() {
 
   const rows = dataset.kind === 'live' ? live.rows : dataset.rows;
   const filtered = useMemo(() => filterRows(rows, filter), [rows, filter]);
-  const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : harSource(`session:${dataset.info.id}`, dataset.log)), [dataset]);
+  const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : harSource(`session:${dataset.info.id}`, dataset.log, dataset.info.id)), [dataset]);
 
   const openSession = useCallback(
     (info: SessionInfo, log: HarLog) => {

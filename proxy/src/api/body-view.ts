@@ -6,6 +6,7 @@
 import zlib from 'node:zlib';
 import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
+import type { HarEntry } from './har-types.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
@@ -106,4 +107,19 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
     displayTruncated,
     decodeError,
   };
+}
+
+/** A body of a HAR entry (already content-decoded, text or base64) as a BodyView. */
+export function harBodyView(entry: HarEntry, side: 'request' | 'response'): BodyView {
+  const content = side === 'request' ? entry.request?.postData : entry.response?.content;
+  const mimeType = (content?.mimeType ?? '').split(';')[0]!.trim().toLowerCase();
+  const wireSize = side === 'request' ? (entry.request?.bodySize ?? -1) : (entry.response?.bodySize ?? -1);
+  const text = content?.text;
+  const base = { mimeType, wireSize, captureTruncated: Boolean(content?._truncated), displayTruncated: false };
+  if (typeof text !== 'string' || text === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
+  const bytes = (content as { encoding?: string }).encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+  const displayTruncated = bytes.length > DISPLAY_LIMIT;
+  const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
+  const asText = isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown));
+  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize: bytes.length, displayTruncated };
 }

@@ -165,10 +165,18 @@ export interface SessionInfo {
   sizeBytes?: number;
 }
 
+/**
+ * An opened session: its HAR log, except that bodies larger than
+ * `SESSION_INLINE_BODY_LIMIT` are left out (the content/postData carries
+ * `_bodyOmitted: true`) and fetched with `getSessionBody` when shown, so a
+ * session full of images does not travel to the UI all at once.
+ */
 export interface OpenedSession {
   info: SessionInfo;
   log: HarLog;
 }
+
+export const SESSION_INLINE_BODY_LIMIT = 64 * 1024;
 
 /** One cell of the lab matrix (DESIGN.md "The lab matrix"), as the UI lists it. */
 export interface LabCellInfo {
@@ -208,6 +216,8 @@ export interface Commands {
   clearExchanges: { args: void; result: { cleared: number } };
   listSessions: { args: void; result: SessionInfo[] };
   openSession: { args: { id: string }; result: OpenedSession };
+  /** A body `openSession` left out: entry `index` of session `id`. */
+  getSessionBody: { args: { id: string; index: number; side: 'request' | 'response' }; result: BodyView };
   /** Without `id`: saves the live capture as a new session. With `id`: renames it. */
   saveSession: { args: { name: string; id?: string }; result: SessionInfo };
   importHar: { args: { fileName: string; text: string }; result: SessionInfo };
@@ -241,6 +251,7 @@ export const COMMAND_NAMES = [
   'clearExchanges',
   'listSessions',
   'openSession',
+  'getSessionBody',
   'saveSession',
   'importHar',
   'exportHar',

@@ -28,11 +28,14 @@ import {
   type NetlensApi,
   type NetlensEvent,
   type NetlensEventListener,
+  type OpenedSession,
+  SESSION_INLINE_BODY_LIMIT,
   type ProxyConfig,
   type ProxyStatus,
 } from './contract.js';
 import { exchangeDetail, exchangeSummary, pendingSummary, withResponseHead } from './summary.js';
-import { bodyView } from './body-view.js';
+import { bodyView, harBodyView } from './body-view.js';
+import type { HarEntry } from './har-types.js';
 import { labCells, memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
 import { isCellId } from '../lab/cells.js';
 import type { CellId } from '../lab/types.js';
@@ -92,6 +95,19 @@ function proxyConfigPatch(args: unknown, command: string): Partial<ProxyConfig> 
   return patch;
 }
 
+/** The entry with bodies over SESSION_INLINE_BODY_LIMIT replaced by `_bodyOmitted: true`. */
+function withoutLargeBodies(e: HarEntry): HarEntry {
+  const big = (t: unknown) => typeof t === 'string' && t.length > SESSION_INLINE_BODY_LIMIT;
+  const content = e.response?.content;
+  const post = e.request?.postData;
+  if (!big(content?.text) && !big(post?.text)) return e;
+  return {
+    ...e,
+    request: big(post?.text) ? { ...e.request, postData: { ...post, text: undefined, _bodyOmitted: true } } : e.request,
+    response: big(content?.text) ? { ...e.response, content: { ...content!, text: undefined, _bodyOmitted: true } } : e.response,
+  };
+}
+
 export class CoreService implements NetlensApi {
   private readonly listeners = new Set<NetlensEventListener>();
   private readonly rows = new Map<string, Row>();
@@ -105,6 +121,7 @@ export class CoreService implements NetlensApi {
   private proxyOp: Promise<unknown> = Promise.resolve();
   private readonly labRuns = new Map<string, { state: LabRunState; abort: AbortController }>();
   private labSeq = 0;
+  private openedSession: OpenedSession | undefined;
   private readonly browsers = new Set<{ close(): Promise<void> }>();
   private readonly sessions: SessionBackend;
   private readonly lab: LabBackend;
@@ -346,7 +363,21 @@ export class CoreService implements NetlensApi {
   }
 
   async openSession(args: CommandArgs<'openSession'>): Promise<CommandResult<'openSession'>> {
-    return this.sessions.open(str(obj(args, 'openSession'), 'id', 'openSession', 500));
+    const opened = await this.sessions.open(str(obj(args, 'openSession'), 'id', 'openSession', 500));
+    // Keep the full log of the last opened session for getSessionBody; send it without large bodies.
+    this.openedSession = opened;
+    return { info: opened.info, log: { ...opened.log, entries: opened.log.entries.map(withoutLargeBodies) } };
+  }
+
+  async getSessionBody(args: CommandArgs<'getSessionBody'>): Promise<CommandResult<'getSessionBody'>> {
+    const a = obj(args, 'getSessionBody');
+    const id = str(a, 'id', 'getSessionBody', 500);
+    if (!Number.isInteger(a.index) || (a.index as number) < 0) throw bad('getSessionBody: "index" must be a whole number ≥ 0');
+    if (a.side !== 'request' && a.side !== 'response') throw bad('getSessionBody: "side" must be "request" or "response"');
+    if (this.openedSession?.info.id !== id) this.openedSession = await this.sessions.open(id);
+    const entry = this.openedSession.log.entries[a.index as number];
+    if (!entry) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${id}" has no entry ${a.index}.`);
+    return harBodyView(entry, a.side);
   }
 
   async saveSession(args: CommandArgs<'saveSession'>): Promise<CommandResult<'saveSession'>> {

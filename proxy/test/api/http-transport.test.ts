@@ -191,6 +191,18 @@ describe('serve transport: commands and events', () => {
     const exported = await ok<{ text: string }>('exportHar', { id: info.id });
     expect(JSON.parse(exported.text).log.entries).toHaveLength(3);
     expect((await ok<{ deleted: boolean }>('deleteSession', { id: info.id })).deleted).toBe(true);
+    // Large bodies stay in the core until shown.
+    const big = JSON.parse(har);
+    big.log.entries[0].response.content = { size: 100_000, mimeType: 'text/plain', text: 'z'.repeat(100_000) };
+    const bigInfo = await ok<{ id: string }>('importHar', { fileName: 'big.har', text: JSON.stringify(big) });
+    const bigOpened = await ok<{ log: { entries: Array<{ response: { content: { text?: string; _bodyOmitted?: boolean } } }> } }>('openSession', { id: bigInfo.id });
+    expect(bigOpened.log.entries[0]!.response.content).toMatchObject({ _bodyOmitted: true });
+    expect(bigOpened.log.entries[0]!.response.content.text).toBeUndefined();
+    const body = await ok<{ kind: string; data: string }>('getSessionBody', { id: bigInfo.id, index: 0, side: 'response' });
+    expect(body.kind).toBe('text');
+    expect(body.data).toHaveLength(100_000);
+    expect((await command('getSessionBody', { id: bigInfo.id, index: 99, side: 'response' })).status).toBe(404);
+
     const broken = await command('importHar', { fileName: 'broken.har', text: '{"log":' });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as { error: { message: string } }).error.message).toContain('broken.har');

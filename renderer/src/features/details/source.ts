@@ -19,7 +19,8 @@ export const liveSource: ExchangeSource = {
   body: (id, side) => api.getExchangeBody({ id, side }),
 };
 
-export function harSource(key: string, log: HarLog): ExchangeSource {
+/** An opened HAR: details from memory; bodies the core left out (`_bodyOmitted`) are fetched from it. */
+export function harSource(key: string, log: HarLog, sessionId?: string): ExchangeSource {
   const entry = (id: string) => {
     const i = harEntryIndex(id);
     const e = log.entries[i];
@@ -32,6 +33,11 @@ export function harSource(key: string, log: HarLog): ExchangeSource {
       const { e, i } = entry(id);
       return harEntryDetail(e, i);
     },
-    body: async (id, side) => harBody(entry(id).e, side),
+    body: async (id, side) => {
+      const { e, i } = entry(id);
+      const omitted = side === 'request' ? e.request?.postData?._bodyOmitted : e.response?.content?._bodyOmitted;
+      if (omitted && sessionId) return api.getSessionBody({ id: sessionId, index: i, side });
+      return harBody(e, side);
+    },
   };
 }
