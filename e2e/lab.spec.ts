@@ -41,3 +41,21 @@ test('a small lab run completes and shows the comparison table, charts and water
   await page.getByTestId('lab-wf-0').scrollIntoViewIfNeeded();
   await snap(page, 'lab-waterfalls');
 });
+
+test('a lab run can be cancelled', async ({ page, serve }) => {
+  await page.goto(serve.url);
+  await page.getByTestId('tab-lab').click();
+  await page.getByTestId('cell-proxy+h1+intercept').uncheck();
+  await page.getByTestId('cell-proxy+h1+intercept+nagle').uncheck();
+  await page.getByTestId('cell-direct+h2').check();
+  await page.getByTestId('lab-images').fill('3');
+  await page.getByTestId('lab-runs').fill('20');
+  await page.getByTestId('lab-run').click();
+  await expect(page.getByTestId('lab-progress')).toBeVisible();
+  await page.getByTestId('lab-cancel').click();
+  await expect(page.getByTestId('lab-failed')).toContainText('cancelled', { timeout: 60_000 });
+  await expect(page.getByTestId('lab-progress')).toHaveCount(0);
+  await expect(page.getByTestId('lab-run')).toBeEnabled();
+  await expect(page.getByTestId('lab-no-runs').or(page.getByTestId('lab-chart-loadMs'))).toBeVisible();
+  await snap(page, 'lab-cancelled');
+});

@@ -2,7 +2,8 @@
 import { test, expect, snap } from './fixtures';
 import { origin, viaProxy } from './origin';
 
-test('requests through the proxy appear live; selecting one shows headers and body', async ({ page, serve }) => {
+test('requests through the proxy appear live; selecting one shows headers and body', async ({ page, serve, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   expect(serve.proxyUrl, serve.output()).toBeTruthy();
   const site = await origin();
   try {
@@ -52,6 +53,10 @@ test('requests through the proxy appear live; selecting one shows headers and bo
     await page.getByTestId('traffic-row').filter({ hasText: 'submit' }).click();
     await page.getByTestId('details-tab-payload').click();
     await expect(page.getByTestId('body-text')).toContainText('"hello": "proxy"');
+    await page.getByTestId('copy-curl').click();
+    await expect(page.getByTestId('toast-ok').filter({ hasText: 'cURL' })).toBeVisible();
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toBe(`curl '${site.url}/submit' -X POST -H 'user-agent: netlens-e2e' -H 'content-type: application/json' --data-raw '{"hello":"proxy"}'`);
 
     await page.getByTestId('traffic-row').filter({ hasText: 'refused' }).click();
     await expect(page.getByTestId('details-error')).toContainText('NL_UPSTREAM');

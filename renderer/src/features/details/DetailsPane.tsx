@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 import type { ExchangeDetail, ExchangeSummary, HeaderList } from '../../../../proxy/src/api/contract';
 import { errorMessage } from '../../api';
 import { formatBytes, formatMs } from '../../lib/format';
+import { toCurl } from '../../lib/curl';
+import { useToasts } from '../../ui/Toasts';
 import { BodyPanel } from './BodyPanel';
 import { TimingPanel } from './TimingPanel';
 import type { ExchangeSource } from './source';
@@ -44,7 +46,18 @@ function HeaderLine({ name, value, plain }: { name: string; value: string; plain
 }
 
 export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; source: ExchangeSource; onClose(): void }) {
+  const toast = useToasts();
   const [tab, setTab] = useState<Tab>('headers');
+  const copyCurl = async () => {
+    try {
+      const body = await source.body(row.id, 'request');
+      const cmd = toCurl({ method: row.method, url: row.url, headers: detail?.request.headers ?? [], body: body.kind === 'text' ? body.data : undefined, httpVersion: row.protocol });
+      await navigator.clipboard.writeText(cmd);
+      toast.show('Copied the request as a cURL command', 'ok');
+    } catch (err) {
+      toast.error(err, 'Could not copy');
+    }
+  };
   const [detail, setDetail] = useState<ExchangeDetail>();
   const [error, setError] = useState<string>();
 
@@ -85,6 +98,10 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
             {t[0]!.toUpperCase() + t.slice(1)}
           </button>
         ))}
+        <div className="spacer" />
+        <button className="icon-btn" style={{ height: '100%' }} disabled={!detail} onClick={copyCurl} title="Copy the request as a cURL command" data-testid="copy-curl">
+          Copy as cURL
+        </button>
       </div>
       <div className="details-body">
         {row.error && (

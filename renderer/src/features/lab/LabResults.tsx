@@ -62,6 +62,7 @@ function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | 
 
 export function LabResults({ runId, result }: { runId: string; result: LabResult }) {
   const rows = useMemo(() => labTableRows(result), [result]);
+  const anyFinished = result.cells.some((c) => c.runs.some((r) => r.ok));
   const [left, setLeft] = useState<CellId | undefined>(result.cells[0]?.id);
   const [right, setRight] = useState<CellId | undefined>(result.cells[1]?.id ?? result.cells[0]?.id);
   const a = useRepresentativeRows(runId, result, left);
@@ -119,6 +120,12 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
           Ratio = this cell's median load time / its baseline's. Significant = two-sided Mann-Whitney U p &lt; {result.config.alpha}; magnitude from Cliff's delta.
         </p>
       </div>
+      {!anyFinished ? (
+        <div className="note info" data-testid="lab-no-runs">
+          No page load finished, so there is nothing to chart or compare yet.
+        </div>
+      ) : (
+        <>
       <div className="charts">
         <MetricChart result={result} metric="loadMs" title="Page load time" />
         <MetricChart result={result} metric="ttfbMedianMs" title="TTFB (median per run)" />
@@ -149,6 +156,8 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
           ))}
         </div>
       </div>
+        </>
+      )}
     </div>
   );
 }

@@ -139,7 +139,7 @@ export function LabView({ status }: { status?: AppStatus }) {
             </div>
           )}
           {(run?.state === 'failed' || run?.state === 'cancelled') && (
-            <div className={`note ${run.state === 'failed' ? 'error' : ''}`} data-testid="lab-failed">
+            <div className={`note ${run.state === 'failed' ? 'error' : ''}`} style={{ margin: '0 0 12px' }} data-testid="lab-failed">
               {run.state === 'failed' ? 'The lab run failed: ' : ''}
               {run.error.message} [{run.error.code}]
             </div>
