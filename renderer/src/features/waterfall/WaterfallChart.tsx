@@ -160,7 +160,12 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
                   ) : (
                     segs.map((s) => <div key={s.phase} className="bar" style={{ left: left + scale.spanPx(s.start), width: Math.max(1, scale.spanPx(s.end - s.start)), background: PHASE_COLORS[s.phase] }} />)
                   )}
-                  {r.duration >= 0 && <div className="label" style={{ left: left + Math.max(2, scale.spanPx(r.duration)) + 2 }}>{formatMs(r.duration)}</div>}
+                  {r.duration >= 0 && (
+                    // Near the right edge the label goes left of the bar so it stays readable.
+                    <div className="label" style={left + scale.spanPx(r.duration) + 70 > trackWidth ? { left: Math.max(0, left - 2), transform: 'translateX(-100%)', paddingRight: 4 } : { left: left + Math.max(2, scale.spanPx(r.duration)) + 2 }}>
+                      {formatMs(r.duration)}
+                    </div>
+                  )}
                 </div>
               </div>
             );

@@ -63,7 +63,7 @@ export function WaterfallView({ rows, total, markers, selectedId, onSelect, onSh
         <div className="spacer" />
         <Legend />
         {markers?.map((m) => (
-          <span key={m.label} className="legend">
+          <span key={m.label} className="muted" style={{ fontSize: 11, marginLeft: 6 }}>
             <span className="swatch" style={{ background: m.color, width: 3 }} />
             {m.label}
           </span>
