@@ -17,6 +17,8 @@ describe('formatting', () => {
     expect(formatMs(245.6)).toBe('246 ms');
     expect(formatMs(1240)).toBe('1.24 s');
     expect(formatMs(-1)).toBe('–');
+    expect(formatMs(125_000)).toBe('2.1 min');
+    expect(formatMs(169257.9 * 60_000)).toBe('117.5 d');
   });
 
   it('formats ratios and p-values for the lab table', () => {

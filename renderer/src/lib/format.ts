@@ -8,14 +8,16 @@ export function formatBytes(n: number | undefined): string {
   return `${(n / 1000 ** 3).toFixed(2)} GB`;
 }
 
-/** 0.42 ms, 12.3 ms, 245 ms, 1.24 s, 83.1 s, 12.4 min. */
+/** 0.42 ms, 12.3 ms, 245 ms, 1.24 s, 83.1 s, 12.4 min, 5.2 h, 117.5 d (imported HARs can span months). */
 export function formatMs(ms: number | undefined): string {
   if (ms === undefined || ms < 0 || !Number.isFinite(ms)) return '–';
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 100) return `${ms.toFixed(1)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${(ms / 60_000).toFixed(1)} min`;
+  if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1)} min`;
+  if (ms < 86_400_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  return `${(ms / 86_400_000).toFixed(1)} d`;
 }
 
 /** HH:MM:SS.mmm in local time. */
