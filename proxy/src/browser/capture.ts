@@ -60,14 +60,31 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
   const signal = options.signal;
   signal?.throwIfAborted();
 
-  const client: CdpClient = await CDP({
-    host: '127.0.0.1',
-    port: browser.port,
-    // The first page target: the about:blank tab the browser was launched with.
-    target: (targets) => targets.find((t) => t.type === 'page') ?? targets[0],
-    local: true, // use the bundled protocol descriptor; do not fetch it from the browser
+  // One deadline for the whole capture, raced against every DevTools call: a
+  // stalled server can leave Page.navigate (and even Network.enable on a busy
+  // page) unanswered forever.
+  let stage = 'connecting to the browser';
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopper = new Promise<never>((_, reject) => {
+    deadlineTimer = setTimeout(() => reject(new NetlensError(ErrorCodes.PAGE_LOAD, `${options.url} did not finish loading within ${timeoutMs} ms (${stage})`)), timeoutMs);
+    onAbort = () => reject(new NetlensError(ErrorCodes.LAB_ABORTED, 'Cancelled while the page was loading'));
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
+  stopper.catch(() => undefined); // observed through the races below
+  const bounded = <T>(p: Promise<T>): Promise<T> => Promise.race([p, stopper]);
+
+  let client: CdpClient | undefined;
   try {
+    client = await bounded(
+      CDP({
+        host: '127.0.0.1',
+        port: browser.port,
+        // The first page target: the about:blank tab the browser was launched with.
+        target: (targets) => targets.find((t) => t.type === 'page') ?? targets[0],
+        local: true, // use the bundled protocol descriptor; do not fetch it from the browser
+      }),
+    );
     const log: CdpEvent[] = [];
     const inflight = new Map<string, string>();
     const failed: PageCapture['failed'] = [];
@@ -102,28 +119,22 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
       }
     });
 
-    await client.Network.enable();
-    await client.Page.enable();
+    stage = 'enabling DevTools domains';
+    await bounded(client.Network.enable());
+    await bounded(client.Page.enable());
     // A fresh profile has an empty cache, but a page may load one URL twice: measure the network every time.
-    await client.Network.setCacheDisabled({ cacheDisabled: true });
+    await bounded(client.Network.setCacheDisabled({ cacheDisabled: true }));
 
-    const started = performance.now();
-    const nav = await client.Page.navigate({ url: options.url });
+    stage = 'no response head yet';
+    const nav = await bounded(client.Page.navigate({ url: options.url }));
     if (nav.errorText) {
       throw new NetlensError(ErrorCodes.PAGE_LOAD, `${options.url} did not load: ${nav.errorText}`);
     }
     // Wait for load, then for the network to stay idle for quietMs.
     for (;;) {
-      if (signal?.aborted) throw new NetlensError(ErrorCodes.LAB_ABORTED, 'Cancelled while the page was loading');
-      const now = performance.now();
-      if (now - started > timeoutMs) {
-        throw new NetlensError(
-          ErrorCodes.PAGE_LOAD,
-          `${options.url} did not finish loading within ${timeoutMs} ms (${loaded ? 'load fired' : 'no load event'}, ${inflight.size} request(s) still in flight, e.g. ${[...inflight.values()].slice(0, 3).join(', ')})`,
-        );
-      }
-      if (loaded && inflight.size === 0 && now - lastActivity >= quietMs) break;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      stage = `${loaded ? 'load fired' : 'no load event'}, ${inflight.size} request(s) still in flight${inflight.size ? `, e.g. ${[...inflight.values()].slice(0, 3).join(', ')}` : ''}`;
+      if (loaded && inflight.size === 0 && performance.now() - lastActivity >= quietMs) break;
+      await bounded(new Promise((r) => setTimeout(r, POLL_MS)));
     }
 
     let har: Har;
@@ -142,6 +153,9 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
     }
     return { har, loadMs: (lastEndS - firstRequestS) * 1000, failed, eventCount: log.length };
   } finally {
-    await client.close().catch(() => undefined);
+    clearTimeout(deadlineTimer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    // Closing the DevTools socket must not hang either (the browser is killed next anyway).
+    await Promise.race([client?.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   }
 }

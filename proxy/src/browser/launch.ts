@@ -68,6 +68,19 @@ function installExitHook(): void {
   });
 }
 
+/**
+ * Profile preferences no flag covers. `alternate_error_pages.enabled: false` turns
+ * off captive-portal detection, which otherwise fetches
+ * http://connectivitycheck.gstatic.com/generate_204 (through the proxy, when set)
+ * whenever an HTTPS load takes over 30 s. Observed on Chromium 156.
+ */
+const PROFILE_PREFERENCES = { alternate_error_pages: { enabled: false } };
+
+function writePreferences(userDataDir: string): void {
+  fs.mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify(PROFILE_PREFERENCES));
+}
+
 /** Profiles are `<tmp>/netlens-chrome-<pid of the Node process>-XXXXXX`. */
 export const PROFILE_PREFIX = 'netlens-chrome-';
 
@@ -101,6 +114,7 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
   const chromePath = options.chromePath ?? findChrome();
   sweepStaleProfiles();
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+  writePreferences(userDataDir);
   const args = chromeArgs({ ...options, userDataDir });
   let child: ChildProcess;
   try {

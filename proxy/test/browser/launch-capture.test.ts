@@ -29,6 +29,8 @@ beforeAll(async () => {
     } else if (req.url === '/broken') {
       res.setHeader('content-type', 'text/html');
       res.end('<link rel="icon" href="data:,"><img src="/a.png"><img src="/reset.png">');
+    } else if (req.url === '/stall') {
+      // Never answers (until the server closes): navigation must still time out.
     } else if (req.url === '/reset.png') {
       req.socket.destroy(); // the browser sees a failed request, which chrome-har-capturer drops
     } else {
@@ -39,7 +41,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () => {
   it('launches with a fresh profile and leaves no process or profile behind after close()', async () => {
@@ -50,6 +55,9 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
     expect(profileDirs()).toContain(b.userDataDir.split('/').pop());
     const version = (await (await fetch(`http://127.0.0.1:${b.port}/json/version`)).json()) as { webSocketDebuggerUrl: string };
     expect(version.webSocketDebuggerUrl).toBe(b.wsEndpoint);
+    // Captive-portal checks (a Google URL fetched through the proxy on slow loads) are off in the profile.
+    const prefs = JSON.parse(fs.readFileSync(`${b.userDataDir}/Default/Preferences`, 'utf8'));
+    expect(prefs.alternate_error_pages?.enabled).toBe(false);
     await b.close();
     await b.close(); // idempotent
     expect(alive(b.pid)).toBe(false);
@@ -87,6 +95,20 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
       const err = await capturePage(b, { url: `${base}/broken`, quietMs: 200, expectedRequests: 3 }).catch((e) => e);
       expect(err).toMatchObject({ code: 'NL_PAGE_LOAD' });
       expect(err.message).toMatch(/has 2 entries, fewer than the 3.*reset\.png/);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('times out a navigation whose server never answers (and can be cancelled)', async () => {
+    const b = await launchBrowser({ chromePath });
+    try {
+      const err = await capturePage(b, { url: `${base}/stall`, quietMs: 100, timeoutMs: 1500 }).catch((e) => e);
+      expect(err.code).toBe('NL_PAGE_LOAD');
+      expect(err.message).toMatch(/did not finish loading within 1500 ms \(no response head yet\)/);
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 300);
+      await expect(capturePage(b, { url: `${base}/stall?2`, timeoutMs: 20_000, signal: ac.signal })).rejects.toMatchObject({ code: 'NL_LAB_ABORTED' });
     } finally {
       await b.close();
     }
