@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { capturePage } from '../browser/capture.js';
 import { findChrome } from '../browser/find-chrome.js';
 import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
@@ -27,7 +28,7 @@ import { analyze, effects } from './analyze.js';
 import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
 import { browserMetrics, proxyMetrics } from './measure.js';
 import { schedule, type ScheduledRun } from './schedule.js';
-import { startTestSite, type TestSite } from './site/test-site.js';
+import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import { LAB_SCHEMA_VERSION, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement } from './types.js';
 
 export interface RunLabOptions {
@@ -114,6 +115,8 @@ interface RunContext {
   startProxy: typeof realStartProxy;
 }
 
+const LOOP_RESOLUTION_MS = 10;
+
 /** A proxy that cannot stop (a bug) must not hang the lab: go on after this long. */
 const PROXY_STOP_MS = 5_000;
 
@@ -144,6 +147,8 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   let browser: BrowserHandle | undefined;
   const exchanges: Exchange[] = [];
   let result: RunMeasurement = base;
+  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  loopDelay.enable();
   try {
     if (settings.proxy) {
       proxy = await ctx.startProxy({
@@ -192,6 +197,12 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     recorder?.stop();
     if (proxy) await stopWithin(proxy, PROXY_STOP_MS);
   }
+  loopDelay.disable();
+  if (loopDelay.count > 0) {
+    // The histogram's samples include the sampling interval itself (10 ms): report only the lag beyond it.
+    const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - LOOP_RESOLUTION_MS);
+    result.eventLoopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
+  }
   if (proxy) result.proxy = proxyMetrics(exchanges);
   if (recorder && ctx.harDir) {
     const journal = recorder.journalFile;
@@ -225,15 +236,16 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     fs.mkdirSync(harDir, { recursive: true });
   }
 
-  let site: TestSite | undefined;
+  let site: TestSiteProcess | undefined;
   let url: string;
   let expectedRequests: number;
   if (resolved.target.kind === 'site') {
-    site = await startTestSite({
+    // Its own process: the origin must not share the proxy's event loop (see site-process.ts).
+    site = await startTestSiteProcess({
       images: resolved.target.images,
       latencyMs: resolved.target.latencyMs,
       connectionLatencyMs: resolved.target.connectionLatencyMs,
-      ca,
+      dataDir: resolved.dataDir,
     });
     url = site.url;
     expectedRequests = site.expectedRequests;

@@ -123,6 +123,12 @@ export interface RunMeasurement {
     /** Upstream protocols seen, e.g. `{ h2: 54 }`. */
     protocols: Record<string, number>;
   };
+  /**
+   * Event-loop delay of the lab's process during the run (it hosts the proxy):
+   * when this is tens of ms, the proxy was starved of CPU and its overhead says
+   * more about the machine than about the proxy.
+   */
+  eventLoopDelayMs?: { p50: number; p99: number; max: number };
   /** HAR files, relative to the lab's outDir. */
   browserHar?: string;
   proxyHar?: string;

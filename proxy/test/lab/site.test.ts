@@ -134,3 +134,21 @@ describe('test site', () => {
     }
   });
 });
+
+describe('test site in its own process', () => {
+  it('serves from a child process and reports what it served when closed', async () => {
+    const { startTestSiteProcess } = await import('../../src/lab/site/site-process.js');
+    const site = await startTestSiteProcess({ images: 3, dataDir });
+    try {
+      expect(site.pid).not.toBe(process.pid);
+      expect(site.expectedRequests).toBe(7);
+      const h2 = await h2Get(site as unknown as TestSite, ['/', '/img/2.png']);
+      expect(h2.alpn).toBe('h2');
+      expect(h2.bodies[1]).toEqual(pngImage(2));
+    } finally {
+      const stats = await site.close();
+      expect(stats).toMatchObject({ requests: 2, connections: 1, noDelaySockets: 1 });
+    }
+    expect(() => process.kill(site.pid, 0)).toThrow();
+  });
+});

@@ -37,6 +37,12 @@ export interface TestSiteOptions {
   assetBytes?: number;
   /** Bytes per write for style.css, app.js and chunked.js. Default 1024: "many small writes". */
   writeBytes?: number;
+  /**
+   * Send each image's response head and body in two writes (head flushed, body in
+   * the next turn), as many servers do (headers, then sendfile). Default true:
+   * a proxy that relays them with Nagle on holds the body until the head is ACKed.
+   */
+  splitImageWrites?: boolean;
   /** CA that issues the certificate; default loadOrCreateCA(dataDir). */
   ca?: CertificateAuthority;
   dataDir?: string;
@@ -86,6 +92,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   const useTls = options.tls ?? true;
   const writeBytes = options.writeBytes ?? 1024;
   const assetBytes = options.assetBytes ?? 48 * 1024;
+  const splitImageWrites = options.splitImageWrites ?? true;
 
   const html = page(images, `Netlens test site: ${images} images`);
   const css = stylesheet(assetBytes);
@@ -116,6 +123,10 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     } else if (img && Number(img[1]) < images) {
       const png = pngs[Number(img[1])];
       head('image/png', png.length);
+      if (splitImageWrites) {
+        (res as http.ServerResponse).flushHeaders();
+        await new Promise<void>((r) => setImmediate(r));
+      }
       res.end(png);
     } else if (url.pathname === '/style.css' || url.pathname === '/app.js') {
       const body = url.pathname === '/style.css' ? css : js;
