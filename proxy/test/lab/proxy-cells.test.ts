@@ -98,11 +98,13 @@ describe('Nagle on the proxy, measured at the wire (real proxy, test site, Node 
     const sitePort = Number(new URL(site.url).port);
     const tunnel = (proxyPort: number) =>
       new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `127.0.0.1:${sitePort}` });
+        const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `127.0.0.1:${sitePort}`, timeout: 5000 });
+        req.on('timeout', () => req.destroy(new Error('CONNECT through the proxy timed out')));
         req.on('connect', (_res, socket) => {
           socket.setNoDelay(true);
           const t = tls.connect({ socket, ca: ca.certPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => resolve(t));
           t.on('error', reject);
+          t.setTimeout(5000, () => t.destroy(new Error('TLS through the proxy timed out')));
         });
         req.on('error', reject);
         req.end();
@@ -120,6 +122,7 @@ describe('Nagle on the proxy, measured at the wire (real proxy, test site, Node 
               res.on('end', resolve);
             });
             req.on('error', reject);
+            req.setTimeout(5000, () => req.destroy(new Error('no response through the proxy within 5 s')));
             req.end();
           });
           times.push(performance.now() - t0);
