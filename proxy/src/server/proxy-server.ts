@@ -1,7 +1,24 @@
+/**
+ * startProxy: wires the listener, the CONNECT handler, the interception server
+ * (HTTP/2 + HTTP/1.1 by ALPN), the cleartext-in-tunnel server and the upstream
+ * pool around one context and one event stream.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Socket } from 'node:net';
 import type { ProxyAddress, ProxySettings } from '../model.js';
 import { EventStream } from '../events.js';
-import type { ProxyOptions } from '../options.js';
-import type { CertificateAuthority } from '../tls/ca.js';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { resolveOptions, type ProxyOptions } from '../options.js';
+import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
+import { UpstreamPool } from '../upstream/pool.js';
+import { admitClient, isSelf } from './client-guard.js';
+import { handleConnect, ORIGIN, type WithOrigin } from './connect.js';
+import { answerProxyError, handleRequest, type ClientRequest, type ClientResponse, type RequestOrigin } from './handle-request.js';
+import { handleUpgrade } from './upgrade.js';
+import type { ProxyContext } from './context.js';
 
 export interface ProxyHandle {
   readonly address: ProxyAddress;
@@ -13,7 +30,140 @@ export interface ProxyHandle {
   stop(): Promise<void>;
 }
 
-export async function startProxy(_options: ProxyOptions = {}): Promise<ProxyHandle> {
-  void EventStream;
-  throw new Error('startProxy: being implemented (issue 2)');
+/** HTTP/2 settings for the browser leg: enough concurrent streams for image-heavy pages. */
+const H2_SETTINGS: http2.Settings = { maxConcurrentStreams: 1000, initialWindowSize: 1 << 20 };
+
+function originOf(socket: unknown): RequestOrigin | undefined {
+  return (socket as WithOrigin | undefined)?.[ORIGIN];
+}
+
+export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandle> {
+  const opts = resolveOptions(options);
+  const ca = loadOrCreateCA(opts.dataDir);
+  const events = new EventStream();
+  const pool = new UpstreamPool({
+    nagle: opts.nagle,
+    http2: opts.http2,
+    // The Netlens CA is trusted upstream too, so the built-in test site (and any
+    // origin whose certificate Netlens issued) works without extra flags.
+    ca: [...tls.rootCertificates, ca.certPem, ...opts.upstreamCA],
+    rejectUnauthorized: !opts.insecureUpstream,
+  });
+  let exchangeCounter = 0;
+  let connectionCounter = 0;
+  const listenAddr = { host: opts.host, port: opts.port };
+  const ctx: ProxyContext = {
+    options: opts,
+    events,
+    pool,
+    ca,
+    nextExchangeId: () => `x${++exchangeCounter}`,
+    nextClientConnectionId: () => `c${++connectionCounter}`,
+    isSelf: (host, port) => isSelf(host, port, listenAddr),
+    refuseTarget: (url) => {
+      const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+      if (isSelf(url.hostname, port, listenAddr)) return { status: 400, message: 'Refusing to forward a request to the proxy itself (request loop)' };
+      return null;
+    },
+  };
+
+  const clientSockets = new Set<Socket>();
+  const tunnelSockets = new Set<Socket>();
+  const track = (socket: Socket) => {
+    clientSockets.add(socket);
+    socket.once('close', () => clientSockets.delete(socket));
+  };
+  const onRequest = (origin: (req: ClientRequest) => RequestOrigin) => (req: ClientRequest, res: ClientResponse) => {
+    handleRequest(ctx, req, res, origin(req)).catch((err) => {
+      // A bug, not a network failure: keep serving others and say what happened.
+      process.emitWarning(`Netlens: request handler failed: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
+      answerProxyError(res, 500, 'Netlens internal error (see the proxy log)');
+    });
+  };
+  const fallbackOrigin = (transport: RequestOrigin['transport']) => (req: ClientRequest): RequestOrigin =>
+    originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
+
+  // The listener: absolute-form HTTP requests, CONNECT, and upgrades (ws:// via the proxy).
+  const server = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, onRequest(fallbackOrigin('plain')));
+  server.on('connection', (socket: Socket & WithOrigin) => {
+    if (!admitClient(socket, opts.allowRemoteClients)) return;
+    track(socket);
+    socket.setNoDelay(!opts.nagle);
+    socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
+  });
+  // Malformed request lines, bad headers, oversized heads: answer and keep serving others.
+  const onClientError = (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const why = tooLarge ? `request head larger than ${opts.maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`);
+  };
+  server.on('clientError', onClientError);
+
+  // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN.
+  const interceptServer = http2.createSecureServer(
+    {
+      allowHTTP1: true,
+      ALPNProtocols: opts.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
+      settings: H2_SETTINGS,
+      maxHeaderListPairs: 2000,
+      maxSessionMemory: 64,
+    },
+    onRequest(fallbackOrigin('intercepted')),
+  );
+  interceptServer.on('clientError' as 'sessionError', onClientError as never);
+  interceptServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
+    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'intercepted', clientConnectionId: 'c?' }),
+  );
+
+  // Cleartext HTTP inside a CONNECT tunnel (e.g. ws:// over CONNECT).
+  const tunnelHttpServer = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0 }, onRequest(fallbackOrigin('connect-plain')));
+  tunnelHttpServer.on('clientError', onClientError);
+  tunnelHttpServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
+    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'connect-plain', clientConnectionId: 'c?' }),
+  );
+
+  const targets = { interceptServer: interceptServer as unknown as net.Server, tunnelHttpServer, tunnelSockets };
+  server.on('connect', (req: http.IncomingMessage, socket: Socket & WithOrigin, head: Buffer) => handleConnect(ctx, targets, req, socket, head));
+  server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
+    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'plain', clientConnectionId: 'c?' }),
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      if (err.code === 'EADDRINUSE') {
+        reject(new NetlensError(ErrorCodes.PORT_IN_USE, `Port ${opts.port} on ${opts.host} is already in use. Stop the other program, choose another --port, or use --port 0 for any free port.`, { cause: err }));
+      } else {
+        reject(new NetlensError(ErrorCodes.LISTEN_FAILED, `Cannot listen on ${opts.host}:${opts.port}: ${err.message}`, { cause: err }));
+      }
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(opts.port, opts.host);
+  });
+  const bound = server.address() as net.AddressInfo;
+  listenAddr.port = bound.port;
+  const displayHost = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
+  const address: ProxyAddress = { host: bound.address, port: bound.port, url: `http://${displayHost}:${bound.port}` };
+  const settings: ProxySettings = { host: bound.address, port: bound.port, intercept: opts.intercept, http2: opts.http2, nagle: opts.nagle, dataDir: opts.dataDir };
+  events.emit({ type: 'listening', address });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      interceptServer.close();
+      tunnelHttpServer.close();
+      for (const s of clientSockets) s.destroy();
+      for (const s of tunnelSockets) s.destroy();
+      pool.close();
+    }).then(() => events.emit({ type: 'closed' })));
+
+  return { address, settings, events, ca, stop };
 }

@@ -1,0 +1,242 @@
+/**
+ * CONNECT: either a blind TCP tunnel (interception off) or TLS termination with
+ * a certificate for the requested host (interception on), after which every
+ * request inside is handled like any other (handle-request.ts).
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import type { IncomingMessage } from 'node:http';
+import type { Exchange } from '../model.js';
+import { classifyUpstreamError, ErrorCodes } from '../errors.js';
+import { computeClientTimings, computeTimings } from '../upstream/timings.js';
+import { connectionInfo } from '../upstream/pool.js';
+import { emptyBody } from './body-capture.js';
+import { pairsFromFlat } from './headers.js';
+import type { ProxyContext } from './context.js';
+import type { RequestOrigin } from './handle-request.js';
+
+/** Attached to client sockets (raw and TLS) so handlers know where a request came from. */
+export const ORIGIN = Symbol('netlens.origin');
+export type WithOrigin = { [ORIGIN]?: RequestOrigin };
+
+/** TLS records start with content type 22 (handshake); anything else inside CONNECT is cleartext. */
+const TLS_HANDSHAKE = 0x16;
+
+export interface ConnectTargets {
+  /** Receives decrypted connections (emit 'secureConnection'): HTTP/2 + HTTP/1.1 by ALPN. */
+  interceptServer: net.Server;
+  /** Receives cleartext connections from inside a tunnel (emit 'connection'). */
+  tunnelHttpServer: net.Server;
+  /** Upstream tunnel sockets, closed on stop. */
+  tunnelSockets: Set<net.Socket>;
+}
+
+/** Parses an authority-form CONNECT target (`host:port`, `[v6]:port`). */
+export function parseAuthority(target: string | undefined): { host: string; port: number } | null {
+  if (!target) return null;
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s/@]+)):(\d{1,5})$/.exec(target);
+  if (!m) return null;
+  const port = Number(m[3]);
+  if (port < 1 || port > 65535) return null;
+  return { host: (m[1] ?? m[2]).toLowerCase(), port };
+}
+
+function refuse(socket: net.Socket, status: string, message: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${message}\n`);
+}
+
+export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: IncomingMessage, socket: net.Socket & WithOrigin, head: Buffer): void {
+  const target = parseAuthority(req.url);
+  const clientConnectionId = socket[ORIGIN]?.clientConnectionId ?? ctx.nextClientConnectionId();
+  if (!target) {
+    refuse(socket, '400 Bad Request', `CONNECT needs a host:port target (got "${String(req.url).slice(0, 200)}")`);
+    return;
+  }
+  if (ctx.isSelf(target.host, target.port)) {
+    refuse(socket, '400 Bad Request', 'Refusing to CONNECT to the proxy itself (request loop)');
+    return;
+  }
+  socket.setNoDelay(!ctx.options.nagle);
+  if (!ctx.options.intercept) {
+    tunnel(ctx, targets, req, socket, head, target, clientConnectionId);
+    return;
+  }
+  socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  const origin = (transport: RequestOrigin['transport']): RequestOrigin => ({ transport, clientConnectionId, target });
+  const dispatch = (first: Buffer) => {
+    socket.pause();
+    socket.unshift(first);
+    if (first[0] === TLS_HANDSHAKE) intercept(ctx, targets, socket, origin('intercepted'), req);
+    else {
+      socket[ORIGIN] = origin('connect-plain');
+      targets.tunnelHttpServer.emit('connection', socket);
+      socket.resume();
+    }
+  };
+  if (head.length) dispatch(head);
+  else socket.once('data', dispatch);
+}
+
+function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socket, origin: RequestOrigin, req: IncomingMessage): void {
+  const host = origin.target!.host;
+  const start = performance.now();
+  let tlsSocket: tls.TLSSocket & WithOrigin;
+  try {
+    tlsSocket = new tls.TLSSocket(socket, {
+      isServer: true,
+      // h2 is offered to the client only when HTTP/2 is on.
+      ALPNProtocols: ctx.options.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
+      secureContext: ctx.ca.secureContext(host),
+      // Clients that send SNI get a certificate for the name they will verify.
+      SNICallback: (servername, cb) => {
+        try {
+          cb(null, ctx.ca.secureContext(servername));
+        } catch (err) {
+          cb(err as Error);
+        }
+      },
+    }) as tls.TLSSocket & WithOrigin;
+  } catch (err) {
+    socket.destroy();
+    recordConnectFailure(ctx, req, origin, start, ErrorCodes.INTERNAL, `Cannot create a certificate for ${host}: ${(err as Error).message}`);
+    return;
+  }
+  tlsSocket[ORIGIN] = origin;
+  let secured = false;
+  tlsSocket.once('secure', () => {
+    secured = true;
+    targets.interceptServer.emit('secureConnection', tlsSocket);
+  });
+  tlsSocket.on('error', (err) => {
+    if (!secured) {
+      // Usually: the client does not trust the Netlens CA. Record it so users see why.
+      recordConnectFailure(
+        ctx,
+        req,
+        origin,
+        start,
+        'NL_CLIENT_TLS',
+        `TLS handshake with the client failed for ${host}: ${err.message}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
+      );
+    }
+    tlsSocket.destroy();
+  });
+}
+
+function connectExchange(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number): Exchange {
+  const t = origin.target!;
+  return {
+    id: ctx.nextExchangeId(),
+    clientConnectionId: origin.clientConnectionId,
+    startedDateTime: new Date(performance.timeOrigin + start).toISOString(),
+    transport: origin.transport,
+    clientProtocol: 'http/1.1',
+    nagle: ctx.options.nagle,
+    request: {
+      method: 'CONNECT',
+      url: `https://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`,
+      httpVersion: 'http/1.1',
+      headers: pairsFromFlat(req.rawHeaders),
+      body: emptyBody(),
+    },
+    retries: 0,
+    timestamps: { start },
+    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
+    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
+  };
+}
+
+function recordConnectFailure(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number, code: string, message: string): void {
+  const x = connectExchange(ctx, req, origin, start);
+  x.timestamps.clientResponseEnd = performance.now();
+  x.timings = computeTimings(x.timestamps);
+  x.clientTimings = computeClientTimings(x.timestamps, x.timings);
+  x.error = { code, message, side: 'client' };
+  ctx.events.emit({ type: 'error', exchange: x });
+}
+
+/** Blind tunnel: bytes both ways, recorded as one exchange with byte counts. */
+function tunnel(
+  ctx: ProxyContext,
+  targets: ConnectTargets,
+  req: IncomingMessage,
+  socket: net.Socket,
+  head: Buffer,
+  target: { host: string; port: number },
+  clientConnectionId: string,
+): void {
+  const origin: RequestOrigin = { transport: 'tunnel', clientConnectionId, target };
+  const start = performance.now();
+  const x = connectExchange(ctx, req, origin, start);
+  ctx.events.emit({
+    type: 'request',
+    exchange: {
+      id: x.id,
+      clientConnectionId,
+      startedDateTime: x.startedDateTime,
+      transport: 'tunnel',
+      clientProtocol: 'http/1.1',
+      method: 'CONNECT',
+      url: x.request.url,
+      headers: x.request.headers,
+      timestamps: { start },
+    },
+  });
+  const upstream = net.connect({ host: target.host, port: target.port, noDelay: !ctx.options.nagle });
+  upstream.setNoDelay(!ctx.options.nagle);
+  targets.tunnelSockets.add(upstream);
+  const conn = connectionInfo(upstream);
+  x.timestamps.upstreamAssigned = start;
+  upstream.once('lookup', () => (x.timestamps.dnsEnd = performance.now()));
+  let connected = false;
+  let finished = false;
+  const up = { bytes: 0 };
+  const down = { bytes: 0 };
+  const done = (error?: { code: string; message: string }) => {
+    if (finished) return;
+    finished = true;
+    targets.tunnelSockets.delete(upstream);
+    x.tunnelBytes = { up: up.bytes, down: down.bytes };
+    x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
+    x.timings = computeTimings(x.timestamps);
+    x.clientTimings = computeClientTimings(x.timestamps, x.timings);
+    if (error) x.error = { ...error, side: 'upstream' };
+    ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+  };
+  upstream.once('connect', () => {
+    connected = true;
+    const now = performance.now();
+    x.timestamps.connectEnd = now;
+    x.timestamps.requestSent = now;
+    x.timestamps.responseHeaders = now;
+    x.upstreamConnectionId = conn.id;
+    x.upstreamConnectionNew = true;
+    x.serverIPAddress = upstream.remoteAddress;
+    x.response = { status: 200, statusText: 'Connection Established', httpVersion: 'http/1.1', headers: [], body: emptyBody() };
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) {
+      up.bytes += head.length;
+      upstream.write(head);
+    }
+    socket.on('data', (c: Buffer) => (up.bytes += c.length));
+    upstream.on('data', (c: Buffer) => (down.bytes += c.length));
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+  });
+  upstream.on('error', (err) => {
+    const { code, message } = classifyUpstreamError(err, `${target.host}:${target.port}`);
+    if (!connected) refuse(socket, '502 Bad Gateway', message);
+    else socket.destroy();
+    done({ code, message });
+  });
+  socket.on('error', () => upstream.destroy());
+  socket.on('close', () => {
+    upstream.destroy();
+    done();
+  });
+  upstream.on('close', () => {
+    socket.end();
+    if (connected) done();
+  });
+}

@@ -1,0 +1,285 @@
+/**
+ * The heart of the proxy: one client request in (HTTP/1.x or HTTP/2, plain or
+ * intercepted), forwarded upstream, the response streamed back, and the
+ * exchange's lifecycle published on the event stream.
+ *
+ * Bodies stream both ways (pipe with backpressure); captures are bounded copies
+ * taken as chunks pass. On upstream failure the client's connection (or, for
+ * HTTP/2, its stream) is ended: the proxy never invents a 500 page, because a
+ * made-up response would be recorded and measured as if the origin sent it.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import { performance } from 'node:perf_hooks';
+import type { Exchange, ExchangeError, HttpProtocol, RawHeaders, Transport } from '../model.js';
+import { classifyUpstreamError, ErrorCodes } from '../errors.js';
+import { sendUpstream, type UpstreamResponse } from '../upstream/forward.js';
+import { computeClientTimings, computeTimings } from '../upstream/timings.js';
+import { BodyCapturer, emptyBody } from './body-capture.js';
+import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
+import type { ProxyContext } from './context.js';
+
+export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
+export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+/** Where a request came from, decided by the listener that accepted it. */
+export interface RequestOrigin {
+  transport: Transport;
+  clientConnectionId: string;
+  /** For requests inside CONNECT: the tunnel's target (host without brackets, port). */
+  target?: { host: string; port: number };
+}
+
+function clientProtocol(req: ClientRequest): HttpProtocol {
+  if (req.httpVersion === '2.0') return 'h2';
+  return req.httpVersion === '1.0' ? 'http/1.0' : 'http/1.1';
+}
+
+/** The absolute URL the client asked for, or an error message why it cannot be used. */
+export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | string {
+  const raw = req.url ?? '';
+  if (origin.transport === 'plain') {
+    // An explicit proxy receives absolute-form targets (RFC 9112 §3.2.2).
+    if (!/^https?:\/\//i.test(raw)) {
+      return 'This is the Netlens proxy. Configure your client to use it as an HTTP proxy (e.g. curl -x); it does not serve pages itself.';
+    }
+    try {
+      return new URL(raw);
+    } catch {
+      return `Invalid request target "${raw.slice(0, 200)}"`;
+    }
+  }
+  const scheme = origin.transport === 'intercepted' ? 'https' : 'http';
+  const authority = (req.headers[':authority'] as string | undefined) ?? req.headers.host ?? `${origin.target?.host}:${origin.target?.port}`;
+  try {
+    const url = new URL(`${scheme}://${authority}${raw.startsWith('/') ? raw : `/${raw}`}`);
+    // The tunnel's target wins over a Host header that names another server
+    // (the request travels to where the client opened the tunnel).
+    if (origin.target) {
+      url.hostname = origin.target.host.includes(':') ? `[${origin.target.host}]` : origin.target.host;
+      url.port = String(origin.target.port);
+    }
+    return url;
+  } catch {
+    return `Invalid request target "${raw.slice(0, 200)}"`;
+  }
+}
+
+function requestHeadersFor(req: ClientRequest, url: URL): RawHeaders {
+  const pairs = stripHopByHop(pairsFromFlat(req.rawHeaders));
+  // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
+  // (an HTTP/2 upstream gets it back as :authority).
+  if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
+  return pairs;
+}
+
+function newExchange(ctx: ProxyContext, req: ClientRequest, origin: RequestOrigin, url: string, start: number): Exchange {
+  const headers = pairsFromFlat(req.rawHeaders);
+  return {
+    id: ctx.nextExchangeId(),
+    clientConnectionId: origin.clientConnectionId,
+    startedDateTime: new Date(performance.timeOrigin + start).toISOString(),
+    transport: origin.transport,
+    clientProtocol: clientProtocol(req),
+    nagle: ctx.options.nagle,
+    request: { method: req.method ?? 'GET', url, httpVersion: clientProtocol(req), headers, body: emptyBody() },
+    retries: 0,
+    timestamps: { start },
+    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
+    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
+  };
+}
+
+function finish(ctx: ProxyContext, x: Exchange, error?: ExchangeError): void {
+  x.timings = computeTimings(x.timestamps);
+  x.clientTimings = computeClientTimings(x.timestamps, x.timings);
+  if (error) x.error = error;
+  ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+}
+
+/** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
+function endClient(req: ClientRequest, res: ClientResponse): void {
+  if ('stream' in req && req.stream) {
+    if (!req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  } else {
+    (res as http.ServerResponse).socket?.destroy();
+  }
+}
+
+/** A plain-text error the proxy itself answers with (bad requests only, never upstream failures). */
+export function answerProxyError(res: ClientResponse, status: number, message: string): void {
+  if (res.headersSent) return;
+  const body = `${message}\n`;
+  if (res instanceof http.ServerResponse) {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  } else {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+  }
+  res.end(body);
+}
+
+/** Writes the upstream response head to the client leg, in the client's protocol. */
+function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
+  const headers = stripHopByHop(up.headers);
+  if (res instanceof http.ServerResponse) {
+    // Node would add its own Date; the origin's (or none) is what the client must see.
+    res.sendDate = false;
+    res.writeHead(up.status, up.statusText || http.STATUS_CODES[up.status] || '', flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders);
+  } else {
+    res.writeHead(up.status, h2HeaderObject(headers));
+  }
+}
+
+export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, origin: RequestOrigin): Promise<void> {
+  const start = performance.now();
+  if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
+  const target = targetUrl(req, origin);
+  const x = newExchange(ctx, req, origin, typeof target === 'string' ? (req.url ?? '') : target.href, start);
+
+  if (typeof target === 'string') {
+    req.resume();
+    answerProxyError(res, 400, target);
+    x.timestamps.clientResponseEnd = performance.now();
+    finish(ctx, x, { code: ErrorCodes.CLIENT_MALFORMED, message: target, side: 'client' });
+    return;
+  }
+  const refusal = ctx.refuseTarget(target, origin);
+  if (refusal) {
+    req.resume();
+    answerProxyError(res, refusal.status, refusal.message);
+    x.timestamps.clientResponseEnd = performance.now();
+    finish(ctx, x, { code: ErrorCodes.REQUEST_REFUSED, message: refusal.message, side: 'proxy' });
+    return;
+  }
+
+  ctx.events.emit({
+    type: 'request',
+    exchange: {
+      id: x.id,
+      clientConnectionId: x.clientConnectionId,
+      startedDateTime: x.startedDateTime,
+      transport: x.transport,
+      clientProtocol: x.clientProtocol,
+      method: x.request.method,
+      url: x.request.url,
+      headers: x.request.headers,
+      timestamps: { start },
+    },
+  });
+
+  const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+  const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
+  const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
+  if (!hasBody) markRequestEnd();
+  else req.once('end', markRequestEnd);
+
+  let clientGone = false;
+  let up: UpstreamResponse | undefined;
+  const onClientClose = () => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      up?.abort();
+    }
+  };
+  res.once('close', onClientClose);
+
+  try {
+    up = await sendUpstream(ctx.pool, {
+      method: x.request.method,
+      url: target,
+      headers: requestHeadersFor(req, target),
+      body: hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null,
+      onBodyChunk: (c) => reqCapture.push(c),
+      timestamps: x.timestamps,
+      timeoutMs: ctx.options.upstreamTimeoutMs,
+      retries: ctx.options.retries,
+    });
+  } catch (err) {
+    x.request.body = reqCapture.result();
+    x.retries = (err as { retries?: number }).retries ?? 0;
+    const { code, message } = classifyUpstreamError(err, target.host);
+    if (clientGone) {
+      finish(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+      return;
+    }
+    endClient(req, res);
+    x.timestamps.clientResponseEnd = performance.now();
+    finish(ctx, x, { code, message, side: 'upstream' });
+    return;
+  }
+  if (clientGone) {
+    up.abort();
+    x.request.body = reqCapture.result();
+    finish(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+    return;
+  }
+
+  const response = up;
+  x.retries = response.retries;
+  x.upstreamProtocol = response.protocol;
+  x.upstreamConnectionId = response.connection.id;
+  x.upstreamConnectionNew = response.newConnection;
+  x.serverIPAddress = response.serverIPAddress;
+  ctx.events.emit({
+    type: 'response',
+    response: {
+      id: x.id,
+      status: response.status,
+      statusText: response.statusText,
+      httpVersion: response.protocol,
+      headers: response.headers,
+      upstreamConnectionId: response.connection.id,
+      serverIPAddress: response.serverIPAddress,
+      at: x.timestamps.responseHeaders ?? performance.now(),
+    },
+  });
+
+  const resCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+  try {
+    writeResponseHead(res, response);
+  } catch (err) {
+    // e.g. a header value HTTP/2 refuses; the client cannot get this response.
+    response.abort();
+    endClient(req, res);
+    x.request.body = reqCapture.result();
+    finish(ctx, x, { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `Response cannot be forwarded to the client: ${(err as Error).message}`, side: 'proxy' });
+    return;
+  }
+  x.timestamps.clientResponseHeaders = performance.now();
+
+  await new Promise<void>((resolve) => {
+    let done = false;
+    const complete = (error?: ExchangeError) => {
+      if (done) return;
+      done = true;
+      x.request.body = reqCapture.result();
+      x.response = {
+        status: response.status,
+        statusText: response.statusText,
+        httpVersion: response.protocol,
+        headers: response.headers,
+        body: resCapture.result(),
+      };
+      finish(ctx, x, error);
+      resolve();
+    };
+    response.body.on('data', (c: Buffer) => resCapture.push(c));
+    response.body.once('end', () => (x.timestamps.responseEnd = performance.now()));
+    response.body.once('error', (err) => {
+      const { code, message } = classifyUpstreamError(err, target.host);
+      endClient(req, res);
+      complete({ code, message, side: 'upstream' });
+    });
+    res.once('finish', () => {
+      x.timestamps.clientResponseEnd = performance.now();
+      complete();
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        response.abort();
+        complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+      }
+    });
+    response.body.pipe(res as NodeJS.WritableStream);
+  });
+}

@@ -1,0 +1,238 @@
+/**
+ * Upstream connections, kept alive and reused: one keep-alive agent per scheme
+ * for HTTP/1.1 and one pooled HTTP/2 session per origin. Opening a new TCP+TLS
+ * connection per request is the classic proxy slowdown this avoids.
+ *
+ * Protocol choice for https origins when HTTP/2 is on: the first connection to
+ * an origin offers ALPN ["h2", "http/1.1"] and remembers the answer. If the origin
+ * picks http/1.1, that already-open socket is handed to the keep-alive agent
+ * (not thrown away), so no request pays for a probe.
+ *
+ * Nagle: every socket created here gets setNoDelay(!nagle) (Node's net/tls
+ * connect default is Nagle ON).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import http2 from 'node:http2';
+import net from 'node:net';
+import tls from 'node:tls';
+import { performance } from 'node:perf_hooks';
+
+/** Connection-level facts a request needs for its timings and HAR fields. */
+export interface ConnectionInfo {
+  id: string;
+  /** Timestamps of the connection's setup (only the first request on it reports them). */
+  dnsEnd?: number;
+  connectEnd?: number;
+  tlsEnd?: number;
+  /** Set when the first exchange on this connection has claimed the setup timings. */
+  claimed: boolean;
+}
+
+export interface PoolOptions {
+  nagle: boolean;
+  http2: boolean;
+  /** CA certificates trusted upstream (PEM); undefined = Node's defaults. */
+  ca?: string[];
+  rejectUnauthorized: boolean;
+}
+
+type Protocol = 'h2' | 'http/1.1';
+
+let connectionCounter = 0;
+const info = new WeakMap<object, ConnectionInfo>();
+
+/** Connection info for a socket (or h2 session), created on first sight. */
+export function connectionInfo(socket: object): ConnectionInfo {
+  let i = info.get(socket);
+  if (!i) {
+    i = { id: `u${++connectionCounter}`, claimed: false };
+    info.set(socket, i);
+  }
+  return i;
+}
+
+/** Records dns/connect/tls timestamps on a socket that is connecting now. */
+export function watchConnect(socket: net.Socket, secure: boolean): ConnectionInfo {
+  const i = connectionInfo(socket);
+  socket.once('lookup', () => (i.dnsEnd = performance.now()));
+  socket.once('connect', () => (i.connectEnd = performance.now()));
+  if (secure) socket.once('secureConnect', () => (i.tlsEnd = performance.now()));
+  return i;
+}
+
+export function originKey(host: string, port: number): string {
+  return `${host}:${port}`;
+}
+
+export class UpstreamPool {
+  readonly httpAgent: http.Agent;
+  readonly httpsAgent: https.Agent;
+  private readonly protocols = new Map<string, Protocol>();
+  private readonly probes = new Map<string, Promise<Protocol>>();
+  private readonly sessions = new Map<string, http2.ClientHttp2Session>();
+  /** Sockets from an ALPN probe that answered http/1.1, waiting for the agent. */
+  private readonly stash = new Map<string, tls.TLSSocket[]>();
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {
+    const noDelay = !opts.nagle;
+    const pool = this;
+    class HttpAgent extends http.Agent {
+      override createConnection(options: net.NetConnectOpts, cb?: (err: Error | null, s: net.Socket) => void): net.Socket {
+        // @ts-expect-error createConnection exists on http.Agent at runtime
+        const s: net.Socket = super.createConnection(options, cb);
+        s.setNoDelay(noDelay);
+        watchConnect(s, false);
+        return s;
+      }
+    }
+    class HttpsAgent extends https.Agent {
+      override createConnection(options: tls.ConnectionOptions & { host: string; port: number }, cb?: (err: Error | null, s: net.Socket) => void): net.Socket {
+        const stashed = pool.takeStashed(originKey(options.host, Number(options.port)));
+        if (stashed) return stashed;
+        // @ts-expect-error createConnection exists on https.Agent at runtime
+        const s: tls.TLSSocket = super.createConnection({ ...options, ALPNProtocols: ['http/1.1'] }, cb);
+        s.setNoDelay(noDelay);
+        watchConnect(s, true);
+        return s;
+      }
+    }
+    // keepAlive: reuse connections across requests and clients. 'lifo' reuses the
+    // most recently used socket, which is the one least likely to have been closed
+    // by the origin's idle timeout.
+    const common = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
+    this.httpAgent = new HttpAgent(common);
+    this.httpsAgent = new HttpsAgent({ ...common, ca: opts.ca, rejectUnauthorized: opts.rejectUnauthorized });
+  }
+
+  private takeStashed(key: string): tls.TLSSocket | undefined {
+    const list = this.stash.get(key);
+    while (list && list.length) {
+      const s = list.pop()!;
+      if (!s.destroyed) return s;
+    }
+    return undefined;
+  }
+
+  /** Which protocol to use for an https origin (probing it on first use). */
+  async protocolFor(host: string, port: number, servername: string): Promise<Protocol> {
+    if (!this.opts.http2) return 'http/1.1';
+    const key = originKey(host, port);
+    const known = this.protocols.get(key);
+    if (known) return known;
+    let probe = this.probes.get(key);
+    if (!probe) {
+      probe = this.probe(host, port, servername).finally(() => this.probes.delete(key));
+      this.probes.set(key, probe);
+    }
+    return probe;
+  }
+
+  private probe(host: string, port: number, servername: string): Promise<Protocol> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({
+        host,
+        port,
+        servername: net.isIP(servername) ? undefined : servername,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        ca: this.opts.ca,
+        rejectUnauthorized: this.opts.rejectUnauthorized,
+      });
+      socket.setNoDelay(!this.opts.nagle);
+      watchConnect(socket, true);
+      socket.once('error', reject);
+      socket.once('secureConnect', () => {
+        socket.off('error', reject);
+        const key = originKey(host, port);
+        const proto: Protocol = socket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1';
+        this.protocols.set(key, proto);
+        if (proto === 'h2') {
+          this.adoptSession(key, host, port, socket);
+        } else {
+          const list = this.stash.get(key) ?? [];
+          list.push(socket);
+          this.stash.set(key, list);
+          // A stashed socket nobody picks up must not leak: drop it after a while.
+          socket.setTimeout(5000, () => socket.destroy());
+          socket.once('close', () => {
+            const l = this.stash.get(key);
+            if (l) this.stash.set(key, l.filter((s) => s !== socket));
+          });
+        }
+        resolve(proto);
+      });
+    });
+  }
+
+  private adoptSession(key: string, host: string, port: number, socket: tls.TLSSocket): http2.ClientHttp2Session {
+    const authority = `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+    const session = http2.connect(authority, { createConnection: () => socket });
+    info.set(session, connectionInfo(socket));
+    this.sessions.set(key, session);
+    const forget = () => {
+      if (this.sessions.get(key) === session) this.sessions.delete(key);
+    };
+    session.on('close', forget);
+    session.on('goaway', forget);
+    session.on('error', forget);
+    // An idle pooled session must not keep the process (or a stopped proxy) alive.
+    session.unref();
+    return session;
+  }
+
+  /** The pooled h2 session for an origin, opening a new one if needed. */
+  async h2Session(host: string, port: number, servername: string): Promise<http2.ClientHttp2Session> {
+    const key = originKey(host, port);
+    const existing = this.sessions.get(key);
+    if (existing && !existing.closed && !existing.destroyed) return existing;
+    // Connect a fresh TLS socket with ALPN h2 only; the origin already said it speaks h2.
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({
+        host,
+        port,
+        servername: net.isIP(servername) ? undefined : servername,
+        ALPNProtocols: ['h2'],
+        ca: this.opts.ca,
+        rejectUnauthorized: this.opts.rejectUnauthorized,
+      });
+      socket.setNoDelay(!this.opts.nagle);
+      watchConnect(socket, true);
+      socket.once('error', reject);
+      socket.once('secureConnect', () => {
+        socket.off('error', reject);
+        if (socket.alpnProtocol !== 'h2') {
+          this.protocols.set(key, 'http/1.1');
+          socket.destroy();
+          reject(Object.assign(new Error('origin stopped offering h2'), { code: 'NL_H2_DOWNGRADE' }));
+          return;
+        }
+        resolve(this.adoptSession(key, host, port, socket));
+      });
+    });
+  }
+
+  /** Forget that an origin speaks h2 (e.g. after a protocol error) so the next request re-probes. */
+  forgetProtocol(host: string, port: number): void {
+    this.protocols.delete(originKey(host, port));
+  }
+
+  /** CA certificates trusted upstream (undefined = Node's defaults). */
+  get upstreamCA(): string[] | undefined {
+    return this.opts.ca;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+    for (const s of this.sessions.values()) s.destroy();
+    this.sessions.clear();
+    for (const list of this.stash.values()) for (const s of list) s.destroy();
+    this.stash.clear();
+  }
+}
