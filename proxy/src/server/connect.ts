@@ -4,7 +4,6 @@
  * request inside is handled like any other (handle-request.ts).
  */
 import net from 'node:net';
-import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import type { IncomingMessage } from 'node:http';
 import type { Exchange } from '../model.js';
@@ -24,8 +23,13 @@ export type WithOrigin = { [ORIGIN]?: RequestOrigin };
 const TLS_HANDSHAKE = 0x16;
 
 export interface ConnectTargets {
-  /** Receives decrypted connections (emit 'secureConnection'): HTTP/2 + HTTP/1.1 by ALPN. */
-  interceptServer: net.Server;
+  /**
+   * The TLS server (HTTP/2 + HTTP/1.1 by ALPN) for a CONNECT target: emit the raw
+   * socket as 'connection'. One per host, because a client that sends no SNI
+   * (e.g. a CONNECT to an IP address) gets the server's default certificate, which
+   * must name that host.
+   */
+  interceptServerFor(host: string): net.Server;
   /** Receives cleartext connections from inside a tunnel (emit 'connection'). */
   tunnelHttpServer: net.Server;
   /** Upstream tunnel sockets, closed on stop. */
@@ -78,50 +82,39 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
   else socket.once('data', dispatch);
 }
 
-function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socket, origin: RequestOrigin, req: IncomingMessage): void {
+function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socket & WithOrigin, origin: RequestOrigin, req: IncomingMessage): void {
   const host = origin.target!.host;
   const start = performance.now();
-  let tlsSocket: tls.TLSSocket & WithOrigin;
+  let server: net.Server;
   try {
-    tlsSocket = new tls.TLSSocket(socket, {
-      isServer: true,
-      // h2 is offered to the client only when HTTP/2 is on.
-      ALPNProtocols: ctx.options.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
-      secureContext: ctx.ca.secureContext(host),
-      // Clients that send SNI get a certificate for the name they will verify.
-      SNICallback: (servername, cb) => {
-        try {
-          cb(null, ctx.ca.secureContext(servername));
-        } catch (err) {
-          cb(err as Error);
-        }
-      },
-    }) as tls.TLSSocket & WithOrigin;
+    server = targets.interceptServerFor(host);
   } catch (err) {
     socket.destroy();
     recordConnectFailure(ctx, req, origin, start, ErrorCodes.INTERNAL, `Cannot create a certificate for ${host}: ${(err as Error).message}`);
     return;
   }
-  tlsSocket[ORIGIN] = origin;
-  let secured = false;
-  tlsSocket.once('secure', () => {
-    secured = true;
-    targets.interceptServer.emit('secureConnection', tlsSocket);
+  socket[ORIGIN] = origin;
+  // tls.Server wraps the raw socket itself (it also replays the byte we peeked at).
+  // Do not resume the raw socket here: the peeked ClientHello would flow out as
+  // 'data' events before the TLS socket reads the buffer on the next tick.
+  server.emit('connection', socket);
+  socket.once('netlens:tls-error', (err: Error) => {
+    // Usually: the client does not trust the Netlens CA. Record it so users see why.
+    recordConnectFailure(
+      ctx,
+      req,
+      origin,
+      start,
+      'NL_CLIENT_TLS',
+      `TLS handshake with the client failed for ${host}: ${tlsReason(err)}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
+    );
   });
-  tlsSocket.on('error', (err) => {
-    if (!secured) {
-      // Usually: the client does not trust the Netlens CA. Record it so users see why.
-      recordConnectFailure(
-        ctx,
-        req,
-        origin,
-        start,
-        'NL_CLIENT_TLS',
-        `TLS handshake with the client failed for ${host}: ${err.message}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
-      );
-    }
-    tlsSocket.destroy();
-  });
+}
+
+/** OpenSSL messages carry file paths and codes; keep the readable part ("tlsv1 alert unknown ca"). */
+function tlsReason(err: Error): string {
+  const m = /:([a-z0-9 _]+):[^:]*\.c:\d+/i.exec(err.message) ?? /:([^:]+)$/.exec(err.message.trim());
+  return (m?.[1] ?? err.message).trim();
 }
 
 function connectExchange(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number): Exchange {

@@ -102,20 +102,47 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   server.on('clientError', onClientError);
 
   // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN.
-  const interceptServer = http2.createSecureServer(
-    {
-      allowHTTP1: true,
-      ALPNProtocols: opts.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
-      settings: H2_SETTINGS,
-      maxHeaderListPairs: 2000,
-      maxSessionMemory: 64,
-    },
-    onRequest(fallbackOrigin('intercepted')),
-  );
-  interceptServer.on('clientError' as 'sessionError', onClientError as never);
-  interceptServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
-    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'intercepted', clientConnectionId: 'c?' }),
-  );
+  const interceptHandler = onRequest(fallbackOrigin('intercepted'));
+  const interceptServers = new Map<string, http2.Http2SecureServer>();
+  const interceptServerFor = (host: string): net.Server => {
+    let srv = interceptServers.get(host);
+    if (!srv) {
+      const { certPem, keyPem } = ca.issue([host]);
+      srv = http2.createSecureServer(
+        {
+          cert: certPem,
+          key: keyPem,
+          // Clients that send SNI get a certificate for the name they will verify.
+          SNICallback: (servername, cb) => {
+            try {
+              cb(null, ca.secureContext(servername));
+            } catch (err) {
+              cb(err as Error);
+            }
+          },
+          allowHTTP1: true,
+          ALPNProtocols: opts.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
+          settings: H2_SETTINGS,
+          maxHeaderListPairs: 2000,
+          maxSessionMemory: 64,
+        },
+        interceptHandler,
+      );
+      // Requests find their origin (connection id, CONNECT target) on the raw socket.
+      srv.on('secureConnection', (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
+        tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN];
+      });
+      srv.on('tlsClientError', (err: Error, tlsSocket: tls.TLSSocket & { _parent?: net.Socket }) => {
+        tlsSocket._parent?.emit('netlens:tls-error', err);
+      });
+      srv.on('clientError' as 'sessionError', onClientError as never);
+      srv.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
+        handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'intercepted', clientConnectionId: 'c?' }),
+      );
+      interceptServers.set(host, srv);
+    }
+    return srv as unknown as net.Server;
+  };
 
   // Cleartext HTTP inside a CONNECT tunnel (e.g. ws:// over CONNECT).
   const tunnelHttpServer = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0 }, onRequest(fallbackOrigin('connect-plain')));
@@ -124,7 +151,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'connect-plain', clientConnectionId: 'c?' }),
   );
 
-  const targets = { interceptServer: interceptServer as unknown as net.Server, tunnelHttpServer, tunnelSockets };
+  const targets = { interceptServerFor, tunnelHttpServer, tunnelSockets };
   server.on('connect', (req: http.IncomingMessage, socket: Socket & WithOrigin, head: Buffer) => handleConnect(ctx, targets, req, socket, head));
   server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
     handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'plain', clientConnectionId: 'c?' }),
@@ -158,7 +185,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const stop = () =>
     (stopping ??= new Promise<void>((resolve) => {
       server.close(() => resolve());
-      interceptServer.close();
+      for (const srv of interceptServers.values()) srv.close();
       tunnelHttpServer.close();
       for (const s of clientSockets) s.destroy();
       for (const s of tunnelSockets) s.destroy();
