@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm test`: type-check, unit + integration tests (vitest, real sockets on
+// 127.0.0.1), then end-to-end tests (Playwright driving Debian's Chromium
+// against `netlens serve`). Prints one closing line "N passed, N failed, N skipped".
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+
+const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
+mkdirSync('test-results', { recursive: true });
+const run = (cmd, args, env = {}) => spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let failedStep = '';
+
+console.log('\n== type-check (tsc) ==');
+if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) !== 0) failedStep ||= 'type-check';
+if (existsSync('renderer/tsconfig.json') && run(bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']) !== 0) failedStep ||= 'type-check (renderer)';
+
+console.log('\n== unit and integration tests (vitest) ==');
+const vitestStatus = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json']);
+try {
+  const r = JSON.parse(readFileSync('test-results/vitest.json', 'utf8'));
+  totals.passed += r.numPassedTests;
+  totals.failed += r.numFailedTests;
+  totals.skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+} catch {
+  totals.failed += 1;
+}
+if (vitestStatus !== 0) failedStep ||= 'vitest';
+
+if (!process.argv.includes('--no-e2e')) {
+  console.log('\n== end-to-end tests (Playwright + Chromium) ==');
+  const e2eStatus = run(bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-results/e2e.json',
+  });
+  try {
+    const r = JSON.parse(readFileSync('test-results/e2e.json', 'utf8'));
+    totals.passed += r.stats.expected + (r.stats.flaky ?? 0);
+    totals.failed += r.stats.unexpected;
+    totals.skipped += r.stats.skipped;
+  } catch {
+    totals.failed += 1;
+  }
+  if (e2eStatus !== 0) failedStep ||= 'e2e';
+}
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+if (failedStep) console.log(`first failing step: ${failedStep}`);
+process.exit(failedStep || totals.failed ? 1 : 0);
