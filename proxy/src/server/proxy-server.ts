@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Socket } from 'node:net';
@@ -103,31 +104,28 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
 
   // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN.
   const interceptHandler = onRequest(fallbackOrigin('intercepted'));
-  const interceptServers = new Map<string, http2.Http2SecureServer>();
+  const interceptServers = new Map<string, http2.Http2SecureServer | https.Server>();
   const interceptServerFor = (host: string): net.Server => {
     let srv = interceptServers.get(host);
     if (!srv) {
       const { certPem, keyPem } = ca.issue([host]);
-      srv = http2.createSecureServer(
-        {
-          cert: certPem,
-          key: keyPem,
-          // Clients that send SNI get a certificate for the name they will verify.
-          SNICallback: (servername, cb) => {
-            try {
-              cb(null, ca.secureContext(servername));
-            } catch (err) {
-              cb(err as Error);
-            }
-          },
-          allowHTTP1: true,
-          ALPNProtocols: opts.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
-          settings: H2_SETTINGS,
-          maxHeaderListPairs: 2000,
-          maxSessionMemory: 64,
+      const tlsOptions = {
+        cert: certPem,
+        key: keyPem,
+        // Clients that send SNI get a certificate for the name they will verify.
+        SNICallback: (servername: string, cb: (err: Error | null, ctx?: tls.SecureContext) => void) => {
+          try {
+            cb(null, ca.secureContext(servername));
+          } catch (err) {
+            cb(err as Error);
+          }
         },
-        interceptHandler,
-      );
+      };
+      // http2.createSecureServer always offers h2 by ALPN, so with HTTP/2 off the
+      // browser leg is a plain HTTPS (HTTP/1.1) server.
+      srv = opts.http2
+        ? http2.createSecureServer({ ...tlsOptions, allowHTTP1: true, settings: H2_SETTINGS, maxHeaderListPairs: 2000, maxSessionMemory: 64 }, interceptHandler)
+        : https.createServer({ ...tlsOptions, maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, interceptHandler as http.RequestListener);
       // Requests find their origin (connection id, CONNECT target) on the raw socket.
       srv.on('secureConnection', (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
         tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN];

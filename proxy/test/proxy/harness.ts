@@ -1,0 +1,148 @@
+/**
+ * Test harness for the proxy: local origins (HTTP, HTTPS HTTP/1.1-only, HTTPS
+ * h2+h1) that count the connections they accept, curl as a real client, and a
+ * collector of the proxy's events.
+ */
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { loadOrCreateCA, type CertificateAuthority } from '../../src/tls/ca.js';
+import { startProxy, type ProxyHandle } from '../../src/server/proxy-server.js';
+import type { Exchange, ProxyEvent } from '../../src/model.js';
+import type { ProxyOptions } from '../../src/options.js';
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-test-'));
+}
+
+export type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
+export interface Origin {
+  port: number;
+  url: string;
+  /** TCP connections accepted so far. */
+  connections: number;
+  /** Raw headers of the last request, as the origin saw them. */
+  lastRawHeaders: string[];
+  close(): Promise<void>;
+}
+
+/** Default handler: echoes method, URL, protocol and request body as JSON. */
+export const echo: Handler = (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const out = JSON.stringify({ method: req.method, url: req.url, httpVersion: req.httpVersion, bodyLength: body.length, bodySha: body.length ? crypto.createHash('sha256').update(body).digest('hex') : '' });
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('X-Origin-Case', 'Kept');
+    res.end(out);
+  });
+};
+
+function track(server: net.Server, origin: Origin): void {
+  server.on('connection', () => origin.connections++);
+}
+
+async function listen(server: net.Server): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return (server.address() as net.AddressInfo).port;
+}
+
+function makeOrigin(server: net.Server, scheme: string, sockets: Set<net.Socket>): Origin {
+  const origin: Origin = {
+    port: 0,
+    url: '',
+    connections: 0,
+    lastRawHeaders: [],
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+  track(server, origin);
+  server.on('connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('request', (req: http.IncomingMessage) => (origin.lastRawHeaders = req.rawHeaders));
+  void scheme;
+  return origin;
+}
+
+export async function httpOrigin(handler: Handler = echo): Promise<Origin> {
+  const server = http.createServer(handler as http.RequestListener);
+  const origin = makeOrigin(server, 'http', new Set());
+  origin.port = await listen(server);
+  origin.url = `http://127.0.0.1:${origin.port}`;
+  return origin;
+}
+
+/** HTTPS origin with a certificate from the Netlens CA; h2 + http/1.1 by ALPN, or http/1.1 only. */
+export async function httpsOrigin(ca: CertificateAuthority, opts: { h2: boolean }, handler: Handler = echo): Promise<Origin> {
+  const { certPem, keyPem } = ca.issue(['localhost', '127.0.0.1']);
+  const server = opts.h2
+    ? http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: true }, handler as never)
+    : https.createServer({ cert: certPem, key: keyPem }, handler as http.RequestListener);
+  const sockets = new Set<net.Socket>();
+  const origin = makeOrigin(server, 'https', sockets);
+  origin.port = await listen(server);
+  origin.url = `https://localhost:${origin.port}`;
+  return origin;
+}
+
+export interface CurlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function curl(args: string[], timeoutMs = 15_000): Promise<CurlResult> {
+  return new Promise((resolve) => {
+    execFile('curl', ['-sS', '--max-time', String(timeoutMs / 1000), ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface TestProxy {
+  proxy: ProxyHandle;
+  events: ProxyEvent[];
+  /** Final exchanges (complete or error events) in arrival order. */
+  exchanges(): Exchange[];
+  /** Waits until `n` exchanges have finished (bounded). */
+  waitFor(n: number, timeoutMs?: number): Promise<Exchange[]>;
+  stop(): Promise<void>;
+}
+
+export async function testProxy(options: ProxyOptions = {}): Promise<TestProxy> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const proxy = await startProxy({ port: 0, dataDir, ...options });
+  const events: ProxyEvent[] = [];
+  proxy.events.subscribe((e) => events.push(e));
+  const exchanges = () => events.flatMap((e) => (e.type === 'complete' || e.type === 'error' ? [e.exchange] : []));
+  return {
+    proxy,
+    events,
+    exchanges,
+    async waitFor(n, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (exchanges().length < n) {
+        if (Date.now() > until) throw new Error(`expected ${n} exchanges, got ${exchanges().length}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return exchanges();
+    },
+    stop: () => proxy.stop(),
+  };
+}
+
+export { loadOrCreateCA };
