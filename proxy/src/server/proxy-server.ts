@@ -108,7 +108,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const interceptServerFor = (host: string): net.Server => {
     let srv = interceptServers.get(host);
     if (!srv) {
-      const { certPem, keyPem } = ca.issue([host]);
+      const { certPem, keyPem } = ca.hostCredentials(host);
       const tlsOptions = {
         cert: certPem,
         key: keyPem,

@@ -42,6 +42,8 @@ export interface CertificateAuthority {
   fingerprint: string;
   /** A certificate (PEM, with the CA appended as chain) and key for the given host names / IPs. */
   issue(hosts: string[]): { certPem: string; keyPem: string };
+  /** The certificate chain and key for one host, signed once and cached in memory. */
+  hostCredentials(host: string): { certPem: string; keyPem: string };
   /** A cached TLS secure context for a host (what the interceptor serves). */
   secureContext(host: string): tls.SecureContext;
 }
@@ -167,6 +169,7 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
   const leafSpkiHash = spkiHash(leafKeyPem);
   const fingerprint = new crypto.X509Certificate(certPem).fingerprint256;
   const contexts = new Map<string, tls.SecureContext>();
+  const credentials = new Map<string, { certPem: string; keyPem: string }>();
 
   const issue = (hosts: string[]): { certPem: string; keyPem: string } => {
     const names = [...new Set(hosts.map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()))];
@@ -194,16 +197,26 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
     return { certPem: forge.pki.certificateToPem(cert) + certPem, keyPem: leafKeyPem };
   };
 
+  const hostCredentials = (host: string) => {
+    const key = host.toLowerCase();
+    let c = credentials.get(key);
+    if (!c) {
+      c = issue([key]);
+      credentials.set(key, c);
+    }
+    return c;
+  };
+
   const secureContext = (host: string): tls.SecureContext => {
     const key = host.toLowerCase();
     let ctx = contexts.get(key);
     if (!ctx) {
-      const { certPem: chain, keyPem } = issue([key]);
+      const { certPem: chain, keyPem } = hostCredentials(key);
       ctx = tls.createSecureContext({ cert: chain, key: keyPem });
       contexts.set(key, ctx);
     }
     return ctx;
   };
 
-  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, secureContext };
+  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, hostCredentials, secureContext };
 }
