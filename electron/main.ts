@@ -1,0 +1,194 @@
+/**
+ * Electron main process: a thin host around the same core `netlens serve` uses.
+ *
+ * On start it loads settings, creates the core service (CA, proxy, sessions,
+ * lab, browser launch) in-process, registers the IPC API (ipc.ts), opens the
+ * locked-down window (window.ts) on `netlens://app/`, and builds the menu
+ * (menu.ts). On quit it keeps the live capture as a session, then stops the
+ * proxy, lab runs and launched browsers before letting Electron exit.
+ *
+ * Bundled to dist/electron/main.mjs by scripts/build-electron.mjs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, ipcMain, Menu, protocol, session, shell } from 'electron';
+import { CoreService } from '../proxy/src/api/core-service.js';
+import { coreBackends } from '../proxy/src/api/wiring.js';
+import type { NetlensEvent } from '../proxy/src/api/contract.js';
+import { defaultDataDir } from '../proxy/src/options.js';
+import { EVENT_CHANNEL, MENU_CHANNEL, type MenuMessage } from './channels.js';
+import { registerApi } from './ipc.js';
+import { buildMenuTemplate } from './menu.js';
+import { menuActions, saveCaptureName } from './actions.js';
+import { loadSettings, saveSettings } from './settings.js';
+import { APP_SCHEME, APP_URL, appFileFor, appResponseHeaders, isAppUrl, isPermissionAllowed, isSafeExternalUrl, windowOptions } from './window.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const appRoot = app.getAppPath();
+const RENDERER_DIR = path.join(appRoot, 'dist', 'renderer');
+const PRELOAD = path.join(here, 'preload.cjs');
+const ICON = path.join(appRoot, 'electron', 'assets', 'icon.png');
+
+// Must happen before 'ready': a standard, secure scheme gets a real origin (netlens://app).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+let service: CoreService | undefined;
+let win: BrowserWindow | undefined;
+let unregisterApi: (() => void) | undefined;
+let savedCount = 0;
+let shutdown: Promise<void> | undefined;
+let shutdownDone = false;
+
+// Two instances would fight over the proxy port and the recording.
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+  app.whenReady().then(start, (err) => fatal(err));
+}
+
+function fatal(err: unknown): void {
+  console.error(`Netlens failed to start: ${(err as Error)?.stack ?? err}`);
+  app.exit(1);
+}
+
+/** Every web contents (the window, and anything that might appear later) gets the same lockdown. */
+app.on('web-contents-created', (_e, contents) => {
+  contents.on('will-navigate', (event, url) => {
+    if (isAppUrl(url)) return;
+    event.preventDefault();
+    if (isSafeExternalUrl(url)) void shell.openExternal(url);
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isSafeExternalUrl(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+});
+
+function lockDownSession(): void {
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler((_wc, permission, callback, details) => callback(isPermissionAllowed(permission, details.requestingUrl)));
+  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin) => isPermissionAllowed(permission, requestingOrigin));
+  // The renderer is local files only: serve them from the app scheme with the CSP on every response.
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = appFileFor(RENDERER_DIR, request.url);
+    if (!file) return new Response('Not found', { status: 404 });
+    try {
+      const data = await fs.promises.readFile(file);
+      // A Buffer is a Uint8Array; the cast only satisfies lib.dom's ArrayBuffer-vs-SharedArrayBuffer typing.
+      return new Response(data as unknown as BodyInit, { headers: appResponseHeaders(file) });
+    } catch {
+      const missing = !fs.existsSync(path.join(RENDERER_DIR, 'index.html'));
+      return new Response(missing ? 'The Netlens UI is not built: run "npm run build", then restart.' : 'Not found', { status: missing ? 503 : 404 });
+    }
+  });
+}
+
+function send(channel: string, payload: unknown): void {
+  if (win && !win.isDestroyed()) win.webContents.send(channel, payload);
+}
+
+function tellUi(message: MenuMessage): void {
+  if (win) win.show();
+  send(MENU_CHANNEL, message);
+}
+
+async function refreshMenu(): Promise<void> {
+  if (!service) return;
+  const [status, sessions] = await Promise.all([service.getStatus(), service.listSessions().catch(() => [])]);
+  const recentSessions = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const actions = menuActions({ service, window: () => win, tellUi, onSaved: () => (savedCount = status.exchangeCount) });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name }, actions)));
+}
+
+function createWindow(): BrowserWindow {
+  const w = new BrowserWindow(windowOptions({ preload: PRELOAD, icon: fs.existsSync(ICON) ? ICON : undefined }));
+  w.once('ready-to-show', () => w.show());
+  w.on('closed', () => {
+    if (win === w) win = undefined;
+  });
+  void w.loadURL(APP_URL);
+  return w;
+}
+
+async function start(): Promise<void> {
+  lockDownSession();
+  const userData = app.getPath('userData');
+  const dataDir = defaultDataDir(); // shared with the CLI: one CA to trust, one session store
+  const settings = loadSettings(userData);
+  // NETLENS_PROXY_PORT (e.g. 0 in tests) overrides the saved port for this launch only.
+  const envPort = process.env.NETLENS_PROXY_PORT !== undefined ? Number(process.env.NETLENS_PROXY_PORT) : undefined;
+  const portOverride = envPort !== undefined && Number.isInteger(envPort) && envPort >= 0 && envPort <= 65535 ? envPort : undefined;
+
+  service = new CoreService({
+    dataDir,
+    version: app.getVersion(),
+    proxy: { ...settings.proxy, ...(portOverride !== undefined ? { port: portOverride } : {}) },
+    ...(await coreBackends(dataDir)),
+  });
+  unregisterApi = registerApi(ipcMain, service);
+  // The core already batches exchange rows (EXCHANGE_BATCH_MS); forward events as they come.
+  service.subscribe((event: NetlensEvent) => {
+    send(EVENT_CHANNEL, event);
+    if (event.type === 'proxy-status') {
+      if (portOverride === undefined) saveSettings(userData, { proxy: event.status.config });
+      void refreshMenu().catch(() => undefined);
+    } else if (event.type === 'sessions-changed') {
+      void refreshMenu().catch(() => undefined);
+    }
+  });
+
+  win = createWindow();
+  await refreshMenu();
+  try {
+    await service.startProxy();
+  } catch {
+    // The status (with the error) reaches the UI, which offers another port.
+  }
+}
+
+app.on('activate', () => {
+  if (service && !win) win = createWindow();
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+/** Keeps what was recorded since the last save, then stops everything the core started. */
+async function stopCore(): Promise<void> {
+  const s = service;
+  if (!s) return;
+  try {
+    const { exchangeCount } = await s.getStatus();
+    if (exchangeCount > 0 && exchangeCount !== savedCount) await s.saveSession({ name: `${saveCaptureName()} (at quit)` });
+  } catch (err) {
+    console.error(`Netlens: the capture could not be saved at quit: ${(err as Error)?.message ?? err}`);
+  }
+  await s.close();
+  unregisterApi?.();
+}
+
+app.on('before-quit', (event) => {
+  if (shutdownDone) return;
+  event.preventDefault();
+  shutdown ??= stopCore()
+    .catch((err) => console.error(`Netlens: shutdown: ${(err as Error)?.message ?? err}`))
+    .finally(() => {
+      shutdownDone = true;
+      app.quit();
+    });
+});
+
+// `npm start` in a terminal: Ctrl+C quits the same clean way as the menu.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => app.quit());

@@ -1,0 +1,136 @@
+/**
+ * The window's lockdown, as pure data and pure checks (tested without Electron):
+ * BrowserWindow options, the Content-Security-Policy, which URLs are "ours",
+ * which external links may be opened, and how an app URL maps to a file.
+ *
+ * The renderer is served from the custom `netlens://app/` scheme (registered
+ * as standard + secure in main.ts): a fixed origin that is never remote
+ * content, that sender validation can recognise, and that keeps relative
+ * asset URLs of the Vite build (`base: './'`) working.
+ */
+import path from 'node:path';
+import type { BrowserWindowConstructorOptions } from 'electron';
+
+export const APP_SCHEME = 'netlens';
+export const APP_HOST = 'app';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+export const APP_URL = `${APP_ORIGIN}/index.html`;
+
+/**
+ * Same policy as `netlens serve` (http-transport.ts) minus the WebSocket:
+ * in Electron the API travels over IPC, so the page needs no network at all.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "worker-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export function windowOptions(opts: { preload: string; icon?: string }): BrowserWindowConstructorOptions {
+  return {
+    width: 1440,
+    height: 900,
+    minWidth: 900,
+    minHeight: 560,
+    title: 'Netlens',
+    icon: opts.icon,
+    // Shown on 'ready-to-show': no white flash before the first paint.
+    show: false,
+    backgroundColor: '#ffffff',
+    webPreferences: {
+      preload: opts.preload,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
+      spellcheck: false,
+      devTools: true,
+    },
+  };
+}
+
+/** True for a URL of our own app (the only content the window may show or that may call IPC). */
+export function isAppUrl(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST && u.username === '' && u.password === '' && u.port === '';
+  } catch {
+    return false;
+  }
+}
+
+/** Links the user clicked may leave the app only as https to a real host, opened by the OS browser. */
+export function isSafeExternalUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' && u.hostname !== '' && u.username === '' && u.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The file under `rendererDir` an app URL names, or undefined when it escapes
+ * the directory, is not ours, or is malformed. `/` serves index.html.
+ */
+export function appFileFor(rendererDir: string, url: string): string | undefined {
+  if (!isAppUrl(url)) return undefined;
+  let rel: string;
+  try {
+    rel = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return undefined;
+  }
+  if (rel.includes('\0')) return undefined;
+  rel = rel.replace(/^\/+/, '') || 'index.html';
+  const root = path.resolve(rendererDir);
+  const file = path.resolve(root, rel);
+  return file.startsWith(root + path.sep) ? file : undefined;
+}
+
+export const MIME_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+/** Headers of every app response: the CSP travels with each page, not only in a meta tag. */
+export function appResponseHeaders(file: string): Record<string, string> {
+  return {
+    'content-type': MIME_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+/**
+ * Permission requests and checks are denied, except writing to the clipboard
+ * from our own page (Details → Copy as cURL uses navigator.clipboard).
+ */
+export function isPermissionAllowed(permission: string, origin: string | undefined): boolean {
+  return permission === 'clipboard-sanitized-write' && isAppUrl(origin);
+}
