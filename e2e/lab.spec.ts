@@ -11,14 +11,10 @@ test('a small lab run completes and shows the comparison table, charts and water
   await page.getByTestId('lab-images').fill('6');
   await page.getByTestId('lab-latency').fill('10');
   await page.getByTestId('lab-runs').fill('2');
-  // Defaults are proxy+h1+intercept (baseline) and the same with Nagle on. The test uses the two
-  // direct cells so it checks the UI, not the proxy (the lab's own tests cover the proxy cells).
+  // The defaults, as a new user would press Run: proxy+h1+intercept (baseline) and the same
+  // with Nagle on — real Chromium through the real intercepting proxy.
   await expect(page.getByTestId('cell-proxy+h1+intercept')).toBeChecked();
-  await page.getByTestId('cell-proxy+h1+intercept').uncheck();
-  await page.getByTestId('cell-proxy+h1+intercept+nagle').uncheck();
-  await page.getByTestId('cell-direct+h1').check();
-  await page.getByTestId('cell-direct+h2').check();
-  await page.locator('#lab-baseline').selectOption('direct+h1');
+  await expect(page.getByTestId('cell-proxy+h1+intercept+nagle')).toBeChecked();
 
   await page.getByTestId('lab-run').click();
   await expect(page.getByTestId('lab-progress')).toBeVisible();
@@ -28,7 +24,7 @@ test('a small lab run completes and shows the comparison table, charts and water
   await expect(page.getByTestId('lab-failed')).toHaveCount(0);
   await expect(page.getByTestId('lab-table-row')).toHaveCount(2);
   await expect(page.getByTestId('lab-table')).toContainText('baseline');
-  await expect(page.getByTestId('lab-table')).toContainText('direct+h2');
+  await expect(page.getByTestId('lab-table')).toContainText('proxy+h1+intercept+nagle');
   // Charts: one bar per cell in each.
   await expect(page.getByTestId('lab-chart-loadMs').locator('.recharts-bar-rectangle')).toHaveCount(2);
   await expect(page.getByTestId('lab-chart-ttfbMedianMs').locator('.recharts-bar-rectangle')).toHaveCount(2);
