@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { IncomingMessage } from 'node:http';
 import type { Exchange } from '../model.js';
 import { classifyUpstreamError, ErrorCodes } from '../errors.js';
-import { computeClientTimings, computeTimings } from '../upstream/timings.js';
+import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { connectionInfo } from '../upstream/pool.js';
 import { emptyBody } from './body-capture.js';
 import { pairsFromFlat } from './headers.js';
@@ -119,34 +119,20 @@ function tlsReason(err: Error): string {
 
 function connectExchange(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number): Exchange {
   const t = origin.target!;
-  return {
-    id: ctx.nextExchangeId(),
-    clientConnectionId: origin.clientConnectionId,
-    startedDateTime: new Date(performance.timeOrigin + start).toISOString(),
-    transport: origin.transport,
-    clientProtocol: 'http/1.1',
-    nagle: ctx.options.nagle,
-    request: {
-      method: 'CONNECT',
-      url: `https://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`,
-      httpVersion: 'http/1.1',
-      headers: pairsFromFlat(req.rawHeaders),
-      body: emptyBody(),
-    },
-    retries: 0,
-    timestamps: { start },
-    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
-    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
-  };
+  return newExchangeRecord(ctx, {
+    origin,
+    start,
+    method: 'CONNECT',
+    url: `https://${t.host.includes(':') ? `[${t.host}]` : t.host}:${t.port}`,
+    httpVersion: 'http/1.1',
+    headers: pairsFromFlat(req.rawHeaders),
+  });
 }
 
 function recordConnectFailure(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number, code: string, message: string): void {
   const x = connectExchange(ctx, req, origin, start);
   x.timestamps.clientResponseEnd = performance.now();
-  x.timings = computeTimings(x.timestamps);
-  x.clientTimings = computeClientTimings(x.timestamps, x.timings);
-  x.error = { code, message, side: 'client' };
-  ctx.events.emit({ type: 'error', exchange: x });
+  finishExchange(ctx, x, { code, message, side: 'client' });
 }
 
 /** Blind tunnel: bytes both ways, recorded as one exchange with byte counts. */
@@ -162,20 +148,7 @@ function tunnel(
   const origin: RequestOrigin = { transport: 'tunnel', clientConnectionId, target };
   const start = performance.now();
   const x = connectExchange(ctx, req, origin, start);
-  ctx.events.emit({
-    type: 'request',
-    exchange: {
-      id: x.id,
-      clientConnectionId,
-      startedDateTime: x.startedDateTime,
-      transport: 'tunnel',
-      clientProtocol: 'http/1.1',
-      method: 'CONNECT',
-      url: x.request.url,
-      headers: x.request.headers,
-      timestamps: { start },
-    },
-  });
+  emitRequest(ctx, x);
   const upstream = net.connect({ host: target.host, port: target.port, noDelay: !ctx.options.nagle });
   upstream.setNoDelay(!ctx.options.nagle);
   targets.tunnelSockets.add(upstream);
@@ -192,10 +165,7 @@ function tunnel(
     targets.tunnelSockets.delete(upstream);
     x.tunnelBytes = { up: up.bytes, down: down.bytes };
     x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
-    x.timings = computeTimings(x.timestamps);
-    x.clientTimings = computeClientTimings(x.timestamps, x.timings);
-    if (error) x.error = { ...error, side: 'upstream' };
-    ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+    finishExchange(ctx, x, error && { ...error, side: 'upstream' });
   };
   upstream.once('connect', () => {
     connected = true;

@@ -11,11 +11,11 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
-import type { Exchange, ExchangeError, HttpProtocol, RawHeaders, Transport } from '../model.js';
+import type { ExchangeError, HttpProtocol, RawHeaders, Transport } from '../model.js';
 import { classifyUpstreamError, ErrorCodes } from '../errors.js';
 import { sendUpstream, type UpstreamResponse } from '../upstream/forward.js';
-import { computeClientTimings, computeTimings } from '../upstream/timings.js';
-import { BodyCapturer, emptyBody } from './body-capture.js';
+import { BodyCapturer } from './body-capture.js';
+import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
 import type { ProxyContext } from './context.js';
 
@@ -73,30 +73,6 @@ function requestHeadersFor(req: ClientRequest, url: URL): RawHeaders {
   return pairs;
 }
 
-function newExchange(ctx: ProxyContext, req: ClientRequest, origin: RequestOrigin, url: string, start: number): Exchange {
-  const headers = pairsFromFlat(req.rawHeaders);
-  return {
-    id: ctx.nextExchangeId(),
-    clientConnectionId: origin.clientConnectionId,
-    startedDateTime: new Date(performance.timeOrigin + start).toISOString(),
-    transport: origin.transport,
-    clientProtocol: clientProtocol(req),
-    nagle: ctx.options.nagle,
-    request: { method: req.method ?? 'GET', url, httpVersion: clientProtocol(req), headers, body: emptyBody() },
-    retries: 0,
-    timestamps: { start },
-    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
-    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
-  };
-}
-
-function finish(ctx: ProxyContext, x: Exchange, error?: ExchangeError): void {
-  x.timings = computeTimings(x.timestamps);
-  x.clientTimings = computeClientTimings(x.timestamps, x.timings);
-  if (error) x.error = error;
-  ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
-}
-
 /** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
 function endClient(req: ClientRequest, res: ClientResponse): void {
   if ('stream' in req && req.stream) {
@@ -134,13 +110,20 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   const start = performance.now();
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
   const target = targetUrl(req, origin);
-  const x = newExchange(ctx, req, origin, typeof target === 'string' ? (req.url ?? '') : target.href, start);
+  const x = newExchangeRecord(ctx, {
+    origin,
+    start,
+    method: req.method ?? 'GET',
+    url: typeof target === 'string' ? (req.url ?? '') : target.href,
+    httpVersion: clientProtocol(req),
+    headers: pairsFromFlat(req.rawHeaders),
+  });
 
   if (typeof target === 'string') {
     req.resume();
     answerProxyError(res, 400, target);
     x.timestamps.clientResponseEnd = performance.now();
-    finish(ctx, x, { code: ErrorCodes.CLIENT_MALFORMED, message: target, side: 'client' });
+    finishExchange(ctx, x, { code: ErrorCodes.CLIENT_MALFORMED, message: target, side: 'client' });
     return;
   }
   const refusal = ctx.refuseTarget(target, origin);
@@ -148,24 +131,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     req.resume();
     answerProxyError(res, refusal.status, refusal.message);
     x.timestamps.clientResponseEnd = performance.now();
-    finish(ctx, x, { code: ErrorCodes.REQUEST_REFUSED, message: refusal.message, side: 'proxy' });
+    finishExchange(ctx, x, { code: ErrorCodes.REQUEST_REFUSED, message: refusal.message, side: 'proxy' });
     return;
   }
 
-  ctx.events.emit({
-    type: 'request',
-    exchange: {
-      id: x.id,
-      clientConnectionId: x.clientConnectionId,
-      startedDateTime: x.startedDateTime,
-      transport: x.transport,
-      clientProtocol: x.clientProtocol,
-      method: x.request.method,
-      url: x.request.url,
-      headers: x.request.headers,
-      timestamps: { start },
-    },
-  });
+  emitRequest(ctx, x);
 
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
@@ -199,18 +169,18 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     x.retries = (err as { retries?: number }).retries ?? 0;
     const { code, message } = classifyUpstreamError(err, target.host);
     if (clientGone) {
-      finish(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
       return;
     }
     endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
-    finish(ctx, x, { code, message, side: 'upstream' });
+    finishExchange(ctx, x, { code, message, side: 'upstream' });
     return;
   }
   if (clientGone) {
     up.abort();
     x.request.body = reqCapture.result();
-    finish(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+    finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
     return;
   }
 
@@ -242,7 +212,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     response.abort();
     endClient(req, res);
     x.request.body = reqCapture.result();
-    finish(ctx, x, { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `Response cannot be forwarded to the client: ${(err as Error).message}`, side: 'proxy' });
+    finishExchange(ctx, x, { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `Response cannot be forwarded to the client: ${(err as Error).message}`, side: 'proxy' });
     return;
   }
   x.timestamps.clientResponseHeaders = performance.now();
@@ -260,7 +230,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
         headers: response.headers,
         body: resCapture.result(),
       };
-      finish(ctx, x, error);
+      finishExchange(ctx, x, error);
       resolve();
     };
     response.body.on('data', (c: Buffer) => resCapture.push(c));

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Exchange } from '../model.js';
 import { classifyUpstreamError, ErrorCodes } from '../errors.js';
-import { computeClientTimings, computeTimings } from '../upstream/timings.js';
+import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { connectionInfo } from '../upstream/pool.js';
 import { emptyBody } from './body-capture.js';
 import { flatFromPairs, getHeader, pairsFromFlat, stripHopByHop } from './headers.js';
@@ -28,30 +28,23 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   const start = performance.now();
   const target = targetUrl(req, origin);
   const headers = pairsFromFlat(req.rawHeaders);
-  const x: Exchange = {
-    id: ctx.nextExchangeId(),
-    clientConnectionId: origin.clientConnectionId,
-    startedDateTime: new Date(performance.timeOrigin + start).toISOString(),
-    transport: origin.transport,
-    clientProtocol: 'http/1.1',
-    nagle: ctx.options.nagle,
-    websocket: (getHeader(headers, 'upgrade') ?? '').toLowerCase() === 'websocket',
-    request: { method: req.method ?? 'GET', url: typeof target === 'string' ? (req.url ?? '') : target.href.replace(/^http/, 'ws'), httpVersion: 'http/1.1', headers, body: emptyBody() },
-    retries: 0,
-    timestamps: { start, clientRequestEnd: start },
-    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
-    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
-  };
+  const x = newExchangeRecord(ctx, {
+    origin,
+    start,
+    method: req.method ?? 'GET',
+    url: typeof target === 'string' ? (req.url ?? '') : target.href.replace(/^http/, 'ws'),
+    httpVersion: 'http/1.1',
+    headers,
+  });
+  x.websocket = (getHeader(headers, 'upgrade') ?? '').toLowerCase() === 'websocket';
+  x.timestamps.clientRequestEnd = start;
   let finished = false;
   const finish = (error?: Exchange['error']) => {
     if (finished) return;
     finished = true;
     x.timestamps.responseEnd ??= performance.now();
     x.timestamps.clientResponseEnd = x.timestamps.responseEnd;
-    x.timings = computeTimings(x.timestamps);
-    x.clientTimings = computeClientTimings(x.timestamps, x.timings);
-    if (error) x.error = error;
-    ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+    finishExchange(ctx, x, error);
   };
   if (typeof target === 'string' || ctx.refuseTarget(target, origin)) {
     const message = typeof target === 'string' ? target : ctx.refuseTarget(target, origin)!.message;
@@ -59,10 +52,7 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     finish({ code: ErrorCodes.CLIENT_MALFORMED, message, side: 'client' });
     return;
   }
-  ctx.events.emit({
-    type: 'request',
-    exchange: { id: x.id, clientConnectionId: x.clientConnectionId, startedDateTime: x.startedDateTime, transport: x.transport, clientProtocol: 'http/1.1', method: x.request.method, url: x.request.url, headers, timestamps: { start } },
-  });
+  emitRequest(ctx, x);
   const secure = target.protocol === 'https:';
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const noDelay = !ctx.options.nagle;

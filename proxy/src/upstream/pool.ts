@@ -129,18 +129,24 @@ export class UpstreamPool {
     return probe;
   }
 
+  /** A new upstream TLS connection with our trust settings, Nagle setting and timing hooks. */
+  private connectTls(host: string, port: number, servername: string, ALPNProtocols: string[]): tls.TLSSocket {
+    const socket = tls.connect({
+      host,
+      port,
+      servername: net.isIP(servername) ? undefined : servername,
+      ALPNProtocols,
+      ca: this.opts.ca,
+      rejectUnauthorized: this.opts.rejectUnauthorized,
+    });
+    socket.setNoDelay(!this.opts.nagle);
+    watchConnect(socket, true);
+    return socket;
+  }
+
   private probe(host: string, port: number, servername: string): Promise<Protocol> {
     return new Promise((resolve, reject) => {
-      const socket = tls.connect({
-        host,
-        port,
-        servername: net.isIP(servername) ? undefined : servername,
-        ALPNProtocols: ['h2', 'http/1.1'],
-        ca: this.opts.ca,
-        rejectUnauthorized: this.opts.rejectUnauthorized,
-      });
-      socket.setNoDelay(!this.opts.nagle);
-      watchConnect(socket, true);
+      const socket = this.connectTls(host, port, servername, ['h2', 'http/1.1']);
       socket.once('error', reject);
       socket.once('secureConnect', () => {
         socket.off('error', reject);
@@ -188,16 +194,7 @@ export class UpstreamPool {
     if (existing && !existing.closed && !existing.destroyed) return existing;
     // Connect a fresh TLS socket with ALPN h2 only; the origin already said it speaks h2.
     return new Promise((resolve, reject) => {
-      const socket = tls.connect({
-        host,
-        port,
-        servername: net.isIP(servername) ? undefined : servername,
-        ALPNProtocols: ['h2'],
-        ca: this.opts.ca,
-        rejectUnauthorized: this.opts.rejectUnauthorized,
-      });
-      socket.setNoDelay(!this.opts.nagle);
-      watchConnect(socket, true);
+      const socket = this.connectTls(host, port, servername, ['h2']);
       socket.once('error', reject);
       socket.once('secureConnect', () => {
         socket.off('error', reject);

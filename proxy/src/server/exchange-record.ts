@@ -1,0 +1,63 @@
+/**
+ * Creating and finishing Exchange records: one place for the defaults (-1 phases,
+ * one wall-clock instant derived from the monotonic start) and for the final
+ * step (phases computed, `complete` or `error` emitted).
+ */
+import { performance } from 'node:perf_hooks';
+import type { Exchange, ExchangeError, HttpProtocol, RawHeaders } from '../model.js';
+import { computeClientTimings, computeTimings } from '../upstream/timings.js';
+import { emptyBody } from './body-capture.js';
+import type { ProxyContext } from './context.js';
+import type { RequestOrigin } from './handle-request.js';
+
+export interface NewExchange {
+  origin: RequestOrigin;
+  /** performance.now() when the request head was parsed. */
+  start: number;
+  method: string;
+  url: string;
+  httpVersion: HttpProtocol;
+  headers: RawHeaders;
+}
+
+export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
+  return {
+    id: ctx.nextExchangeId(),
+    clientConnectionId: n.origin.clientConnectionId,
+    startedDateTime: new Date(performance.timeOrigin + n.start).toISOString(),
+    transport: n.origin.transport,
+    clientProtocol: n.httpVersion,
+    nagle: ctx.options.nagle,
+    request: { method: n.method, url: n.url, httpVersion: n.httpVersion, headers: n.headers, body: emptyBody() },
+    retries: 0,
+    timestamps: { start: n.start },
+    timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
+    clientTimings: { receiveRequest: -1, proxyOverhead: -1, respond: -1, total: -1 },
+  };
+}
+
+/** Announces an exchange whose request head has arrived. */
+export function emitRequest(ctx: ProxyContext, x: Exchange): void {
+  ctx.events.emit({
+    type: 'request',
+    exchange: {
+      id: x.id,
+      clientConnectionId: x.clientConnectionId,
+      startedDateTime: x.startedDateTime,
+      transport: x.transport,
+      clientProtocol: x.clientProtocol,
+      method: x.request.method,
+      url: x.request.url,
+      headers: x.request.headers,
+      timestamps: { start: x.timestamps.start },
+    },
+  });
+}
+
+/** Computes the phases and emits the final `complete` (or `error`) event. */
+export function finishExchange(ctx: ProxyContext, x: Exchange, error?: ExchangeError): void {
+  x.timings = computeTimings(x.timestamps);
+  x.clientTimings = computeClientTimings(x.timestamps, x.timings);
+  if (error) x.error = error;
+  ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+}
