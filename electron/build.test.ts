@@ -1,0 +1,21 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('scripts/build-electron.mjs', () => {
+  it('builds an ESM main and a self-contained CommonJS preload', () => {
+    execFileSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: root, stdio: 'pipe' });
+    const preload = fs.readFileSync(path.join(root, 'dist/electron/preload.cjs'), 'utf8');
+    // A sandboxed preload can require 'electron' only: everything else must be bundled in.
+    expect([...preload.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1])).toEqual(['electron']);
+    expect(preload).toContain('exposeInMainWorld("netlens"');
+    const main = fs.readFileSync(path.join(root, 'dist/electron/main.mjs'), 'utf8');
+    expect(main).toMatch(/from "electron"/);
+    // Core modules keep their own location (package.json, dist/renderer are found relative to them).
+    expect(main).toContain('new URL("../../proxy/src/har/version.ts", import.meta.url)');
+  });
+});
