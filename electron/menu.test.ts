@@ -1,10 +1,10 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi, type Mock } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
 import { buildMenuTemplate, RECENT_LIMIT, trustCaMessage, type MenuActions, type MenuState } from './menu.js';
 
-function actions(): MenuActions & Record<string, ReturnType<typeof vi.fn>> {
+function actions(): Record<keyof MenuActions, Mock> {
   const names = ['openHar', 'saveSession', 'exportHar', 'openRecent', 'toggleProxy', 'launchBrowser', 'newLabRun', 'about', 'trustCa'];
-  return Object.fromEntries(names.map((n) => [n, vi.fn()])) as never;
+  return Object.fromEntries(names.map((n) => [n, vi.fn()])) as Record<keyof MenuActions, Mock>;
 }
 
 const base: MenuState = { proxyRunning: true, recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }], isMac: false, appName: 'Netlens' };
