@@ -66,7 +66,8 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     setHost: !headers.some(([k]) => k.toLowerCase() === 'host'),
     agent: false,
     servername: secure && !net.isIP(host) ? host : undefined,
-    ca: ctx.pool.upstreamCA,
+    // tls.connect option (not in https.RequestOptions' type): the pool's shared trust context.
+    ...({ secureContext: ctx.pool.secureContext } as object),
     rejectUnauthorized: !ctx.options.insecureUpstream,
   });
   upstreamReq.on('socket', (s: net.Socket) => {
