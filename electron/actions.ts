@@ -17,8 +17,8 @@ export interface ActionContext {
   window(): BrowserWindow | undefined;
   /** Sends a menu message to the page (see channels.ts MENU_CHANNEL). */
   tellUi(message: MenuMessage): void;
-  /** Called after the live capture was saved (quit then has nothing new to keep). */
-  onSaved(): void;
+  /** Called with the number of exchanges the saved capture held (quit then has nothing new to keep). */
+  onSaved(exchangeCount: number): void;
 }
 
 function fail(ctx: ActionContext, title: string, err: unknown): void {
@@ -50,8 +50,9 @@ export function menuActions(ctx: ActionContext): MenuActions {
       ctx.tellUi({ action: 'open-session', id: info.id });
     }),
     saveSession: guarded(ctx, 'The session could not be saved', async () => {
+      const { exchangeCount } = await service.getStatus();
       const info = await service.saveSession({ name: saveCaptureName() });
-      ctx.onSaved();
+      ctx.onSaved(exchangeCount);
       await dialog.showMessageBox(parent(), { type: 'info', message: `Saved "${info.name}"`, detail: `${info.entryCount} requests. It is listed under Sessions and File → Recent sessions.` });
     }),
     exportHar: guarded(ctx, 'The HAR could not be exported', async () => {

@@ -31,6 +31,7 @@ const PRELOAD = path.join(here, 'preload.cjs');
 const ICON = path.join(appRoot, 'electron', 'assets', 'icon.png');
 
 // Must happen before 'ready': a standard, secure scheme gets a real origin (netlens://app).
+// Not corsEnabled: that privilege would let other origins read the app's files.
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 let service: CoreService | undefined;
@@ -107,7 +108,7 @@ async function refreshMenu(): Promise<void> {
   if (!service) return;
   const [status, sessions] = await Promise.all([service.getStatus(), service.listSessions().catch(() => [])]);
   const recentSessions = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-  const actions = menuActions({ service, window: () => win, tellUi, onSaved: () => (savedCount = status.exchangeCount) });
+  const actions = menuActions({ service, window: () => win, tellUi, onSaved: (count) => (savedCount = count) });
   Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name }, actions)));
 }
 
