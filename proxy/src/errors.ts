@@ -55,6 +55,10 @@ export const ErrorCodes = {
   HAR_INVALID: 'NL_HAR_INVALID',
   /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */
   SESSION_STORE: 'NL_SESSION_STORE',
+  /** Server replay: no recorded response matched and the policy is `kill` (connection closed). */
+  REPLAY_UNMATCHED: 'NL_REPLAY_UNMATCHED',
+  /** A HAR cannot be replayed: no entry has a usable request and response (e.g. every request failed). */
+  REPLAY_NO_RESPONSES: 'NL_REPLAY_NO_RESPONSES',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -152,6 +152,12 @@ export interface Exchange {
   timings: Timings;
   clientTimings: ClientTimings;
   error?: ExchangeError;
+  /**
+   * Server replay only (absent otherwise): true when the response came from the
+   * recording, false when the replaying proxy found no recorded match (the
+   * request was then forwarded, answered 404 or killed, as configured).
+   */
+  replayed?: boolean;
 }
 
 /** What is known about an exchange when its request head arrives. */

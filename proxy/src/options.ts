@@ -1,5 +1,42 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { HttpProtocol, RawHeaders } from './model.js';
+
+/** A client request as the `respond` hook sees it (server replay, replay/server-replay.ts). */
+export interface HookRequest {
+  method: string;
+  url: URL;
+  /** As the client sent them (hop-by-hop included), order and case kept. */
+  headers: RawHeaders;
+  /** The whole request body (content-encoded as sent), null when there is none or it exceeded `maxBodyBytes`. */
+  body: Buffer | null;
+  protocol: HttpProtocol;
+}
+
+/** A response the proxy writes itself instead of asking the network. */
+export interface HookAnswer {
+  status: number;
+  statusText?: string;
+  /** Final headers for the client leg: framing headers (content-length) already right for `body`. */
+  headers: RawHeaders;
+  body: Buffer;
+  /** True when the answer comes from a recording (Exchange.replayed), false for a made-up one (e.g. a 404 policy). */
+  fromRecording: boolean;
+  /** Wait this long before the head (recorded `wait`). */
+  delayHeadMs?: number;
+  /** Spread the body over this long (recorded `receive`). */
+  spreadBodyMs?: number;
+}
+
+/**
+ * Lets a caller answer requests instead of the network (server replay):
+ * an answer, `forward` (the normal path), or `kill` (close the connection / reset the stream).
+ */
+export interface RespondHook {
+  respond(req: HookRequest): Promise<HookAnswer | 'forward' | 'kill'>;
+  /** Read request bodies up to this many bytes before calling `respond` (0: never read them; body is null). */
+  maxBodyBytes: number;
+}
 
 export interface ProxyOptions {
   /** Interface to listen on. Default `127.0.0.1` (never an open relay). */
@@ -28,10 +65,13 @@ export interface ProxyOptions {
   upstreamTimeoutMs?: number;
   /** Largest request head accepted from clients, bytes. Default 64 KiB. */
   maxHeaderSize?: number;
+  /** Answer requests from elsewhere than the network (server replay). Default: none, everything is forwarded. */
+  respond?: RespondHook;
 }
 
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond'>> {
   upstreamCA: string[];
+  respond?: RespondHook;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -66,5 +106,6 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     retries: options.retries ?? 2,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
     maxHeaderSize: options.maxHeaderSize ?? 64 * 1024,
+    respond: options.respond,
   };
 }

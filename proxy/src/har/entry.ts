@@ -65,6 +65,7 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
   if (x.upstreamConnectionNew !== undefined) entry._upstreamConnectionNew = x.upstreamConnectionNew;
   if (x.tunnelBytes) entry._tunnelBytes = { ...x.tunnelBytes };
   if (x.websocket) entry._websocket = true;
+  if (x.replayed !== undefined) entry._replayed = x.replayed;
   if (x.error) {
     // `_error` is a string as in Chrome's HARs, so DevTools shows it; code and side alongside.
     entry._error = x.error.message;

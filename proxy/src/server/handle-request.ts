@@ -18,6 +18,7 @@ import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
 import type { ProxyContext } from './context.js';
+import { runRespondHook } from './respond.js';
 
 export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -74,7 +75,7 @@ function requestHeadersFor(req: ClientRequest, url: URL): RawHeaders {
 }
 
 /** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
-function endClient(req: ClientRequest, res: ClientResponse): void {
+export function endClient(req: ClientRequest, res: ClientResponse): void {
   if ('stream' in req && req.stream) {
     if (!req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
   } else {
@@ -153,12 +154,24 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   };
   res.once('close', onClientClose);
 
+  // Server replay (options.respond): the hook may answer here instead of the network;
+  // when it forwards, the body it read (if any) is replayed upstream by `body`.
+  let body = hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null;
+  if (ctx.options.respond) {
+    const outcome = await runRespondHook(ctx, req, res, x, target, hasBody);
+    if (outcome.handled) {
+      res.off('close', onClientClose);
+      return;
+    }
+    body = outcome.body;
+  }
+
   try {
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: target,
       headers: requestHeadersFor(req, target),
-      body: hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null,
+      body,
       onBodyChunk: (c) => reqCapture.push(c),
       timestamps: x.timestamps,
       timeoutMs: ctx.options.upstreamTimeoutMs,
