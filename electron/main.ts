@@ -142,7 +142,8 @@ async function start(): Promise<void> {
   service.subscribe((event: NetlensEvent) => {
     send(EVENT_CHANNEL, event);
     if (event.type === 'proxy-status') {
-      if (portOverride === undefined) saveSettings(userData, { proxy: event.status.config });
+      // Remember the user's choices; a port forced by NETLENS_PROXY_PORT is not one of them.
+      saveSettings(userData, { proxy: portOverride === undefined ? event.status.config : { ...event.status.config, port: settings.proxy.port } });
       void refreshMenu().catch(() => undefined);
     } else if (event.type === 'sessions-changed') {
       void refreshMenu().catch(() => undefined);
