@@ -52,7 +52,7 @@ export async function loadReplayHar(file: string): Promise<{ har: Har; entries: 
   const read = await readHarFile(file);
   if (!read.har) {
     const first = read.errors[0];
-    throw new NetlensError(ErrorCodes.HAR_INVALID, `${file} cannot be replayed: ${first ? formatIssue('error', first) : 'not a HAR'}. Check it with "netlens har validate ${file}".`);
+    throw new NetlensError(ErrorCodes.HAR_INVALID, `${file} cannot be replayed: ${first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'not a HAR'}. Check it with "netlens har validate ${file}".`);
   }
   return { har: read.har, entries: replayableEntries(read.har, file), warnings: read.warnings.map((w) => formatIssue('warning', w)) };
 }

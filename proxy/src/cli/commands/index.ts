@@ -7,6 +7,7 @@ import { sessionsCommand } from './sessions.js';
 import { recordCommand } from './record.js';
 import { siteCommand } from './site.js';
 import { labCommand } from './lab.js';
+import { replayCommand } from './replay.js';
 
 /** Every `netlens` command, in the order `--help` lists them. Add new commands here. */
-export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand, harCommand, sessionsCommand, recordCommand, siteCommand, labCommand];
+export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand, harCommand, sessionsCommand, recordCommand, siteCommand, labCommand, replayCommand];
