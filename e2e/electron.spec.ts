@@ -51,11 +51,11 @@ test('Electron window: Traffic view, live request through the proxy, no Node in 
   execFileSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-electron-data-'));
   const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-electron-user-'));
-  const env = { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_PROXY_PORT: '0' } as Record<string, string>;
+  const env = { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_USER_DATA_DIR: userData, NETLENS_PROXY_PORT: '0' } as Record<string, string>;
   delete env.ELECTRON_RUN_AS_NODE;
   // Chromium refuses to run as root with its sandbox on; CI machines run as root.
   const rootArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
-  const app = await electron.launch({ executablePath: found.binary, args: [...rootArgs, `--user-data-dir=${userData}`, ROOT], env, cwd: ROOT });
+  const app = await electron.launch({ executablePath: found.binary, args: [...rootArgs, ROOT], env, cwd: ROOT });
   const site = await origin();
   try {
     const win = await app.firstWindow();

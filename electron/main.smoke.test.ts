@@ -24,7 +24,8 @@ beforeAll(() => {
   dirs.push(dataDir, userData);
   const out = execFileSync(process.execPath, ['--import', './electron/testing/register-stub.mjs', 'electron/testing/drive-main.mjs', path.join(root, 'dist/electron/main.mjs')], {
     cwd: root,
-    env: { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_PROXY_PORT: '0', STUB_APP_PATH: root, STUB_USER_DATA: userData },
+    // STUB_USER_DATA is where Electron's default would be; NETLENS_USER_DATA_DIR must win.
+    env: { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_PROXY_PORT: '0', STUB_APP_PATH: root, STUB_USER_DATA: path.join(userData, 'not-here'), NETLENS_USER_DATA_DIR: userData },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -67,7 +68,7 @@ describe('bundled main process (stubbed Electron, real core)', () => {
     expect(report.handlersAfterQuit).toBe(0);
   });
 
-  it('persists proxy settings in userData without the port forced by NETLENS_PROXY_PORT', () => {
+  it('persists proxy settings in userData (NETLENS_USER_DATA_DIR) without the port forced by NETLENS_PROXY_PORT', () => {
     expect(report.settings).toEqual({ proxy: { intercept: true, http2: true, nagle: false } });
   });
 });

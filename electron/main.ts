@@ -41,6 +41,9 @@ let savedCount = 0;
 let shutdown: Promise<void> | undefined;
 let shutdownDone = false;
 
+// Tests (and users who want a second profile) point userData elsewhere; set before the instance lock, which lives there.
+if (process.env.NETLENS_USER_DATA_DIR) app.setPath('userData', path.resolve(process.env.NETLENS_USER_DATA_DIR));
+
 // Two instances would fight over the proxy port and the recording.
 if (!app.requestSingleInstanceLock()) {
   app.quit();

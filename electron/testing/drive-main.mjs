@@ -62,6 +62,6 @@ report.proxyAfterQuit = await new Promise((resolve) => {
   const req = http.get({ host: proxy.hostname, port: proxy.port, path: target }, () => resolve('still listening'));
   req.on('error', (err) => resolve(err.code));
 });
-report.settings = JSON.parse(fs.readFileSync(path.join(process.env.STUB_USER_DATA, 'settings.json'), 'utf8'));
+report.settings = JSON.parse(fs.readFileSync(path.join(process.env.NETLENS_USER_DATA_DIR ?? process.env.STUB_USER_DATA, 'settings.json'), 'utf8'));
 console.log(JSON.stringify(report));
 process.exit(0);

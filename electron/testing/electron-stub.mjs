@@ -16,7 +16,8 @@ const emitter = new EventEmitter();
 export const app = Object.assign(emitter, {
   name: 'Netlens',
   getAppPath: () => process.env.STUB_APP_PATH,
-  getPath: () => process.env.STUB_USER_DATA,
+  getPath: () => recorded.userData ?? process.env.STUB_USER_DATA,
+  setPath: (_name, dir) => (recorded.userData = dir),
   getVersion: () => '0.1.0-stub',
   requestSingleInstanceLock: () => true,
   whenReady: () => ready,
