@@ -1,0 +1,93 @@
+/**
+ * The proxies the benchmark compares, and how to start each one in its own
+ * process. `kind` says what a peer can do: forward plain HTTP, intercept
+ * HTTPS (terminate TLS and see every request), or tunnel CONNECT blindly.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
+
+export interface PeerInfo {
+  port: number;
+  /** CA certificate a client must trust to talk TLS through this peer (intercepting peers). */
+  caPath?: string;
+}
+
+export interface Peer {
+  name: string;
+  /** Plain HTTP forward proxy (absolute-form requests). */
+  forwards: boolean;
+  /** HTTPS via CONNECT: 'intercept' terminates TLS, 'tunnel' relays bytes. */
+  connect?: 'intercept' | 'tunnel';
+  start(env: BenchEnv): Promise<Child<PeerInfo>>;
+}
+
+export interface BenchEnv {
+  /** Data dir holding the bench CA (origin certificates are issued by it). */
+  dataDir: string;
+  caPath: string;
+  originHttp: string;
+  /** mitmdump from a virtualenv, when installed. */
+  mitmdump?: string;
+}
+
+const nodePeer = (name: string, file: string, opts: Partial<Peer> = {}, extraArgs: (env: BenchEnv) => string[] = () => []): Peer => ({
+  name,
+  forwards: true,
+  ...opts,
+  start: (env) => {
+    const [cmd, args] = tsArgs(file, [env.dataDir, ...extraArgs(env)]);
+    // Intercepting Node peers verify upstream certificates against the bench CA.
+    return startChild<PeerInfo>(name, cmd, args, { env: { NODE_EXTRA_CA_CERTS: env.caPath } });
+  },
+});
+
+export const netlens = (record: boolean, intercept = true): Peer => ({
+  name: intercept ? `netlens${record ? '' : ' (recording off)'}` : 'netlens blind tunnel',
+  forwards: true,
+  connect: intercept ? 'intercept' : 'tunnel',
+  start: async (env) => {
+    const [cmd, args] = tsArgs('peers/netlens.ts', [env.dataDir, intercept ? '1' : '0', record ? '1' : '0']);
+    const child = await startChild<PeerInfo>(`netlens`, cmd, args);
+    child.info.caPath = env.caPath;
+    return child;
+  },
+});
+
+export const nodeMinimal = nodePeer('node:http minimal', 'peers/node-minimal.ts');
+export const httpxy = nodePeer('httpxy', 'peers/httpxy.ts');
+export const httpProxy3 = nodePeer('http-proxy-3', 'peers/http-proxy-3.ts');
+export const fastProxy = nodePeer('fast-proxy', 'peers/fast-proxy.ts', {}, (env) => [env.originHttp]);
+export const mockttp: Peer = {
+  ...nodePeer('mockttp', 'peers/mockttp.ts', { connect: 'intercept' }),
+  start: async (env) => {
+    const [cmd, args] = tsArgs('peers/mockttp.ts', [env.dataDir]);
+    const child = await startChild<PeerInfo>('mockttp', cmd, args, { env: { NODE_EXTRA_CA_CERTS: env.caPath } });
+    child.info.caPath = env.caPath;
+    return child;
+  },
+};
+export const httpMitmProxy = nodePeer('http-mitm-proxy', 'peers/http-mitm-proxy.ts', { connect: 'intercept' });
+
+/**
+ * mitmproxy (Python) via mitmdump -q: its confdir gets the bench CA as
+ * mitmproxy-ca.pem (key + certificate) so clients trust it like the others,
+ * and upstream certificates are verified against the same CA.
+ */
+export const mitmproxy: Peer = {
+  name: 'mitmproxy',
+  forwards: true,
+  connect: 'intercept',
+  start: async (env) => {
+    if (!env.mitmdump) throw new Error('mitmdump not installed (python3 -m venv + pip install mitmproxy)');
+    const confdir = path.join(env.dataDir, 'mitmproxy');
+    fs.mkdirSync(confdir, { recursive: true });
+    const caDir = path.join(env.dataDir, 'ca');
+    fs.writeFileSync(path.join(confdir, 'mitmproxy-ca.pem'), fs.readFileSync(path.join(caDir, 'netlens-ca.key'), 'utf8') + fs.readFileSync(path.join(caDir, 'netlens-ca.pem'), 'utf8'));
+    const port = await freePort();
+    const args = ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '--set', `ssl_verify_upstream_trusted_ca=${env.caPath}`];
+    const child = await startChild<PeerInfo>('mitmproxy', env.mitmdump, args, { readyPort: port, readyTimeoutMs: 30_000 });
+    child.info.caPath = env.caPath;
+    return child;
+  },
+};

@@ -1,0 +1,30 @@
+/**
+ * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1>
+ * record=1: a HarRecorder subscribes and writes every exchange as a HAR entry
+ * (bodies captured up to the default cap), as the app does.
+ * record=0: no subscriber and bodyCaptureLimit 0: forwarding only.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HarRecorder } from '../../proxy/src/har/recorder.js';
+import { startProxy } from '../../proxy/src/server/proxy-server.js';
+import { ready } from '../lib/child.js';
+
+const [dataDir, intercept, record] = process.argv.slice(2);
+const recording = record === '1';
+const proxy = await startProxy({ port: 0, host: '127.0.0.1', dataDir, intercept: intercept === '1', ...(recording ? {} : { bodyCaptureLimit: 0 }) });
+let recorder: HarRecorder | undefined;
+let journalDir: string | undefined;
+if (recording) {
+  journalDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-har-'));
+  recorder = new HarRecorder(proxy.events, { journalFile: path.join(journalDir, 'session.jsonl') });
+}
+const shutdown = async () => {
+  recorder?.stop();
+  await proxy.stop();
+  if (journalDir) fs.rmSync(journalDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGTERM', () => void shutdown());
+ready({ port: proxy.address.port });

@@ -1,0 +1,142 @@
+/**
+ * `npm run bench` — Netlens against its peers in one run, conditions
+ * interleaved, medians over rounds; prints progress and tables and writes
+ * docs/benchmarks.md. `npm run bench -- --quick` is a short smoke run.
+ *
+ * Flags: --quick, --rounds N, --duration S (seconds per load run),
+ *        --large-mib N, --only plain,https,large, --out FILE (default docs/benchmarks.md)
+ *
+ * Every server runs in a child process killed by PID at the end; everything
+ * listens on 127.0.0.1; every load run is bounded in time.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
+import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
+import { curl } from './lib/curl.js';
+import { fmtMiB } from './lib/stats.js';
+import * as P from './peers/index.js';
+import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
+import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
+import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
+import { machineInfo } from './report/machine.js';
+import { writeReport } from './report/markdown.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    'large-mib': { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const quick = values.quick!;
+const rounds = Number(values.rounds ?? (quick ? 1 : 5));
+const durationS = Number(values.duration ?? (quick ? 3 : 5));
+const largeMiB = Number(values['large-mib'] ?? (quick ? 64 : 256));
+const only = new Set((values.only ?? 'plain,https,large').split(','));
+const outFile = path.resolve(ROOT_DIR, values.out ?? 'docs/benchmarks.md');
+const log = (s: string) => console.log(s);
+const started = Date.now();
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-'));
+const ca = loadOrCreateCA(dataDir);
+const mitmdump = ['/tmp/mitmvenv/bin/mitmdump', path.join(ROOT_DIR, '.venv-bench/bin/mitmdump'), process.env.MITMDUMP ?? ''].find((p) => p && fs.existsSync(p));
+
+log(`Netlens benchmark${quick ? ' (quick)' : ''}: ${rounds} round(s), ${durationS} s per load run, large bodies ${largeMiB} MiB`);
+const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
+const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
+const env: P.BenchEnv = { dataDir, caPath: ca.certPath, originHttp: `http://127.0.0.1:${origin.info.httpPort}`, mitmdump };
+log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
+
+const skipped: { name: string; why: string }[] = [];
+const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
+async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
+  try {
+    const child = await peer.start(env);
+    // A peer counts only if one request really goes through it.
+    if (peer.forwards) {
+      const r = await curl(['-x', `http://127.0.0.1:${child.info.port}`, `${env.originHttp}/small`]);
+      if (!r.ok || !r.out.includes('netlens-bench')) throw new Error(`plain HTTP check failed: ${r.out.slice(0, 200)}`);
+    }
+    if (peer.connect) {
+      const r = await curl(['-x', `http://127.0.0.1:${child.info.port}`, '--cacert', child.info.caPath ?? ca.certPath, `https://localhost:${origin.info.httpsPort}/small`]);
+      if (!r.ok || !r.out.includes('netlens-bench')) throw new Error(`HTTPS via CONNECT check failed: ${r.out.slice(0, 200)}`);
+    }
+    started_.push({ peer, child });
+    log(`started ${peer.name} (pid ${child.pid}, port ${child.info.port})`);
+    return child;
+  } catch (err) {
+    const why = (err as Error).message.split('\n').slice(0, 3).join(' / ');
+    skipped.push({ name: peer.name, why });
+    log(`skipped ${peer.name}: ${why}`);
+    return undefined;
+  }
+}
+
+const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[] } = { largeMiB, memory: [] };
+try {
+  // The recording, intercepting Netlens is one process for the whole run, so its memory tells a story across phases.
+  const netlens = await start(P.netlens(true));
+  if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
+  await new Promise((r) => setTimeout(r, 1000));
+  const mem = (phase: string) => {
+    const m = netlens.memory();
+    results.memory.push({ phase, ...m });
+    log(`netlens memory ${phase}: RSS ${fmtMiB(m.rssMiB)}, peak ${fmtMiB(m.hwmMiB)}`);
+  };
+  mem('idle (after start and one request)');
+
+  if (only.has('plain')) {
+    log('\n== Plain HTTP forwarding (wrk)');
+    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
+    const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
+    for (const p of peers) {
+      const child = await start(p);
+      if (child) conditions.push({ name: p.name, child });
+    }
+    results.plain = await plainHttp(origin.info.httpPort, conditions, rounds, durationS, log);
+    for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
+    log('\n' + plainTable(results.plain));
+    mem('after plain HTTP');
+  }
+
+  if (only.has('https')) {
+    log('\n== Intercepted HTTPS (undici via CONNECT, keep-alive)');
+    const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }];
+    const tunnel = await start(P.netlens(true, false));
+    if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
+    conditions.push({ name: 'netlens', child: netlens });
+    for (const p of [P.mockttp, P.httpMitmProxy, P.mitmproxy]) {
+      const child = await start(p);
+      if (child) conditions.push({ name: p.name, child });
+    }
+    results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
+    for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
+    log('\n' + httpsTable(results.https));
+    mem('after intercepted HTTPS');
+  }
+
+  if (only.has('large')) {
+    log(`\n== Large bodies (${largeMiB} MiB, curl)`);
+    results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, quick ? 1 : Math.min(rounds, 3), log);
+    log('\n' + largeTable(results.large, largeMiB * 2 ** 20));
+    mem('after large bodies');
+  }
+} finally {
+  for (const { child } of started_) await child.kill();
+  await origin.kill();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+const machine = machineInfo(mitmdump);
+const argv = process.argv.slice(2).join(' ');
+writeReport(outFile, { machine, command: `npm run bench${argv ? ` -- ${argv}` : ''}`, rounds, durationS, quick, skipped, elapsedS: (Date.now() - started) / 1000, ...results });
+log(`\nwrote ${path.relative(process.cwd(), outFile)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+void execFileSync;
+process.exit(0);

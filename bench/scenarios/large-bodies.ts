@@ -1,0 +1,107 @@
+/**
+ * Large bodies: one upload and one download of `bytes` with curl, direct and
+ * through the proxy (plain HTTP forwarding and intercepted HTTPS), rounds
+ * interleaved. While each transfer runs the proxy's RSS is polled; streaming
+ * must keep it flat, so the table reports growth over the RSS before it.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Child } from '../lib/child.js';
+import { fmtMiB, fmtRatio, mdTable, median } from '../lib/stats.js';
+import type { PeerInfo } from '../peers/index.js';
+
+export interface LargeRow {
+  direction: 'upload' | 'download';
+  scheme: 'http' | 'https';
+  condition: string;
+  mibPerS: number;
+  seconds: number;
+  ratio: number;
+  rssGrowthMiB: number;
+  peakRssMiB: number;
+}
+
+function curlTime(args: string[], timeoutS: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile('curl', ['-sS', '--fail', '-o', '/dev/null', '-w', '%{time_total}', '--max-time', String(timeoutS), ...args], (err, stdout, stderr) =>
+      err ? reject(new Error(`curl: ${stderr || err.message}`)) : resolve(Number(stdout)),
+    );
+  });
+}
+
+export async function largeBodies(
+  origin: { httpPort: number; httpsPort: number },
+  proxy: Child<PeerInfo>,
+  caPath: string,
+  bytes: number,
+  rounds: number,
+  log: (s: string) => void,
+): Promise<LargeRow[]> {
+  const file = path.join(os.tmpdir(), `netlens-bench-upload-${process.pid}.bin`);
+  fs.writeFileSync(file, Buffer.alloc(0));
+  const chunk = Buffer.alloc(1 << 20, 0x62);
+  const fd = fs.openSync(file, 'w');
+  for (let i = 0; i < bytes / chunk.length; i++) fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+  const samples = new Map<string, { s: number[]; growth: number[]; peak: number[] }>();
+  try {
+    for (let r = 0; r < rounds; r++) {
+      for (const direction of ['upload', 'download'] as const) {
+        for (const scheme of ['http', 'https'] as const) {
+          for (const via of [undefined, proxy]) {
+            const base = scheme === 'http' ? `http://127.0.0.1:${origin.httpPort}` : `https://localhost:${origin.httpsPort}`;
+            const args = direction === 'upload' ? ['-X', 'POST', '-T', file, `${base}/upload`] : [`${base}/download?bytes=${bytes}`];
+            if (scheme === 'https') args.push('--cacert', caPath);
+            if (via) args.push('-x', `http://127.0.0.1:${via.info.port}`);
+            const before = via?.memory().rssMiB ?? 0;
+            let peak = before;
+            const poll = via ? setInterval(() => { try { peak = Math.max(peak, via.memory().rssMiB); } catch { /* exited */ } }, 20) : undefined;
+            let seconds: number;
+            try {
+              seconds = await curlTime(args, 300);
+            } catch (err) {
+              log(`  ${direction} ${scheme} ${via ? 'netlens' : 'direct'}: ${(err as Error).message.trim()}`);
+              continue;
+            } finally {
+              if (poll) clearInterval(poll);
+            }
+            const condition = via ? (scheme === 'https' ? 'netlens (intercepting)' : 'netlens (forwarding)') : 'direct';
+            const k = `${direction} ${scheme} ${condition}`;
+            const s = samples.get(k) ?? { s: [], growth: [], peak: [] };
+            s.s.push(seconds);
+            if (via) {
+              s.growth.push(peak - before);
+              s.peak.push(peak);
+            }
+            samples.set(k, s);
+            log(`  round ${r + 1}/${rounds} ${direction} ${scheme} ${condition}: ${(bytes / 2 ** 20 / seconds).toFixed(0)} MiB/s${via ? `, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB` : ''}`);
+          }
+        }
+      }
+    }
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  const rows: LargeRow[] = [];
+  for (const direction of ['upload', 'download'] as const) {
+    for (const scheme of ['http', 'https'] as const) {
+      const directS = median(samples.get(`${direction} ${scheme} direct`)?.s ?? []);
+      for (const condition of ['direct', scheme === 'https' ? 'netlens (intercepting)' : 'netlens (forwarding)']) {
+        const s = samples.get(`${direction} ${scheme} ${condition}`);
+        if (!s) continue;
+        const seconds = median(s.s);
+        rows.push({ direction, scheme, condition, seconds, mibPerS: bytes / 2 ** 20 / seconds, ratio: directS / seconds, rssGrowthMiB: median(s.growth), peakRssMiB: Math.max(...s.peak) });
+      }
+    }
+  }
+  return rows;
+}
+
+export function largeTable(rows: LargeRow[], bytes: number): string {
+  return mdTable(
+    ['transfer', 'scheme', 'condition', 'time', 'MiB/s', '× direct', 'proxy RSS growth (median)', 'proxy peak RSS'],
+    rows.map((r) => [`${r.direction} ${bytes / 2 ** 20} MiB`, r.scheme, r.condition, `${r.seconds.toFixed(2)} s`, r.mibPerS.toFixed(0), fmtRatio(r.ratio), r.condition === 'direct' ? '–' : fmtMiB(r.rssGrowthMiB), r.condition === 'direct' ? '–' : fmtMiB(r.peakRssMiB)]),
+  );
+}
