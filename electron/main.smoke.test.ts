@@ -46,6 +46,10 @@ describe('bundled main process (stubbed Electron, real core)', () => {
     expect(report.menu).toEqual(['File', 'editMenu', 'View', 'Proxy', 'Lab', 'Help']);
   });
 
+  it('locks down every web contents: navigation away prevented, new windows denied, https opened outside', () => {
+    expect(report.lockdown).toEqual({ prevented: true, newWindow: 'deny', opened: ['https://example.com/', 'https://example.org/'] });
+  });
+
   it('refuses foreign senders and carries core errors as { code, message }', () => {
     expect(report.foreign).toMatchObject({ ok: false, error: { code: 'NL_API_FORBIDDEN' } });
     expect(report.notFound).toMatchObject({ ok: false, error: { code: 'NL_NOT_FOUND' } });

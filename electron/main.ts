@@ -22,7 +22,7 @@ import { registerApi } from './ipc.js';
 import { buildMenuTemplate } from './menu.js';
 import { menuActions, saveCaptureName } from './actions.js';
 import { loadSettings, saveSettings } from './settings.js';
-import { APP_SCHEME, APP_URL, appFileFor, appResponseHeaders, isAppUrl, isPermissionAllowed, isSafeExternalUrl, windowOptions } from './window.js';
+import { APP_SCHEME, APP_URL, appFileFor, appResponseHeaders, isPermissionAllowed, lockDownContents, windowOptions, type ContentsLike } from './window.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
@@ -63,21 +63,7 @@ function fatal(err: unknown): void {
 }
 
 /** Every web contents (the window, and anything that might appear later) gets the same lockdown. */
-app.on('web-contents-created', (_e, contents) => {
-  contents.on('will-navigate', (event, url) => {
-    if (isAppUrl(url)) return;
-    event.preventDefault();
-    if (isSafeExternalUrl(url)) void shell.openExternal(url);
-  });
-  contents.on('will-redirect', (event, url) => {
-    if (!isAppUrl(url)) event.preventDefault();
-  });
-  contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    if (isSafeExternalUrl(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-});
+app.on('web-contents-created', (_e, contents) => lockDownContents(contents as unknown as ContentsLike, (url) => shell.openExternal(url)));
 
 function lockDownSession(): void {
   const ses = session.defaultSession;

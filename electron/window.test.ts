@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_URL, CONTENT_SECURITY_POLICY, appFileFor, appResponseHeaders, isAppUrl, isPermissionAllowed, isSafeExternalUrl, windowOptions } from './window.js';
+import { APP_URL, CONTENT_SECURITY_POLICY, appFileFor, appResponseHeaders, isAppUrl, isPermissionAllowed, isSafeExternalUrl, lockDownContents, windowOptions } from './window.js';
 
 describe('windowOptions', () => {
   const opts = windowOptions({ preload: '/app/dist/electron/preload.cjs' });
@@ -93,5 +93,40 @@ describe('external links and permissions', () => {
     expect(isPermissionAllowed('clipboard-sanitized-write', 'netlens://app/index.html')).toBe(true);
     expect(isPermissionAllowed('clipboard-sanitized-write', 'https://example.com')).toBe(false);
     expect(isPermissionAllowed('clipboard-sanitized-write', undefined)).toBe(false);
+  });
+});
+
+describe('lockDownContents', () => {
+  function fakeContents() {
+    const listeners = new Map<string, (event: { preventDefault(): void }, url: string) => void>();
+    let openHandler: ((d: { url: string }) => { action: 'deny' }) | undefined;
+    const contents = { on: (e: string, l: (event: { preventDefault(): void }, url: string) => void) => listeners.set(e, l), setWindowOpenHandler: (h: typeof openHandler) => (openHandler = h) };
+    const opened: string[] = [];
+    lockDownContents(contents as never, (url) => opened.push(url));
+    const fire = (name: string, url: string) => {
+      let prevented = false;
+      listeners.get(name)!({ preventDefault: () => (prevented = true) }, url);
+      return prevented;
+    };
+    return { fire, open: (url: string) => openHandler!({ url }), opened };
+  }
+
+  it('allows navigation inside the app only; https links go to the OS browser', () => {
+    const c = fakeContents();
+    expect(c.fire('will-navigate', 'netlens://app/index.html')).toBe(false);
+    expect(c.fire('will-navigate', 'https://example.com/')).toBe(true);
+    expect(c.fire('will-navigate', 'http://example.com/')).toBe(true);
+    expect(c.fire('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(c.fire('will-redirect', 'https://example.com/')).toBe(true);
+    expect(c.fire('will-attach-webview', 'netlens://app/')).toBe(true);
+    expect(c.opened).toEqual(['https://example.com/']);
+  });
+
+  it('denies every new window, opening only safe https URLs externally', () => {
+    const c = fakeContents();
+    expect(c.open('https://developer.mozilla.org/')).toEqual({ action: 'deny' });
+    expect(c.open('netlens://app/index.html')).toEqual({ action: 'deny' });
+    expect(c.open('javascript:alert(1)')).toEqual({ action: 'deny' });
+    expect(c.opened).toEqual(['https://developer.mozilla.org/']);
   });
 });

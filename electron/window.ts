@@ -134,3 +134,29 @@ export function appResponseHeaders(file: string): Record<string, string> {
 export function isPermissionAllowed(permission: string, origin: string | undefined): boolean {
   return permission === 'clipboard-sanitized-write' && isAppUrl(origin);
 }
+
+/** The part of a WebContents the lockdown touches (a fake in tests). */
+export interface ContentsLike {
+  on(event: string, listener: (event: { preventDefault(): void }, url: string) => void): unknown;
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void;
+}
+
+/**
+ * Navigation away from the app and new windows are denied; a link to an
+ * https page opens in the user's browser instead (after isSafeExternalUrl).
+ */
+export function lockDownContents(contents: ContentsLike, openExternal: (url: string) => unknown): void {
+  contents.on('will-navigate', (event, url) => {
+    if (isAppUrl(url)) return;
+    event.preventDefault();
+    if (isSafeExternalUrl(url)) void openExternal(url);
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    if (isSafeExternalUrl(url)) void openExternal(url);
+    return { action: 'deny' };
+  });
+}

@@ -25,6 +25,17 @@ const until = async (fn, ms = 15_000) => {
 
 await import(main);
 report.schemes = recorded.schemes;
+{
+  // Any web contents main sees gets the lockdown.
+  const listeners = new Map();
+  let openHandler;
+  app.emit('web-contents-created', {}, { on: (e, l) => listeners.set(e, l), setWindowOpenHandler: (h) => (openHandler = h) });
+  let prevented = false;
+  listeners.get('will-navigate')({ preventDefault: () => (prevented = true) }, 'https://example.com/');
+  report.lockdown = { prevented, newWindow: openHandler({ url: 'https://example.org/' }).action };
+  await new Promise((r) => setTimeout(r, 10));
+  report.lockdown.opened = [...recorded.opened];
+}
 start();
 const status = await until(async () => {
   if (!recorded.handlers.has('netlens:cmd:getStatus')) return undefined;
