@@ -54,7 +54,7 @@ if (!app.requestSingleInstanceLock()) {
       win.focus();
     }
   });
-  app.whenReady().then(start, (err) => fatal(err));
+  app.whenReady().then(start).catch(fatal);
 }
 
 function fatal(err: unknown): void {
