@@ -100,7 +100,20 @@ function tlsConnection(url: URL, proxy: URL | undefined, tlsOpts: tls.Connection
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || 443;
   const servername = net.isIP(host) ? undefined : host;
-  if (!proxy) return Promise.resolve(tls.connect({ ...tlsOpts, host, port, servername, ALPNProtocols: ['http/1.1'] }));
+  // Resolve once the handshake is done so TLS errors reject here, not on a socket nobody listens to.
+  const secure = (o: tls.ConnectionOptions) =>
+    new Promise<tls.TLSSocket>((resolve, reject) => {
+      const s = tls.connect({ ...tlsOpts, ...o, servername, ALPNProtocols: ['http/1.1'] });
+      s.setTimeout(timeoutMs, () => s.destroy(Object.assign(new Error('TLS handshake timed out'), { code: 'ETIMEDOUT' })));
+      s.once('secureConnect', () => {
+        s.setTimeout(0);
+        s.off('error', reject);
+        resolve(s);
+      });
+      s.once('error', reject);
+    });
+  // autoSelectFamily: "localhost" may resolve to ::1 first while the origin listens on 127.0.0.1 (as browsers do, try both).
+  if (!proxy) return secure({ host, port, autoSelectFamily: true } as tls.ConnectionOptions);
   return new Promise((resolve, reject) => {
     const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
     const req = http.request({ host: proxy.hostname, port: Number(proxy.port) || 80, method: 'CONNECT', path: authority, headers: { Host: authority }, timeout: timeoutMs });
@@ -110,7 +123,7 @@ function tlsConnection(url: URL, proxy: URL | undefined, tlsOpts: tls.Connection
         reject(Object.assign(new Error(`the proxy refused CONNECT ${authority} (${res.statusCode})`), { code: 'ECONNREFUSED' }));
         return;
       }
-      resolve(tls.connect({ ...tlsOpts, socket, servername, ALPNProtocols: ['http/1.1'] }));
+      secure({ socket }).then(resolve, reject);
     });
     req.once('timeout', () => req.destroy(Object.assign(new Error('CONNECT timed out'), { code: 'ETIMEDOUT' })));
     req.once('error', reject);
@@ -130,14 +143,15 @@ async function sendOne(e: HarEntry, opts: ResendOptions): Promise<Sent> {
   let options: http.RequestOptions;
   if (url.protocol === 'https:') {
     const socket = await tlsConnection(url, proxy, tlsOpts, timeoutMs);
+    // No `agent` with createConnection: http.request would otherwise open its own socket (agent: false makes a new Agent).
     options = { createConnection: () => socket, path: url.pathname + url.search };
   } else if (proxy) {
-    options = { host: proxy.hostname, port: Number(proxy.port) || 80, path: url.href };
+    options = { host: proxy.hostname, port: Number(proxy.port) || 80, path: url.href, agent: false };
   } else {
-    options = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 80, path: url.pathname + url.search };
+    options = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 80, path: url.pathname + url.search, agent: false, autoSelectFamily: true } as http.RequestOptions;
   }
   return new Promise<Sent>((resolve, reject) => {
-    const req = http.request({ ...options, method: e.request.method, headers: headers as unknown as http.OutgoingHttpHeaders, agent: false, timeout: timeoutMs, signal: opts.signal });
+    const req = http.request({ ...options, method: e.request.method, headers: headers as unknown as http.OutgoingHttpHeaders, timeout: timeoutMs, signal: opts.signal });
     req.once('response', (res) => {
       const ttfb = performance.now() - start;
       const chunks: Buffer[] = [];
