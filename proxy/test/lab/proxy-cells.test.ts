@@ -23,7 +23,9 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-labproxy-'));
     const before = profileDirs();
     result = await runLab({
-      target: { kind: 'site', images: 30, latencyMs: 10 },
+      // 30 ms per response: HTTP/1.1's six connections pay it five times in a row, HTTP/2 once,
+      // a gap wide enough to stand above the noise of a shared 2-core machine.
+      target: { kind: 'site', images: 30, latencyMs: 30 },
       cells: ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle', 'proxy+h2+tunnel'],
       runs: 4,
       quietMs: 200,
