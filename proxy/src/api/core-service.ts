@@ -38,6 +38,11 @@ import { bodyView, harBodyView } from './body-view.js';
 import type { HarEntry } from './har-types.js';
 import { labCells, memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
 import { isCellId } from '../lab/cells.js';
+import { replayableEntries } from '../replay/load.js';
+import { ServerReplay } from '../replay/server-replay.js';
+import { resend } from '../replay/client-replay.js';
+import { formatResendRow, summarizeResend } from '../replay/report.js';
+import type { Har } from '../har/types.js';
 import type { CellId } from '../lab/types.js';
 
 export interface CoreServiceOptions {
@@ -128,6 +133,8 @@ export class CoreService implements NetlensApi {
   private readonly browser: BrowserBackend;
   private readonly batchMs: number;
   private readonly startProxyFn: (options: ProxyOptions) => Promise<ProxyHandle>;
+  /** Set while the proxy serves a session (replay serve); startProxy/stopProxy end it. */
+  private serving: { replay: ServerReplay; name: string } | undefined;
 
   constructor(private readonly options: CoreServiceOptions) {
     this.config = { port: 8080, intercept: true, http2: true, nagle: false, ...options.proxy };
@@ -284,7 +291,7 @@ export class CoreService implements NetlensApi {
     await this.stopProxyNow();
     this.proxyError = undefined;
     try {
-      const handle = await this.startProxyFn({ ...this.options.proxyExtras, ...this.config, dataDir: this.options.dataDir });
+      const handle = await this.startProxyFn({ ...this.options.proxyExtras, ...this.config, dataDir: this.options.dataDir, respond: this.serving?.replay });
       this.proxy = handle;
       this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
     } catch (err) {
@@ -302,6 +309,7 @@ export class CoreService implements NetlensApi {
     const patch = proxyConfigPatch(args, 'startProxy');
     return this.serialize(async () => {
       this.config = { ...this.config, ...patch };
+      this.serving = undefined;
       return this.startProxyNow();
     });
   }
@@ -309,6 +317,7 @@ export class CoreService implements NetlensApi {
   async stopProxy(): Promise<ProxyStatus> {
     return this.serialize(async () => {
       await this.stopProxyNow();
+      this.serving = undefined;
       const status = this.proxyStatus();
       this.emit({ type: 'proxy-status', status });
       return status;
@@ -342,7 +351,7 @@ export class CoreService implements NetlensApi {
       version: this.options.version ?? '0.0.0',
       dataDir: this.options.dataDir,
       proxy,
-      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: false },
+      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true },
       exchangeCount: this.order.length,
     };
   }
@@ -407,8 +416,35 @@ export class CoreService implements NetlensApi {
     return { deleted };
   }
 
-  async replay(): Promise<CommandResult<'replay'>> {
-    throw new NetlensError(ErrorCodes.FEATURE_UNAVAILABLE, 'Replay is not part of this build yet.');
+  /**
+   * `serve`: the proxy restarts answering from the session (unmatched requests go
+   * to the network) until startProxy/stopProxy. `resend`: the session's requests
+   * are sent again, through the running proxy (so they show in the live capture)
+   * or directly when it is off; the message summarizes what changed.
+   */
+  async replay(args: CommandArgs<'replay'>): Promise<CommandResult<'replay'>> {
+    const a = obj(args, 'replay');
+    const id = str(a, 'id', 'replay', 500);
+    if (a.mode !== 'serve' && a.mode !== 'resend') throw bad('replay: "mode" must be "serve" or "resend"');
+    const opened = await this.sessions.open(id);
+    const entries = replayableEntries({ log: opened.log } as unknown as Har, `Session "${opened.info.name}"`);
+    if (a.mode === 'serve') {
+      const status = await this.serialize(async () => {
+        this.serving = { replay: new ServerReplay(entries, { extra: 'forward' }), name: opened.info.name };
+        return this.startProxyNow();
+      });
+      return {
+        message: `Serving session "${opened.info.name}" (${entries.length} recorded responses) on ${status.address?.url}; requests not in the recording go to the network. Start or stop the proxy to end the replay.`,
+      };
+    }
+    const proxy = this.proxy;
+    const result = await resend(entries, { proxyUrl: proxy?.address.url, ca: proxy ? [proxy.ca.certPem] : [], concurrency: 4, timeoutMs: 30_000 });
+    const s = summarizeResend(result);
+    const changed = result.rows.filter((r) => r.changes.length > 0);
+    const lines = changed.slice(0, 10).map((r) => formatResendRow(r).trim());
+    if (changed.length > 10) lines.push(`… and ${changed.length - 10} more`);
+    const via = proxy ? `through the proxy (see the live capture)` : 'directly (the proxy is off)';
+    return { message: [`Resent ${s.total} requests of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
   }
 
   // ── lab ───────────────────────────────────────────────────────────────────
