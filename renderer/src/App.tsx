@@ -109,6 +109,24 @@ export function App() {
     },
     [toast],
   );
+  // Menu actions from the Electron host arrive as window messages (electron/actions.ts):
+  // "Lab → New run" and "open this session" after File → Open HAR… / Recent sessions.
+  useEffect(() => {
+    const onMessage = (e: MessageEvent) => {
+      if (e.origin !== window.location.origin) return; // only our own page (the preload posts from it)
+      const m = (e.data as { netlensMenu?: { action: string; id?: string } } | null)?.netlensMenu;
+      if (m?.action === 'new-lab-run') setView('lab');
+      if (m?.action === 'open-session' && m.id) {
+        api
+          .openSession({ id: m.id })
+          .then((s) => openSession(s.info, s.log))
+          .catch((err: { message?: string }) => toast.show(`Cannot open the session: ${err?.message ?? err}`, 'error'));
+      }
+    };
+    window.addEventListener('message', onMessage);
+    return () => window.removeEventListener('message', onMessage);
+  }, [openSession, toast]);
+
   const backToLive = useCallback(() => {
     setDataset({ kind: 'live' });
     setSelectedId(undefined);
