@@ -185,6 +185,40 @@ describe('server replay', () => {
   }, 30_000);
 });
 
+describe('server replay pacing', () => {
+  it('replays the recorded wait when asked (paced vs unpaced, interleaved, medians)', async () => {
+    const dir = tempDataDir();
+    const slowHar = path.join(dir, 'slow.har');
+    const slow = await httpOrigin((_req, res) => setTimeout(() => res.end('slow'), 300));
+    await recordHar(dir, slowHar, 1, async (proxy) => {
+      expect((await curlVia(proxy.address.url, dir, `${slow.url}/slow`)).code).toBe(0);
+    });
+    await slow.close();
+    const recorded = (await loadReplayHar(slowHar)).entries;
+    expect(recorded[0].entry.timings.wait).toBeGreaterThan(250);
+    const time = async (pacing: boolean) => {
+      const h = await startReplayServer(recorded, { pacing }, { port: 0, dataDir: dir });
+      try {
+        const r = await curlVia(h.proxy.address.url, dir, `${slow.url}/slow`, ['-w', '\n%{time_total}']);
+        expect(r.stdout).toMatch(/slow\n/);
+        return Number(r.stdout.split('\n').at(-1)) * 1000;
+      } finally {
+        await h.proxy.stop();
+      }
+    };
+    const paced: number[] = [];
+    const unpaced: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      paced.push(await time(true));
+      unpaced.push(await time(false));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+    // The paced replay takes at least most of the recorded wait longer than the unpaced one.
+    expect(median(paced) - median(unpaced)).toBeGreaterThan(0.8 * recorded[0].entry.timings.wait);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+});
+
 async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!cond()) {
