@@ -1,0 +1,80 @@
+/**
+ * `npx tsx bench/profile.ts [https|plain] [seconds]` — runs the recording,
+ * intercepting Netlens under `node --cpu-prof`, drives it with the bench's own
+ * load (undici via CONNECT at c=16, or wrk GET c=64), and prints the functions
+ * with the most self time, by file:function, plus the .cpuprofile path (open it
+ * in Chrome DevTools or speedscope for a flame graph).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
+import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
+import { runWrk } from './load/wrk.js';
+
+const mode = process.argv[2] === 'plain' ? 'plain' : 'https';
+const seconds = Number(process.argv[3] ?? 8);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
+const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
+const ca = loadOrCreateCA(dataDir);
+const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
+const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
+const proxy = await startChild<{ port: number }>('netlens', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', path.join(BENCH_DIR, 'peers/netlens.ts'), dataDir, '1', '1']);
+try {
+  if (mode === 'plain') {
+    const r = await runWrk({ originPort: origin.info.httpPort, proxyPort: proxy.info.port, method: 'GET', path: '/small', connections: 64, durationS: seconds });
+    console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
+  } else {
+    const cfg = { url: `https://localhost:${origin.info.httpsPort}/small`, proxy: `http://127.0.0.1:${proxy.info.port}`, proxyPid: proxy.pid, caFiles: [ca.certPath], concurrency: 16, durationMs: seconds * 1000 };
+    const [cmd, args] = tsArgs('load/https-client.ts', [JSON.stringify(cfg)]);
+    const out = await new Promise<string>((resolve) => execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout) => resolve(stdout)));
+    console.log(out.trim());
+  }
+} finally {
+  await proxy.kill(); // SIGTERM → process.exit(0) → the profile is written
+  await origin.kill();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
+const file = fs.readdirSync(profDir).map((f) => path.join(profDir, f))[0];
+if (!file) throw new Error('no profile written');
+const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[] };
+const self = new Map<string, number>();
+let total = 0;
+for (const n of prof.nodes) {
+  const hits = n.hitCount ?? 0;
+  total += hits;
+  const url = n.callFrame.url.replace(`file://${ROOT_DIR}/`, '').replace(/^node:/, 'node:');
+  const k = `${url || '(native)'}:${n.callFrame.lineNumber + 1} ${n.callFrame.functionName || '(anonymous)'}`;
+  self.set(k, (self.get(k) ?? 0) + hits);
+}
+// Inclusive time of our own functions (and the Node entry points they call): where a request's CPU goes.
+const parent = new Map<number, Node>();
+const byId = new Map<number, Node>();
+for (const n of prof.nodes) {
+  byId.set(n.id, n);
+  for (const c of n.children ?? []) parent.set(c, n);
+}
+const keyOf = (n: Node) => `${n.callFrame.url.replace(`file://${ROOT_DIR}/`, '') || '(native)'} ${n.callFrame.functionName || '(anonymous)'}`;
+const incl = new Map<string, number>();
+for (const n of prof.nodes) {
+  const hits = n.hitCount ?? 0;
+  if (!hits) continue;
+  const seen = new Set<string>();
+  for (let a: Node | undefined = n; a; a = parent.get(a.id)) seen.add(keyOf(a));
+  for (const k of seen) incl.set(k, (incl.get(k) ?? 0) + hits);
+}
+const byFile = new Map<string, number>();
+for (const [k, v] of self) {
+  const f = k.split(':')[0]!.replace(/node_modules\/([^/]+).*/, 'node_modules/$1');
+  byFile.set(f, (byFile.get(f) ?? 0) + v);
+}
+const pct = (v: number) => `${((100 * v) / total).toFixed(1)}%`.padStart(6);
+console.log(`\nprofile: ${file}\n\ntop self time by function:`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
+console.log('\nself time by file / module:');
+for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(v)}  ${k}`);
+console.log('\ninclusive time, proxy/src and node:internal entry points:');
+for (const [k, v] of [...incl].filter(([k]) => k.startsWith('proxy/src') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${pct(v)}  ${k}`);
