@@ -39,6 +39,10 @@ export interface PoolOptions {
 
 type Protocol = 'h2' | 'http/1.1';
 
+/** Chrome's HTTP/2 receive windows (6 MiB per stream, 15 MiB per connection). */
+const H2_STREAM_WINDOW = 6 * 1024 * 1024;
+const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
+
 let connectionCounter = 0;
 const info = new WeakMap<object, ConnectionInfo>();
 
@@ -181,7 +185,12 @@ export class UpstreamPool {
 
   private adoptSession(key: string, host: string, port: number, socket: tls.TLSSocket): http2.ClientHttp2Session {
     const authority = `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
-    const session = http2.connect(authority, { createConnection: () => socket });
+    // Flow-control windows as large as Chrome's: with HTTP/2's 64 KiB defaults the
+    // origin stalls waiting for WINDOW_UPDATEs whenever a few responses are large,
+    // which a direct browser connection never does. Memory stays bounded: data is
+    // only buffered while the client leg applies backpressure.
+    const session = http2.connect(authority, { createConnection: () => socket, settings: { initialWindowSize: H2_STREAM_WINDOW } });
+    session.once('connect', () => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
     info.set(session, connectionInfo(socket));
     this.sessions.set(key, session);
     const forget = () => {
