@@ -44,6 +44,8 @@ Serve flags:
   --no-http2            HTTP/1.1 only on the client leg
   --data-dir DIR        data directory holding the CA (default as "netlens proxy")
   --quiet               no line per exchange
+  --upstream-ca FILE    also trust this CA (PEM) for forwarded requests; repeatable
+  --insecure            do not verify upstream certificates of forwarded requests (testing only)
 
 Resend flags:
   --concurrency N       requests in flight at once (default 1: sequential)
@@ -110,7 +112,13 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
       refreshDates: !values['keep-dates'],
       pacing: Boolean(values.pacing),
     },
-    { port: intFlag(values, 'port', 8080, 0, 65535), http2: !values['no-http2'], dataDir },
+    {
+      port: intFlag(values, 'port', 8080, 0, 65535),
+      http2: !values['no-http2'],
+      dataDir,
+      upstreamCA: ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8')),
+      insecureUpstream: Boolean(values.insecure),
+    },
   );
   stdout.write(`Netlens replay proxy listening on ${proxy.address.url}\n`);
   stdout.write(`  serving ${entries.length} recorded responses · unmatched requests: ${extra} · CA ${proxy.ca.certPath}\n`);
