@@ -180,6 +180,9 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
       signal: abort.signal,
       onResult: (r) => stderr.write(`${formatResendRow(r)}\n`),
     });
+    // The proxy finishes an exchange just after the client has the last byte: let the recorder catch up (bounded).
+    const until = Date.now() + 5000;
+    while (recorder && recorder.stats.entries + recorder.stats.failed < result.rows.length && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
     recorder?.stop();
     await proxy?.stop();
     proxy = undefined;
