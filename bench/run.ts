@@ -4,12 +4,13 @@
  * docs/benchmarks.md. `npm run bench -- --quick` is a short smoke run.
  *
  * Flags: --quick, --rounds N, --duration S (seconds per load run),
- *        --large-mib N, --only plain,https,large, --out FILE (default docs/benchmarks.md)
+ *        --large-mib N, --page-runs N, --only plain,https,large,page,
+ *        --peers LIST (peer names to include besides Netlens, or "none"),
+ *        --out FILE (default docs/benchmarks.md)
  *
  * Every server runs in a child process killed by PID at the end; everything
  * listens on 127.0.0.1; every load run is bounded in time.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
+import { pageLoad, pageTable, type PageResult } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
@@ -32,6 +34,8 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     'large-mib': { type: 'string' },
     only: { type: 'string' },
+    peers: { type: 'string' },
+    'page-runs': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -39,7 +43,11 @@ const quick = values.quick!;
 const rounds = Number(values.rounds ?? (quick ? 1 : 5));
 const durationS = Number(values.duration ?? (quick ? 3 : 5));
 const largeMiB = Number(values['large-mib'] ?? (quick ? 64 : 256));
-const only = new Set((values.only ?? 'plain,https,large').split(','));
+const only = new Set((values.only ?? 'plain,https,large,page').split(','));
+const pageRuns = Number(values['page-runs'] ?? (quick ? 2 : 5));
+const PAGE_IMAGES = 200;
+const peerFilter = values.peers === undefined ? undefined : new Set(values.peers.split(','));
+const wanted = (p: P.Peer) => !peerFilter || peerFilter.has(p.name);
 const outFile = path.resolve(ROOT_DIR, values.out ?? 'docs/benchmarks.md');
 const log = (s: string) => console.log(s);
 const started = Date.now();
@@ -79,7 +87,7 @@ async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
   }
 }
 
-const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[] } = { largeMiB, memory: [] };
+const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[] } = { largeMiB, memory: [] };
 try {
   // The recording, intercepting Netlens is one process for the whole run, so its memory tells a story across phases.
   const netlens = await start(P.netlens(true));
@@ -96,7 +104,7 @@ try {
     log('\n== Plain HTTP forwarding (wrk)');
     const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
-    for (const p of peers) {
+    for (const p of peers.filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }
@@ -109,10 +117,10 @@ try {
   if (only.has('https')) {
     log('\n== Intercepted HTTPS (undici via CONNECT, keep-alive)');
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }];
-    const tunnel = await start(P.netlens(true, false));
+    const tunnel = peerFilter ? undefined : await start(P.netlens(true, false));
     if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
     conditions.push({ name: 'netlens', child: netlens });
-    for (const p of [P.mockttp, P.httpMitmProxy, P.mitmproxy]) {
+    for (const p of [P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }
@@ -128,6 +136,17 @@ try {
     log('\n' + largeTable(results.large, largeMiB * 2 ** 20));
     mem('after large bodies');
   }
+
+  if (only.has('page')) {
+    log(`\n== Page load (lab: headless Chromium, ${PAGE_IMAGES} images, 10 ms latency, ${pageRuns} runs per cell)`);
+    try {
+      results.page = await pageLoad(dataDir, pageRuns, PAGE_IMAGES, log);
+      log('\n' + pageTable(results.page));
+    } catch (err) {
+      results.pageError = (err as Error).message;
+      log(`page load failed: ${results.pageError}`);
+    }
+  }
 } finally {
   for (const { child } of started_) await child.kill();
   await origin.kill();
@@ -138,5 +157,4 @@ const machine = machineInfo(mitmdump);
 const argv = process.argv.slice(2).join(' ');
 writeReport(outFile, { machine, command: `npm run bench${argv ? ` -- ${argv}` : ''}`, rounds, durationS, quick, skipped, elapsedS: (Date.now() - started) / 1000, ...results });
 log(`\nwrote ${path.relative(process.cwd(), outFile)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-void execFileSync;
 process.exit(0);

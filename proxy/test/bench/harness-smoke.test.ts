@@ -1,0 +1,29 @@
+/**
+ * Smoke test of the benchmark harness (not a performance test): a one-second,
+ * one-round run of the plain-HTTP scenario with Netlens only must start its
+ * child processes, measure, stop them, and write a report with a table.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+describe('npm run bench harness', () => {
+  it('produces the plain-HTTP table and a report', async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-smoke-')), 'benchmarks.md');
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--rounds', '1', '--only', 'plain', '--peers', 'none', '--out', out], { cwd: ROOT, timeout: 25_000, killSignal: 'SIGKILL' }, (err, stdout) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+    });
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/\| GET small JSON \| 64 +\| netlens +\|/);
+    const report = fs.readFileSync(out, 'utf8');
+    expect(report).toContain('## Plain HTTP forward proxying');
+    expect(report).toContain('## Where Netlens stands against the targets');
+    fs.rmSync(path.dirname(out), { recursive: true, force: true });
+  }, 30_000);
+});
