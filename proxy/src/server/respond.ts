@@ -95,6 +95,9 @@ export async function runRespondHook(ctx: ProxyContext, req: ClientRequest, res:
     x.replayed = false;
     return { handled: false, body: body.forward };
   }
+  // Answered without forwarding: drain a body that was not read whole, so an HTTP/1.1 connection stays usable.
+  const unreadBody = hasBody && !body.whole;
+  if (unreadBody) req.resume();
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   if (body.whole) reqCapture.push(body.whole);
   x.request.body = reqCapture.result();
