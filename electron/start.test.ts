@@ -46,7 +46,8 @@ describe('npm start (bin/start.js)', () => {
     const s = start(['--proxy-port', '0'], env);
     try {
       const url = await until(() => /Netlens UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(s.out())?.[1], 30_000);
-      const lines = s.err().trim().split('\n').filter((l) => l.startsWith('netlens'));
+      // One line about Electron; on a fresh checkout a "building the UI" progress line may precede it.
+      const lines = s.err().trim().split('\n').filter((l) => l.startsWith('netlens') && !l.startsWith('netlens start: building the UI'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^netlens: no Electron binary to run \(.+\); opening the UI in your browser with "netlens serve --open" instead\.$/);
       const page = await fetch(url);
