@@ -62,6 +62,7 @@ const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin
 const env: P.BenchEnv = { dataDir, caPath: ca.certPath, originHttp: `http://127.0.0.1:${origin.info.httpPort}`, mitmdump };
 log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
 
+const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[]; idle: { name: string; rssMiB: number }[] } = { largeMiB, memory: [], idle: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
 async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
@@ -77,7 +78,10 @@ async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
       if (!r.ok || !r.out.includes('netlens-bench')) throw new Error(`HTTPS via CONNECT check failed: ${r.out.slice(0, 200)}`);
     }
     started_.push({ peer, child });
-    log(`started ${peer.name} (pid ${child.pid}, port ${child.info.port})`);
+    // Idle memory of every proxy after its check requests (before any load).
+    const rss = child.memory().rssMiB;
+    results.idle.push({ name: peer.name, rssMiB: rss });
+    log(`started ${peer.name} (pid ${child.pid}, port ${child.info.port}, RSS ${fmtMiB(rss)})`);
     return child;
   } catch (err) {
     const why = (err as Error).message.split('\n').slice(0, 3).join(' / ');
@@ -87,7 +91,6 @@ async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
   }
 }
 
-const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[] } = { largeMiB, memory: [] };
 try {
   // The recording, intercepting Netlens is one process for the whole run, so its memory tells a story across phases.
   const netlens = await start(P.netlens(true));
@@ -102,7 +105,7 @@ try {
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
-    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
+    const peers = [P.netlens(false), P.netlensBundled, P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
     for (const p of peers.filter(wanted)) {
       const child = await start(p);
@@ -120,7 +123,7 @@ try {
     const tunnel = peerFilter ? undefined : await start(P.netlens(true, false));
     if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
     conditions.push({ name: 'netlens', child: netlens });
-    for (const p of [P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
+    for (const p of [P.netlensBundled, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
+import { BENCH_DIR, freePort, startChild, tsArgs, type Child } from '../lib/child.js';
 
 export interface PeerInfo {
   port: number;
@@ -87,6 +87,34 @@ export const mitmproxy: Peer = {
     const port = await freePort();
     const args = ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '--set', `ssl_verify_upstream_trusted_ca=${env.caPath}`];
     const child = await startChild<PeerInfo>('mitmproxy', env.mitmdump, args, { readyPort: port, readyTimeoutMs: 30_000 });
+    child.info.caPath = env.caPath;
+    return child;
+  },
+};
+
+/**
+ * The same Netlens (recording, intercepting) bundled with esbuild and run by
+ * plain node, without tsx: separates the cost of running the TypeScript
+ * sources through tsx (loader thread memory, keepNames helpers) from Netlens's own.
+ */
+export const netlensBundled: Peer = {
+  name: 'netlens (bundled, no tsx)',
+  forwards: true,
+  connect: 'intercept',
+  start: async (env) => {
+    const { build } = await import('esbuild');
+    const outfile = path.join(env.dataDir, 'netlens-bundle.mjs');
+    await build({
+      entryPoints: [path.join(BENCH_DIR, 'peers/netlens.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile,
+      logLevel: 'error',
+      // node-forge and other CommonJS dependencies call require().
+      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    });
+    const child = await startChild<PeerInfo>('netlens (bundled)', process.execPath, [outfile, env.dataDir, '1', '1']);
     child.info.caPath = env.caPath;
     return child;
   },
