@@ -98,7 +98,7 @@ export const mitmproxy: Peer = {
  * sources through tsx (loader thread memory, keepNames helpers) from Netlens's own.
  */
 export const netlensBundled: Peer = {
-  name: 'netlens (bundled, no tsx)',
+  name: 'netlens bundled (no tsx)',
   forwards: true,
   connect: 'intercept',
   start: async (env) => {

@@ -64,7 +64,11 @@ function verdicts(r: Report): Verdict[] {
     out.push([`${r.largeMiB} MiB upload ≥ 0.8× direct (${scheme})${r.largeMiB !== 256 ? ' [target is for 256 MiB]' : ''}`, up ? fmtRatio(up.ratio) : '–', ok(up ? up.ratio >= 0.8 : undefined)]);
   }
   const growth = r.large?.filter((x) => x.condition !== 'direct').map((x) => x.rssGrowthMiB) ?? [];
-  out.push(['proxy RSS growth during large bodies < 64 MiB', growth.length ? `max ${Math.max(...growth).toFixed(1)} MiB` : '–', ok(growth.length ? Math.max(...growth) < 64 : undefined)]);
+  // Per transfer, and over the whole phase (RSS before it → peak after it).
+  const before = r.memory.find((x) => x.phase === 'after intercepted HTTPS') ?? r.memory.find((x) => x.phase.startsWith('after plain')) ?? r.memory[0];
+  const after = r.memory.find((x) => x.phase === 'after large bodies');
+  const phase = before && after ? after.hwmMiB - before.rssMiB : NaN;
+  out.push(['proxy RSS growth during large bodies < 64 MiB', growth.length ? `max ${Math.max(...growth).toFixed(1)} MiB in one transfer; ${phase.toFixed(1)} MiB over the phase` : '–', ok(growth.length ? Math.max(...growth, Number.isFinite(phase) ? phase : 0) < 64 : undefined)]);
   const idle = r.memory[0];
   out.push(['idle RSS ≤ 60 MB', idle ? `${((idle.rssMiB * 2 ** 20) / 1e6).toFixed(1)} MB` : '–', ok(idle ? (idle.rssMiB * 2 ** 20) / 1e6 <= 60 : undefined)]);
   for (const [cell, max] of [['proxy+h1+intercept', 1.05], ['proxy+h2+intercept', 1.15]] as const) {

@@ -20,7 +20,7 @@ describe('npm run bench harness', () => {
       );
     });
     expect(code, stdout).toBe(0);
-    expect(stdout).toMatch(/\| GET small JSON \| 64 +\| netlens +\|/);
+    expect(stdout).toMatch(/\| GET small JSON +\| 64 +\| netlens +\|/);
     const report = fs.readFileSync(out, 'utf8');
     expect(report).toContain('## Plain HTTP forward proxying');
     expect(report).toContain('## Where Netlens stands against the targets');
