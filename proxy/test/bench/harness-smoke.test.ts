@@ -15,7 +15,7 @@ describe('npm run bench harness', () => {
   it('produces the plain-HTTP table and a report', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-smoke-')), 'benchmarks.md');
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--rounds', '1', '--only', 'plain', '--peers', 'none', '--out', out], { cwd: ROOT, timeout: 25_000, killSignal: 'SIGKILL' }, (err, stdout) =>
+      execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--rounds', '1', '--only', 'plain', '--peers', 'none', '--out', out], { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' }, (err, stdout) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
       );
     });
@@ -25,5 +25,5 @@ describe('npm run bench harness', () => {
     expect(report).toContain('## Plain HTTP forward proxying');
     expect(report).toContain('## Where Netlens stands against the targets');
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
-  }, 30_000);
+  }, 100_000);
 });
