@@ -4,6 +4,7 @@
 // against `netlens serve`). Prints one closing line "N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 mkdirSync('test-results', { recursive: true });
@@ -30,11 +31,14 @@ if (vitestStatus !== 0) failedStep ||= 'vitest';
 
 if (!process.argv.includes('--no-e2e')) {
   console.log('\n== end-to-end tests (Playwright + Chromium) ==');
+  // Outside Playwright's outputDir (it empties that at start); absolute, because a
+  // relative name is resolved against the config's folder.
+  const e2eJson = resolve('e2e-results.json');
   const e2eStatus = run(bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'], {
-    PLAYWRIGHT_JSON_OUTPUT_NAME: 'test-results/e2e.json',
+    PLAYWRIGHT_JSON_OUTPUT_NAME: e2eJson,
   });
   try {
-    const r = JSON.parse(readFileSync('test-results/e2e.json', 'utf8'));
+    const r = JSON.parse(readFileSync(e2eJson, 'utf8'));
     totals.passed += r.stats.expected + (r.stats.flaky ?? 0);
     totals.failed += r.stats.unexpected;
     totals.skipped += r.stats.skipped;
