@@ -1,8 +1,7 @@
 import { loadOrCreateCA } from '../../tls/ca.js';
-import { defaultDataDir } from '../../options.js';
 import { EXIT_OK, type CliCommand } from '../command.js';
 import { trustInstructions } from '../trust.js';
-import path from 'node:path';
+import { dataDirFlag } from '../flags.js';
 
 export const caCommand: CliCommand = {
   name: 'ca',
@@ -20,7 +19,7 @@ Flags:
   options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
   maxPositionals: 0,
   async run({ values, stdout, env }) {
-    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
+    const dataDir = dataDirFlag(values, env);
     const ca = loadOrCreateCA(dataDir);
     if (values.json) {
       stdout.write(JSON.stringify({ certPath: ca.certPath, fingerprint: ca.fingerprint, leafSpkiHash: ca.leafSpkiHash }, null, 2) + '\n');

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultDataDir } from '../../options.js';
 import { parseCells } from '../../lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
 import { formatTable, progressLine } from '../../lab/report.js';
 import { runLab } from '../../lab/runner.js';
 import type { CheckFailure, LabConfig, LabResult } from '../../lab/types.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
+import { dataDirFlag } from '../flags.js';
 
 function readJson(file: string, what: string): unknown {
   let text: string;
@@ -130,7 +130,7 @@ Examples:
       alpha: numberFlag(values, 'alpha', 0.05, 0, 1),
       seed: values.seed !== undefined ? intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) : undefined,
       outDir: values.out ? path.resolve(String(values.out)) : undefined,
-      dataDir: values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env),
+      dataDir: dataDirFlag(values, env),
     };
     // Read the CI inputs before spending minutes on the runs.
     const budget = values.budget ? (() => {

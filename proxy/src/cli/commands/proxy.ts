@@ -1,11 +1,12 @@
 import path from 'node:path';
 import { startProxy } from '../../server/proxy-server.js';
-import { DEFAULT_BODY_CAPTURE_LIMIT, defaultDataDir } from '../../options.js';
+import { DEFAULT_BODY_CAPTURE_LIMIT } from '../../options.js';
 import { SessionStore } from '../../sessions/store.js';
 import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../trust.js';
 import { formatExchangeLine } from '../format.js';
+import { dataDirFlag, upstreamCAFlag } from '../flags.js';
 
 export const proxyCommand: CliCommand = {
   name: 'proxy',
@@ -53,10 +54,9 @@ Examples:
   },
   maxPositionals: 0,
   async run({ values, stdout, stderr, env, stopSignal }) {
-    const fs = await import('node:fs');
     const port = intFlag(values, 'port', 8080, 0, 65535);
-    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
-    const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+    const dataDir = dataDirFlag(values, env);
+    const upstreamCA = upstreamCAFlag(values);
     const proxy = await startProxy({
       port,
       host: (values.host as string | undefined) ?? '127.0.0.1',

@@ -4,9 +4,9 @@ import { capturePage } from '../../browser/capture.js';
 import { launchBrowser, type BrowserHandle } from '../../browser/launch.js';
 import { exportJournal } from '../../har/journal.js';
 import { HarRecorder } from '../../har/recorder.js';
-import { defaultDataDir } from '../../options.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
+import { dataDirFlag, upstreamCAFlag } from '../flags.js';
 
 export const recordCommand: CliCommand = {
   name: 'record',
@@ -59,8 +59,8 @@ Examples:
     const browserHarFile = values['browser-har'] ? path.resolve(String(values['browser-har'])) : undefined;
     const quietMs = intFlag(values, 'quiet-ms', 500, 0, 60_000);
     const timeoutMs = intFlag(values, 'timeout-ms', 60_000, 1000, 3_600_000);
-    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
-    const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+    const dataDir = dataDirFlag(values, env);
+    const upstreamCA = upstreamCAFlag(values);
     const http2 = !values['no-http2'];
     const headed = Boolean(values.headed);
 

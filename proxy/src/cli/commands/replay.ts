@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultDataDir } from '../../options.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { HarRecorder } from '../../har/recorder.js';
 import { exportJournal } from '../../har/journal.js';
@@ -13,6 +12,7 @@ import { formatResendReport, formatResendRow, formatServeReport, summarizeResend
 import { formatExchangeLine } from '../format.js';
 import { trustInstructions } from '../trust.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand, type CommandContext } from '../command.js';
+import { dataDirFlag, upstreamCAFlag } from '../flags.js';
 
 const list = (v: unknown): string[] => ((v as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
 
@@ -91,7 +91,7 @@ Examples:
     if (Boolean(values.serve) === Boolean(values.resend)) throw new UsageError('choose one of --serve (answer from the recording) or --resend (send again and compare)');
     const extra = (values.extra as string | undefined) ?? 'forward';
     if (!UNMATCHED_POLICIES.includes(extra as UnmatchedPolicy)) throw new UsageError(`--extra must be forward, 404 or kill (got "${extra}")`);
-    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(ctx.env);
+    const dataDir = dataDirFlag(values, ctx.env);
     const loaded = await loadReplayHar(path.resolve(file));
     for (const w of loaded.warnings.slice(0, 5)) ctx.stderr.write(`netlens: ${w}\n`);
     return values.serve ? serve(ctx, loaded.entries, extra as UnmatchedPolicy, dataDir) : resendCommand(ctx, loaded.entries, dataDir);
@@ -116,7 +116,7 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
       port: intFlag(values, 'port', 8080, 0, 65535),
       http2: !values['no-http2'],
       dataDir,
-      upstreamCA: ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8')),
+      upstreamCA: upstreamCAFlag(values),
       insecureUpstream: Boolean(values.insecure),
     },
   );
@@ -153,7 +153,7 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
   if (entries.length === 0) throw new UsageError('--only selects no replayable entry (entries without a response are never resent)');
   const concurrency = intFlag(values, 'concurrency', 1, 1, 256);
   const timeoutMs = intFlag(values, 'timeout-ms', 30_000, 100, 3_600_000);
-  const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+  const upstreamCA = upstreamCAFlag(values);
   const out = values.out ? path.resolve(String(values.out)) : undefined;
   const abort = new AbortController();
   void ctx.stopSignal.then(() => abort.abort());

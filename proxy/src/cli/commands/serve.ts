@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { defaultDataDir } from '../../options.js';
 import { CoreService } from '../../api/core-service.js';
 import { startHttpTransport } from '../../api/http-transport.js';
 import { coreBackends } from '../../api/wiring.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { version } from '../main.js';
+import { dataDirFlag, upstreamCAFlag } from '../flags.js';
 
 /** The built renderer, relative to this file: proxy/src/cli/commands → repo root. */
 const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../../../dist/renderer', import.meta.url));
@@ -64,9 +64,9 @@ Examples:
     const fs = await import('node:fs');
     const port = intFlag(values, 'port', 0, 0, 65535);
     const proxyPort = intFlag(values, 'proxy-port', 8080, 0, 65535);
-    const dataDir = values['data-dir'] ? path.resolve(String(values['data-dir'])) : defaultDataDir(env);
+    const dataDir = dataDirFlag(values, env);
     const rendererDir = values['renderer-dir'] ? path.resolve(String(values['renderer-dir'])) : DEFAULT_RENDERER_DIR;
-    const upstreamCA = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => fs.readFileSync(f, 'utf8'));
+    const upstreamCA = upstreamCAFlag(values);
 
     const service = new CoreService({
       dataDir,
