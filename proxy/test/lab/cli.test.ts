@@ -1,21 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cli } from '../cli/run-cli.js';
 import { chromePath } from '../browser/chrome-available.js';
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(args, { stdout: stdout as unknown as typeof process.stdout, stderr: stderr as unknown as typeof process.stderr });
-  return { code, out, err };
-}
 
 let dir: string;
 beforeAll(() => {

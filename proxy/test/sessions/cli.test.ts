@@ -4,27 +4,15 @@ import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cli } from '../cli/run-cli.js';
 import { readHarFile } from '../../src/har/reader.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
 const FIXTURES = path.join(HERE, '../fixtures/har');
 const fixture = (name: string) => path.join(FIXTURES, name);
-
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(args, { stdout: stdout as unknown as typeof process.stdout, stderr: stderr as unknown as typeof process.stderr });
-  return { code, out, err };
-}
 
 let dir: string;
 beforeAll(() => {
