@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/profile.ts [https|plain] [seconds]` — runs the recording,
- * intercepting Netlens under `node --cpu-prof`, drives it with the bench's own
+ * intercepting Netlens (bundled, as it ships) under `node --cpu-prof`, drives it with the bench's own
  * load (undici via CONNECT at c=16, or wrk GET c=64), and prints the functions
  * with the most self time, by file:function, plus the .cpuprofile path (open it
  * in Chrome DevTools or speedscope for a flame graph).
@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
+import { bundleNetlensPeer } from './lib/bundle.js';
 
 const mode = process.argv[2] === 'plain' ? 'plain' : 'https';
 const seconds = Number(process.argv[3] ?? 8);
@@ -20,7 +21,9 @@ const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
-const proxy = await startChild<{ port: number }>('netlens', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', path.join(BENCH_DIR, 'peers/netlens.ts'), dataDir, '1', '1']);
+// `minimal` as the third argument profiles the floor (bench/peers/node-minimal-mitm.ts) instead.
+const subject = process.argv[4] === 'minimal' ? [path.join(BENCH_DIR, 'peers/node-minimal-mitm.ts'), dataDir] : [await bundleNetlensPeer(dataDir), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
+const proxy = await startChild<{ port: number }>('netlens', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []), ...subject], { env: { NODE_EXTRA_CA_CERTS: ca.certPath } });
 try {
   if (mode === 'plain') {
     const r = await runWrk({ originPort: origin.info.httpPort, proxyPort: proxy.info.port, method: 'GET', path: '/small', connections: 64, durationS: seconds });
@@ -77,4 +80,4 @@ for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console
 console.log('\nself time by file / module:');
 for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(v)}  ${k}`);
 console.log('\ninclusive time, proxy/src and node:internal entry points:');
-for (const [k, v] of [...incl].filter(([k]) => k.startsWith('proxy/src') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${pct(v)}  ${k}`);
+for (const [k, v] of [...incl].filter(([k]) => k.startsWith('proxy/src') || k.includes('netlens-bundle') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${pct(v)}  ${k}`);

@@ -105,7 +105,7 @@ try {
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
-    const peers = [P.netlens(false), P.netlensBundled, P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
+    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
     for (const p of peers.filter(wanted)) {
       const child = await start(p);
@@ -123,7 +123,7 @@ try {
     const tunnel = peerFilter ? undefined : await start(P.netlens(true, false));
     if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
     conditions.push({ name: 'netlens', child: netlens });
-    for (const p of [P.netlensBundled, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
+    for (const p of [P.netlens(false), P.nodeMinimalMitm, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BENCH_DIR, freePort, startChild, tsArgs, type Child } from '../lib/child.js';
+import { bundleNetlensPeer } from '../lib/bundle.js';
+import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
 
 export interface PeerInfo {
   port: number;
@@ -47,8 +48,9 @@ export const netlens = (record: boolean, intercept = true): Peer => ({
   forwards: true,
   connect: intercept ? 'intercept' : 'tunnel',
   start: async (env) => {
-    const [cmd, args] = tsArgs('peers/netlens.ts', [env.dataDir, intercept ? '1' : '0', record ? '1' : '0']);
-    const child = await startChild<PeerInfo>(`netlens`, cmd, args);
+    // Bundled and run by plain node, as the desktop app ships it (no tsx loader thread or helpers).
+    const bundle = await bundleNetlensPeer(env.dataDir);
+    const child = await startChild<PeerInfo>(`netlens`, process.execPath, [bundle, env.dataDir, intercept ? '1' : '0', record ? '1' : '0']);
     child.info.caPath = env.caPath;
     return child;
   },
@@ -67,6 +69,7 @@ export const mockttp: Peer = {
     return child;
   },
 };
+export const nodeMinimalMitm = nodePeer('node:https minimal MITM', 'peers/node-minimal-mitm.ts', { forwards: false, connect: 'intercept' });
 export const httpMitmProxy = nodePeer('http-mitm-proxy', 'peers/http-mitm-proxy.ts', { connect: 'intercept' });
 
 /**
@@ -87,34 +90,6 @@ export const mitmproxy: Peer = {
     const port = await freePort();
     const args = ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '--set', `ssl_verify_upstream_trusted_ca=${env.caPath}`];
     const child = await startChild<PeerInfo>('mitmproxy', env.mitmdump, args, { readyPort: port, readyTimeoutMs: 30_000 });
-    child.info.caPath = env.caPath;
-    return child;
-  },
-};
-
-/**
- * The same Netlens (recording, intercepting) bundled with esbuild and run by
- * plain node, without tsx: separates the cost of running the TypeScript
- * sources through tsx (loader thread memory, keepNames helpers) from Netlens's own.
- */
-export const netlensBundled: Peer = {
-  name: 'netlens bundled (no tsx)',
-  forwards: true,
-  connect: 'intercept',
-  start: async (env) => {
-    const { build } = await import('esbuild');
-    const outfile = path.join(env.dataDir, 'netlens-bundle.mjs');
-    await build({
-      entryPoints: [path.join(BENCH_DIR, 'peers/netlens.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile,
-      logLevel: 'error',
-      // node-forge and other CommonJS dependencies call require().
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-    });
-    const child = await startChild<PeerInfo>('netlens (bundled)', process.execPath, [outfile, env.dataDir, '1', '1']);
     child.info.caPath = env.caPath;
     return child;
   },

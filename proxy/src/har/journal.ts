@@ -6,6 +6,8 @@
  * Why synchronous appends: a write that sits in a JS buffer dies with the
  * process; `fs.writeSync` hands the bytes to the kernel before the event handler
  * returns, and the kernel keeps them even if the process is killed right after.
+ * A recorder batches the records of one event-loop turn into one write
+ * (`appendRecords`), so a busy proxy makes one syscall per turn, not per exchange.
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
  *   {"t":"meta","format":"netlens-journal/1",...}
@@ -28,8 +30,18 @@ export interface JournalMeta {
   name?: string;
 }
 
+/** The journal line for one entry (`s` = start in epoch ms, for indexing without parsing the entry). */
+export function entryRecord(entry: HarEntry): object {
+  const started = Date.parse(entry.startedDateTime);
+  return { t: 'entry', s: Number.isNaN(started) ? 0 : started, entry };
+}
+
+export function pageRecord(page: HarPage): object {
+  return { t: 'page', page };
+}
+
 export class JournalWriter {
-  private closed = false;
+  closed = false;
   /** Entries appended so far. */
   entries = 0;
 
@@ -48,13 +60,12 @@ export class JournalWriter {
   }
 
   appendEntry(entry: HarEntry): void {
-    const started = Date.parse(entry.startedDateTime);
-    this.writeLine({ t: 'entry', s: Number.isNaN(started) ? 0 : started, entry });
+    this.writeLine(entryRecord(entry));
     this.entries++;
   }
 
   appendPage(page: HarPage): void {
-    this.writeLine({ t: 'page', page });
+    this.writeLine(pageRecord(page));
   }
 
   close(): void {
@@ -63,9 +74,27 @@ export class JournalWriter {
     fs.closeSync(this.fd);
   }
 
+  /**
+   * Appends already-built entry and page records in one write. Records are
+   * `{t:'entry', s, entry}` / `{t:'page', page}` as made by `entryRecord` / `pageRecord`.
+   */
+  appendRecords(records: readonly object[]): void {
+    if (records.length === 0) return;
+    let text = '';
+    for (const r of records) {
+      text += JSON.stringify(r) + '\n';
+      if ((r as { t?: string }).t === 'entry') this.entries++;
+    }
+    this.writeText(text);
+  }
+
   private writeLine(record: object): void {
+    this.writeText(JSON.stringify(record) + '\n');
+  }
+
+  private writeText(text: string): void {
     if (this.closed) throw new Error(`journal ${this.file} is closed`);
-    const buf = Buffer.from(JSON.stringify(record) + '\n');
+    const buf = Buffer.from(text);
     // writeSync may write less than asked for large buffers: loop until all of it is out.
     let off = 0;
     while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);

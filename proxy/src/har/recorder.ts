@@ -3,11 +3,18 @@
  * entry per finished exchange to a journal on disk (see journal.ts). Memory
  * stays bounded: nothing is kept per exchange after it is written, except a
  * pageref for exchanges still in flight.
+ *
+ * Why batched: converting an exchange to a HAR entry and writing it is the
+ * largest cost recording adds to a request. Finished exchanges wait for the end
+ * of the current event-loop turn (setImmediate), off the response path, and
+ * the turn's records go to disk in one write. A process that exits normally
+ * flushes on 'exit'; a `kill -9` loses at most the last turn's exchanges.
  */
 import type { EventStream } from '../events.js';
-import type { ProxyEvent } from '../model.js';
+import type { Exchange, ProxyEvent } from '../model.js';
 import { exchangeToEntry } from './entry.js';
-import { JournalWriter } from './journal.js';
+import { entryRecord, JournalWriter, pageRecord } from './journal.js';
+import type { HarPage } from './types.js';
 import { PageTracker } from './pages.js';
 
 /** More exchanges than this in flight at once means some never finished. */
@@ -36,11 +43,54 @@ export class HarRecorder {
   private readonly pages?: PageTracker;
   private readonly pagerefs = new Map<string, { pageref: string; url: string }>();
   private unsubscribe?: () => void;
+  /** Records of this event-loop turn, in event order, written by flush(). */
+  private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
+  private flushScheduled = false;
+  private readonly flushOnExit = () => this.flush();
 
   constructor(events: EventStream, private readonly options: RecorderOptions) {
     this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
     if (options.pages !== false) this.pages = new PageTracker();
     this.unsubscribe = events.subscribe((e) => this.onEvent(e));
+    process.on('exit', this.flushOnExit);
+  }
+
+  /** Writes every finished exchange still waiting for the end of the turn. Called by itself; public for readers that need the file current. */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0 || this.journal.closed) return;
+    const batch = this.pending;
+    this.pending = [];
+    const records: object[] = [];
+    let entries = 0;
+    for (const item of batch) {
+      if ('page' in item) {
+        records.push(pageRecord(item.page));
+        continue;
+      }
+      try {
+        records.push(entryRecord(exchangeToEntry(item.x, { pageref: item.pageref })));
+        entries++;
+      } catch (err) {
+        this.stats.failed++;
+        this.options.onError?.(err as Error);
+      }
+    }
+    try {
+      this.journal.appendRecords(records);
+      this.stats.entries += entries;
+    } catch (err) {
+      this.stats.failed += entries;
+      this.options.onError?.(err as Error);
+    }
+  }
+
+  private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
+    this.pending.push(item);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
   }
 
   get journalFile(): string {
@@ -51,6 +101,8 @@ export class HarRecorder {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.flush();
+    process.off('exit', this.flushOnExit);
     this.pagerefs.clear();
     this.journal.close();
   }
@@ -59,7 +111,7 @@ export class HarRecorder {
     try {
       if (e.type === 'request' && this.pages) {
         const { pageref, newPage } = this.pages.onRequest(e.exchange);
-        if (newPage) this.journal.appendPage(newPage);
+        if (newPage) this.enqueue({ page: newPage });
         if (pageref) this.pagerefs.set(e.exchange.id, { pageref, url: e.exchange.url });
         // An exchange that never finishes must not pin its pageref forever.
         if (this.pagerefs.size > MAX_IN_FLIGHT) this.pagerefs.delete(this.pagerefs.keys().next().value!);
@@ -73,8 +125,7 @@ export class HarRecorder {
         const x = e.exchange;
         const pageref = this.pagerefs.get(x.id)?.pageref;
         this.pagerefs.delete(x.id);
-        this.journal.appendEntry(exchangeToEntry(x, { pageref }));
-        this.stats.entries++;
+        this.enqueue({ x, pageref });
       }
     } catch (err) {
       if (e.type === 'complete' || e.type === 'error') this.stats.failed++;

@@ -87,15 +87,20 @@ export async function sendUpstream(pool: UpstreamPool, req: UpstreamRequest): Pr
   }
 }
 
-async function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamResponse> {
+function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamResponse> {
   const { url } = req;
   const secure = url.protocol === 'https:' || url.protocol === 'wss:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (secure ? 443 : 80);
-  if (secure && (await pool.protocolFor(host, port, host)) === 'h2') {
-    return sendH2(pool, req, host, port);
-  }
-  return sendH1(pool, req, secure, host, port);
+  if (!secure) return sendH1(pool, req, false, host, port);
+  // Known origins (every request after the first) go straight on, without waiting a turn for the probe.
+  const known = pool.knownProtocol(host, port);
+  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port);
+  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port)));
+}
+
+function timeoutError(ms: number): Error {
+  return Object.assign(new Error(`no response within ${ms} ms`), { code: 'NL_UPSTREAM_TIMEOUT' });
 }
 
 /** Copies a connection's setup timestamps into the first exchange that used it. */
@@ -128,9 +133,11 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
+      deadline.clear();
       upstream.destroy();
       reject(err);
     };
+    const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
     upstream.on('socket', (socket) => {
       t.upstreamAssigned = performance.now();
       conn = connectionInfo(socket);
@@ -141,14 +148,13 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       if (socket.connecting) socket.once(secure ? 'secureConnect' : 'connect', claimNow);
       else claimNow();
     });
-    upstream.setTimeout(req.timeoutMs, () => fail(Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
     upstream.on('error', fail);
     upstream.on('finish', () => (t.requestSent = performance.now()));
     upstream.on('response', (res) => {
       if (settled) return;
       settled = true;
+      deadline.clear();
       t.responseHeaders = performance.now();
-      upstream.setTimeout(0);
       const socket = res.socket;
       resolve({
         status: res.statusCode ?? 0,
@@ -197,10 +203,11 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         const fail = (err: Error) => {
           if (settled) return;
           settled = true;
+          deadline.clear();
           stream.destroy();
           reject(err);
         };
-        stream.setTimeout(req.timeoutMs, () => fail(Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
+        const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
         stream.on('error', fail);
         stream.on('close', () => {
           if (!settled) fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
@@ -208,8 +215,8 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         stream.on('response', (h) => {
           if (settled) return;
           settled = true;
+          deadline.clear();
           t.responseHeaders = performance.now();
-          stream.setTimeout(0);
           const status = Number(h[':status']);
           const pairs: RawHeaders = [];
           for (const [k, v] of Object.entries(h)) {

@@ -17,6 +17,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { Deadlines } from './deadlines.js';
 
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
@@ -78,6 +79,8 @@ export class UpstreamPool {
   /** Sockets from an ALPN probe that answered http/1.1, waiting for the agent. */
   private readonly stash = new Map<string, tls.TLSSocket[]>();
   private closed = false;
+  /** Response-head deadlines of requests in flight (one sweeping timer for all). */
+  readonly deadlines = new Deadlines();
   /**
    * One TLS context for every upstream connection. Passing `ca` to each
    * tls.connect would build a new context from ~140 root certificates per
@@ -125,6 +128,12 @@ export class UpstreamPool {
       if (!s.destroyed) return s;
     }
     return undefined;
+  }
+
+  /** The protocol already known for an https origin (no probe needed), if any: lets a request skip an await. */
+  knownProtocol(host: string, port: number): Protocol | undefined {
+    if (!this.opts.http2) return 'http/1.1';
+    return this.protocols.get(originKey(host, port));
   }
 
   /** Which protocol to use for an https origin (probing it on first use). */
@@ -238,6 +247,7 @@ export class UpstreamPool {
 
   close(): void {
     this.closed = true;
+    this.deadlines.close();
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
     for (const s of this.sessions.values()) s.destroy();

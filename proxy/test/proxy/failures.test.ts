@@ -113,6 +113,27 @@ describe('upstream failures', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).url).toBe('/after');
   });
+
+  it('upstream that accepts but never answers: NL_UPSTREAM_TIMEOUT after upstreamTimeoutMs, client connection ended', async () => {
+    const mute = net.createServer((s) => s.resume());
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const port = (mute.address() as net.AddressInfo).port;
+    const quick = await testProxy({ upstreamTimeoutMs: 300, retries: 0 });
+    try {
+      const started = Date.now();
+      const r = await curl(['-x', quick.proxy.address.url, `http://127.0.0.1:${port}/slow`]);
+      expect(r.code).toBe(52);
+      const [x] = await quick.waitFor(1);
+      expect(x.error?.code).toBe('NL_UPSTREAM_TIMEOUT');
+      expect(x.error?.message).toMatch(/did not answer in time/);
+      // Fired by the sweep: not before the deadline, and well before curl's own limit.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await quick.stop();
+      mute.close();
+    }
+  });
 });
 
 describe('bad client input', () => {

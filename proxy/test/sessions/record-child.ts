@@ -1,6 +1,8 @@
 /**
  * Child process for the killed-recording test: records synthetic exchanges into
- * a session, printing the count after each one, until it is killed.
+ * a session, printing how many the recorder has written after each one, until
+ * it is killed. (The recorder writes at the end of each event-loop turn, so the
+ * count printed is the one on disk, which is what the test holds it to.)
  */
 import { EventStream } from '../../src/events.js';
 import { SessionStore } from '../../src/sessions/store.js';
@@ -13,7 +15,7 @@ let n = 0;
 const tick = () => {
   events.emit({ type: 'complete', exchange: makeExchange() });
   n++;
-  process.stdout.write(`${n}\n`);
+  setImmediate(() => process.stdout.write(`${recording.recorder.stats.entries}\n`));
   if (n < 100_000) setTimeout(tick, 1);
 };
 process.stdout.write(`id ${recording.id}\n`);
