@@ -17,7 +17,7 @@ export async function bundleNetlensPeer(outDir: string): Promise<string> {
     target: 'node20',
     outfile,
     logLevel: 'error',
-    // node-forge and other CommonJS dependencies call require().
+    // CommonJS dependencies call require().
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   });
   return outfile;

@@ -8,17 +8,16 @@
  * browser trust all intercepted hosts without a blanket `--ignore-certificate-errors`.
  * It also saves a key generation per host.
  *
- * Keys are generated with Node's native crypto (fast, CSPRNG); node-forge builds
- * and signs the X.509 certificates.
+ * Keys are generated and certificates signed with Node's native crypto (see
+ * x509.ts for why the certificates are built here rather than with node-forge).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import net from 'node:net';
-import forge from 'node-forge';
 import { ErrorCodes, NetlensError } from '../errors.js';
+import { certificateDer, createCertificate, nameDer, subjectNameDer } from './x509.js';
 
 /** CA lifetime: long enough that users trust it once; it is local to this install. */
 const CA_VALIDITY_YEARS = 10;
@@ -81,35 +80,33 @@ function writeSecret(file: string, data: string): void {
   fs.chmodSync(file, 0o600);
 }
 
+function spkiDer(key: string | crypto.KeyObject): Buffer {
+  const pub = typeof key !== 'string' && key.type === 'public' ? key : crypto.createPublicKey(key);
+  return pub.export({ type: 'spki', format: 'der' });
+}
+
 function createCACert(caKeyPem: string): string {
-  const key = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
-  const pub = forge.pki.setRsaPublicKey(key.n, key.e);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = pub;
-  cert.serialNumber = randomSerial();
   const now = Date.now();
-  cert.validity.notBefore = new Date(now - BACKDATE_MS);
-  cert.validity.notAfter = new Date(now + CA_VALIDITY_YEARS * 365 * 24 * 60 * 60 * 1000);
-  const attrs = [
+  const name = nameDer({
     // Name the machine and date so users can tell installs apart in their trust store.
-    { name: 'commonName', value: `Netlens CA (${os.hostname().slice(0, 32)}, ${new Date(now).toISOString().slice(0, 10)})` },
-    { name: 'organizationName', value: 'Netlens' },
-    { shortName: 'OU', value: 'Local interception CA - do not share' },
-  ];
-  cert.setSubject(attrs);
-  cert.setIssuer(attrs);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    { name: 'subjectKeyIdentifier' },
-  ]);
-  cert.sign(key, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
+    commonName: `Netlens CA (${os.hostname().slice(0, 32)}, ${new Date(now).toISOString().slice(0, 10)})`,
+    organization: 'Netlens',
+    organizationalUnit: 'Local interception CA - do not share',
+  });
+  return createCertificate({
+    serialHex: randomSerial(),
+    issuer: name,
+    subject: name,
+    notBefore: new Date(now - BACKDATE_MS),
+    notAfter: new Date(now + CA_VALIDITY_YEARS * 365 * 24 * 60 * 60 * 1000),
+    spki: spkiDer(caKeyPem),
+    ca: true,
+    signingKey: crypto.createPrivateKey(caKeyPem),
+  });
 }
 
 function spkiHash(keyPem: string): string {
-  const der = crypto.createPublicKey(keyPem).export({ type: 'spki', format: 'der' });
-  return crypto.createHash('sha256').update(der).digest('base64');
+  return crypto.createHash('sha256').update(spkiDer(keyPem)).digest('base64');
 }
 
 /**
@@ -151,13 +148,17 @@ export function loadOrCreateCA(dataDir: string): CertificateAuthority {
 }
 
 function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: string, leafKeyPem: string): CertificateAuthority {
-  let caCert: forge.pki.Certificate;
-  let caKey: forge.pki.rsa.PrivateKey;
-  let leafKey: forge.pki.rsa.PrivateKey;
+  let caKey: crypto.KeyObject;
+  let caName: Buffer;
+  let caSpki: Buffer;
+  let leafSpki: Buffer;
   try {
-    caCert = forge.pki.certificateFromPem(certPem);
-    caKey = forge.pki.privateKeyFromPem(caKeyPem) as forge.pki.rsa.PrivateKey;
-    leafKey = forge.pki.privateKeyFromPem(leafKeyPem) as forge.pki.rsa.PrivateKey;
+    caName = subjectNameDer(certificateDer(certPem));
+    caKey = crypto.createPrivateKey(caKeyPem);
+    caSpki = spkiDer(new crypto.X509Certificate(certPem).publicKey);
+    leafSpki = spkiDer(leafKeyPem);
+    // A key from one install and a certificate from another would sign certificates nobody trusts.
+    if (!caSpki.equals(spkiDer(caKeyPem))) throw new Error('the CA key does not match the CA certificate');
   } catch (err) {
     throw new NetlensError(
       ErrorCodes.CA_STORE,
@@ -165,7 +166,6 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
       { cause: err },
     );
   }
-  const leafPublic = forge.pki.setRsaPublicKey(leafKey.n, leafKey.e);
   const leafSpkiHash = spkiHash(leafKeyPem);
   const fingerprint = new crypto.X509Certificate(certPem).fingerprint256;
   const contexts = new Map<string, tls.SecureContext>();
@@ -173,28 +173,21 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
 
   const issue = (hosts: string[]): { certPem: string; keyPem: string } => {
     const names = [...new Set(hosts.map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()))];
-    const cert = forge.pki.createCertificate();
-    cert.publicKey = leafPublic;
-    cert.serialNumber = randomSerial();
     const now = Date.now();
-    cert.validity.notBefore = new Date(now - BACKDATE_MS);
-    cert.validity.notAfter = new Date(now + LEAF_VALIDITY_DAYS * 24 * 60 * 60 * 1000);
-    // CN is ignored by modern clients (SAN rules) but some tools still display it; max 64 chars.
-    cert.setSubject([{ name: 'commonName', value: names[0].slice(0, 64) }, { name: 'organizationName', value: 'Netlens' }]);
-    cert.setIssuer(caCert.subject.attributes);
-    cert.setExtensions([
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: names.map((n) => (net.isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })),
-      },
-      { name: 'subjectKeyIdentifier' },
-      { name: 'authorityKeyIdentifier', keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes() },
-    ]);
-    cert.sign(caKey, forge.md.sha256.create());
-    return { certPem: forge.pki.certificateToPem(cert) + certPem, keyPem: leafKeyPem };
+    const leaf = createCertificate({
+      serialHex: randomSerial(),
+      issuer: caName,
+      // CN is ignored by modern clients (SAN rules) but some tools still display it; max 64 chars.
+      subject: nameDer({ commonName: names[0]!.slice(0, 64), organization: 'Netlens' }),
+      notBefore: new Date(now - BACKDATE_MS),
+      notAfter: new Date(now + LEAF_VALIDITY_DAYS * 24 * 60 * 60 * 1000),
+      spki: leafSpki,
+      issuerSpki: caSpki,
+      ca: false,
+      hosts: names,
+      signingKey: caKey,
+    });
+    return { certPem: leaf + certPem, keyPem: leafKeyPem };
   };
 
   const hostCredentials = (host: string) => {
