@@ -1,0 +1,54 @@
+/** The CLI bundle (scripts/build-cli.mjs) and how bin/netlens.js picks it over the sources. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript next to bin/netlens.js, no types
+import { cliEntry } from '../../../bin/cli-entry.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+function fakeRoot(sourceMtime: number, bundleMtime?: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-entry-'));
+  const src = path.join(dir, 'proxy', 'src', 'cli');
+  fs.mkdirSync(src, { recursive: true });
+  fs.writeFileSync(path.join(src, 'main.ts'), '');
+  fs.utimesSync(path.join(src, 'main.ts'), sourceMtime, sourceMtime);
+  if (bundleMtime !== undefined) {
+    fs.mkdirSync(path.join(dir, 'dist', 'cli'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'dist', 'cli', 'main.mjs'), '');
+    fs.utimesSync(path.join(dir, 'dist', 'cli', 'main.mjs'), bundleMtime, bundleMtime);
+  }
+  return dir;
+}
+
+describe('CLI entry choice (bin/cli-entry.js)', () => {
+  it('runs the bundle when it is newer than every source file', () => {
+    expect(cliEntry(fakeRoot(1000, 2000)).kind).toBe('bundle');
+  });
+  it('runs the sources when one is newer than the bundle (never a stale build)', () => {
+    expect(cliEntry(fakeRoot(3000, 2000)).kind).toBe('source');
+  });
+  it('runs the sources when there is no bundle (right after npm ci)', () => {
+    expect(cliEntry(fakeRoot(1000)).kind).toBe('source');
+  });
+});
+
+describe('scripts/build-cli.mjs', () => {
+  it('builds a bundle that runs the CLI with plain node (no tsx), finding package.json from its source location', () => {
+    const outdir = path.join(root, 'dist', 'cli');
+    execFileSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: root, stdio: 'pipe' });
+    const bundle = path.join(outdir, 'main.mjs');
+    const text = fs.readFileSync(bundle, 'utf8');
+    expect(text).not.toMatch(/from "node-forge"/);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-cli-bundle-'));
+    const script = `const { main } = await import(${JSON.stringify(pathToFileURL(bundle).href)}); process.exitCode = await main(['ca', '--data-dir', ${JSON.stringify(dataDir)}, '--json']);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const info = JSON.parse(out) as { certPath: string };
+    expect(fs.existsSync(info.certPath)).toBe(true);
+    const version = execFileSync(process.execPath, ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(pathToFileURL(bundle).href)}); await main(['--version']);`], { encoding: 'utf8' });
+    expect(version.trim()).toBe(`netlens ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version}`);
+  });
+});
