@@ -20,7 +20,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { lazyRequire } from '../lazy-require.js';
+
+const ws = lazyRequire<typeof import('ws')>('ws');
 import { COMMAND_NAMES, type CommandName, type NetlensApi } from './contract.js';
 import { ErrorCodes } from '../errors.js';
 
@@ -223,7 +226,7 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     serveStatic(req, res, url);
   });
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const wss = new (ws().WebSocketServer)({ noServer: true, maxPayload: 64 * 1024 });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');

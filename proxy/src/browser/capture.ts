@@ -13,11 +13,15 @@
  *    page-level numbers here (first request → last response end) come from the
  *    monotonic DevTools timestamps only.
  */
-import CDP, { type CdpClient } from 'chrome-remote-interface';
-import { fromLog, type CdpEvent } from 'chrome-har-capturer';
+import type { CdpClient } from 'chrome-remote-interface';
+import type { CdpEvent } from 'chrome-har-capturer';
+import { lazyRequire } from '../lazy-require.js';
 import type { Har } from '../api/har-types.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BrowserHandle } from './launch.js';
+
+const cdp = lazyRequire<typeof import('chrome-remote-interface')['default']>('chrome-remote-interface');
+const harCapturer = lazyRequire<typeof import('chrome-har-capturer')>('chrome-har-capturer');
 
 export interface CaptureOptions {
   url: string;
@@ -77,7 +81,7 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
   let client: CdpClient | undefined;
   try {
     client = await bounded(
-      CDP({
+      cdp()({
         host: '127.0.0.1',
         port: browser.port,
         // The first page target: the about:blank tab the browser was launched with.
@@ -139,7 +143,7 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
 
     let har: Har;
     try {
-      har = await fromLog(options.url, log);
+      har = await harCapturer().fromLog(options.url, log);
     } catch (err) {
       throw new NetlensError(ErrorCodes.PAGE_LOAD, `Could not build a HAR for ${options.url}: ${(err as Error).message}`, { cause: err });
     }

@@ -4,7 +4,10 @@
  * platform, e.g. Debian's /usr/bin/chromium, macOS app bundles, Windows paths).
  */
 import fs from 'node:fs';
-import { Launcher } from 'chrome-launcher';
+import { lazyRequire } from '../lazy-require.js';
+
+// chrome-launcher is an ES module; Node 20.19+ and Electron's Node 22 can require() it.
+const chromeLauncher = lazyRequire<typeof import('chrome-launcher')>('chrome-launcher');
 import { ErrorCodes, NetlensError } from '../errors.js';
 
 const INSTALL_HINT =
@@ -38,7 +41,7 @@ export function findChrome(options: FindChromeOptions = {}): string {
   }
   let found: string[] = [];
   try {
-    found = (options.search ?? (() => Launcher.getInstallations()))();
+    found = (options.search ?? (() => chromeLauncher().Launcher.getInstallations()))();
   } catch {
     // chrome-launcher throws on platforms it does not know; treat as "none found".
   }

@@ -7,14 +7,10 @@
  * ignores them instead of refusing the schema.
  */
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 
+// Loaded on first validation, not at startup (the proxy never validates; see lazy-require.ts).
 const require = createRequire(import.meta.url);
-const harSchemas = require('har-schema') as Record<string, object>;
-const draft06 = require('ajv/dist/refs/json-schema-draft-06.json') as object;
-// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 export interface SchemaProblem {
   /** Dotted path, e.g. `log.entries[3].request.url`. */
@@ -28,8 +24,13 @@ let compiled: { har: ValidateFunction; log: ValidateFunction; entry: ValidateFun
 
 function validators() {
   if (compiled) return compiled;
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormatsModule = require('ajv-formats') as { default?: unknown };
+  // ajv-formats is CommonJS with a default export.
+  const addFormats = (addFormatsModule.default ?? addFormatsModule) as (ajv: AjvType) => AjvType;
+  const harSchemas = require('har-schema') as Record<string, object>;
   const ajv = new Ajv({ allErrors: true, strict: false });
-  ajv.addMetaSchema(draft06);
+  ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as object);
   addFormats(ajv);
   for (const schema of Object.values(harSchemas)) ajv.addSchema(schema);
   compiled = {

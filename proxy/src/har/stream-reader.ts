@@ -9,7 +9,9 @@
  * over as soon as it is complete and then dropped from the parser's tree.
  */
 import fs from 'node:fs';
-import { TokenParser, Tokenizer } from '@streamparser/json';
+import { lazyRequire } from '../lazy-require.js';
+
+const streamparser = lazyRequire<typeof import('@streamparser/json')>('@streamparser/json');
 import type { HarEntry, HarLog } from './types.js';
 import { entrySchemaProblems, logSchemaProblems } from './schema.js';
 import {
@@ -56,6 +58,7 @@ export async function scanHarFile(file: string, onEntry?: (entry: HarEntry, inde
   let root: unknown;
   const pagerefs = new Map<string, { first: number; count: number }>();
 
+  const { Tokenizer, TokenParser } = streamparser();
   const tokenizer = new Tokenizer({ stringBufferSize: 64 * 1024 });
   const parser = new TokenParser({ paths: ['$.log.entries.*', '$'], keepStack: true });
   let lastOffset = 0;

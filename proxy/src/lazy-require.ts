@@ -1,0 +1,17 @@
+/**
+ * Loads a CommonJS package on first use instead of at startup.
+ *
+ * Why: the proxy's hot path needs none of the browser-automation, WebSocket or
+ * schema-validation packages, and each costs megabytes of memory once loaded.
+ * A static import would load them in every process, and in a bundle
+ * (dist/cli, dist/electron) esbuild hoists external imports to the top, so a
+ * dynamic import of our own module would not help; a deferred require does.
+ */
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export function lazyRequire<T>(id: string): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= require(id) as T);
+}
