@@ -9,6 +9,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Socket } from 'node:net';
+import stream from 'node:stream';
 import type { ProxyAddress, ProxySettings } from '../model.js';
 import { EventStream } from '../events.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
@@ -33,12 +34,23 @@ export interface ProxyHandle {
 
 /** HTTP/2 settings for the browser leg: enough concurrent streams for image-heavy pages. */
 const H2_SETTINGS: http2.Settings = { maxConcurrentStreams: 1000, initialWindowSize: 1 << 20 };
+const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
 
 function originOf(socket: unknown): RequestOrigin | undefined {
   return (socket as WithOrigin | undefined)?.[ORIGIN];
 }
 
+/**
+ * Stream buffers of 64 KiB (Node 22's default; Node 20's is 16 KiB). With
+ * 16 KiB, every 16 KiB TLS record read fills the other leg's socket buffer
+ * at once, so piping pauses and resumes the source once per record: one
+ * event-loop turn and one syscall per 16 KiB. Process-wide, which is why it
+ * only ever raises the default.
+ */
+const STREAM_HIGH_WATER_MARK = 64 * 1024;
+
 export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandle> {
+  if (stream.getDefaultHighWaterMark(false) < STREAM_HIGH_WATER_MARK) stream.setDefaultHighWaterMark(false, STREAM_HIGH_WATER_MARK);
   const opts = resolveOptions(options);
   const ca = loadOrCreateCA(opts.dataDir);
   const events = new EventStream();
@@ -126,6 +138,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       srv = opts.http2
         ? http2.createSecureServer({ ...tlsOptions, allowHTTP1: true, settings: H2_SETTINGS, maxHeaderListPairs: 2000, maxSessionMemory: 64 }, interceptHandler)
         : https.createServer({ ...tlsOptions, maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, interceptHandler as http.RequestListener);
+      // The connection-level receive window starts at HTTP/2's 64 KiB whatever the
+      // SETTINGS say; a client uploading over several streams (or one large body)
+      // would stall on WINDOW_UPDATEs. Chrome's 15 MiB, as on the upstream side.
+      if (opts.http2) srv.on('session', (session: http2.ServerHttp2Session) => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
       // Requests find their origin (connection id, CONNECT target) on the raw socket.
       srv.on('secureConnection', (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
         tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN];

@@ -1,5 +1,8 @@
 /** CONNECT: TLS interception (HTTP/1.1 and HTTP/2 on each leg) and blind tunnels. */
 import crypto from 'node:crypto';
+import http from 'node:http';
+import http2 from 'node:http2';
+import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { curl, httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
@@ -76,6 +79,33 @@ describe('TLS interception', () => {
       expect(r.stdout.trim().endsWith(String(2 * 1024 * 1024))).toBe(true);
     } finally {
       await big.close();
+    }
+  });
+
+  it('opens a 15 MiB connection receive window to h2 clients (uploads do not stall on 64 KiB WINDOW_UPDATEs)', async () => {
+    const target = new URL(h2Origin.url);
+    const tunnel = await new Promise<import('node:net').Socket>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: target.host });
+      req.once('connect', (_res, socket) => resolve(socket));
+      req.once('error', reject);
+      req.end();
+    });
+    const tlsSocket = tls.connect({ socket: tunnel, servername: target.hostname, ALPNProtocols: ['h2'], ca: ca.certPem });
+    const client = http2.connect(h2Origin.url, { createConnection: () => tlsSocket });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const stream = client.request({ ':path': '/window' });
+        let text = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (d) => (text += d));
+        stream.on('end', () => resolve(text));
+        stream.on('error', reject);
+      });
+      expect(body).toContain('/window');
+      // What the client may send before the proxy must acknowledge: the connection window.
+      expect(client.state.remoteWindowSize).toBeGreaterThan(14 * 1024 * 1024);
+    } finally {
+      client.close();
     }
   });
 
