@@ -66,8 +66,8 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
   }
 }
 
-function requestHeadersFor(req: ClientRequest, url: URL): RawHeaders {
-  const pairs = stripHopByHop(pairsFromFlat(req.rawHeaders));
+function requestHeadersFor(received: RawHeaders, url: URL): RawHeaders {
+  const pairs = stripHopByHop(received);
   // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
   // (an HTTP/2 upstream gets it back as :authority).
   if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
@@ -136,7 +136,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     return;
   }
 
-  emitRequest(ctx, x);
+  if (ctx.events.hasListeners) emitRequest(ctx, x);
 
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
@@ -170,7 +170,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: target,
-      headers: requestHeadersFor(req, target),
+      headers: requestHeadersFor(x.request.headers, target),
       body,
       onBodyChunk: (c) => reqCapture.push(c),
       timestamps: x.timestamps,
@@ -203,7 +203,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   x.upstreamConnectionId = response.connection.id;
   x.upstreamConnectionNew = response.newConnection;
   x.serverIPAddress = response.serverIPAddress;
-  ctx.events.emit({
+  if (ctx.events.hasListeners) ctx.events.emit({
     type: 'response',
     response: {
       id: x.id,

@@ -33,10 +33,12 @@ export function flatFromPairs(pairs: RawHeaders): string[] {
 }
 
 /** Names listed in Connection (e.g. `Connection: close, X-Foo`) are hop-by-hop too. */
-function connectionTokens(headers: RawHeaders): Set<string> {
-  const tokens = new Set<string>();
-  for (const [k, v] of headers) {
-    if (k.toLowerCase() === 'connection') for (const t of v.split(',')) tokens.add(t.trim().toLowerCase());
+function connectionTokens(headers: RawHeaders, lowerNames: string[]): Set<string> | undefined {
+  let tokens: Set<string> | undefined;
+  for (let i = 0; i < headers.length; i++) {
+    if (lowerNames[i] !== 'connection') continue;
+    tokens ??= new Set();
+    for (const t of headers[i]![1].split(',')) tokens.add(t.trim().toLowerCase());
   }
   return tokens;
 }
@@ -48,13 +50,18 @@ export interface StripOptions {
 
 /** Removes hop-by-hop headers and HTTP/2 pseudo-headers; keeps everything else in order. */
 export function stripHopByHop(headers: RawHeaders, opts: StripOptions = {}): RawHeaders {
-  const listed = connectionTokens(headers);
-  return headers.filter(([k]) => {
-    const name = k.toLowerCase();
-    if (name.startsWith(':')) return false;
-    if (opts.keepUpgrade && (name === 'upgrade' || name === 'connection')) return true;
-    return !HOP_BY_HOP.has(name) && !listed.has(name);
-  });
+  // Runs twice per exchange: names are lower-cased once, and the Connection
+  // header (rare on keep-alive traffic) is only parsed when present.
+  const lower = headers.map(([k]) => k.toLowerCase());
+  const listed = connectionTokens(headers, lower);
+  const out: RawHeaders = [];
+  for (let i = 0; i < headers.length; i++) {
+    const name = lower[i]!;
+    if (name.charCodeAt(0) === 58 /* ':' */) continue;
+    const keep = (opts.keepUpgrade && (name === 'upgrade' || name === 'connection')) || (!HOP_BY_HOP.has(name) && !listed?.has(name));
+    if (keep) out.push(headers[i]!);
+  }
+  return out;
 }
 
 export function getHeader(headers: RawHeaders, name: string): string | undefined {
