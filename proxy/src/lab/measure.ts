@@ -2,6 +2,7 @@
  * Per-run measurements from the browser HAR (and the proxy's exchanges for
  * proxy cells). Pure functions: the runner feeds them what it captured.
  */
+import type { IntervalHistogram } from 'node:perf_hooks';
 import type { Har } from '../api/har-types.js';
 import type { Exchange } from '../model.js';
 import { mean, median } from './stats.js';
@@ -53,4 +54,17 @@ export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMea
     upstreamWaitMeanMs: waits.length ? mean(waits) : undefined,
     protocols,
   };
+}
+
+/** Sampling interval of the event-loop delay monitor (ms). */
+export const LOOP_RESOLUTION_MS = 10;
+
+/**
+ * Event-loop lag from a `monitorEventLoopDelay` histogram. Its samples include
+ * the sampling interval itself: only the lag beyond it is reported.
+ */
+export function loopDelaySummary(h: IntervalHistogram): { p50: number; p99: number; max: number } | undefined {
+  if (h.count === 0) return undefined;
+  const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - LOOP_RESOLUTION_MS);
+  return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max) };
 }

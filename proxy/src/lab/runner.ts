@@ -19,14 +19,12 @@ import { findChrome } from '../browser/find-chrome.js';
 import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { exportJournal } from '../har/journal.js';
-import { HarRecorder } from '../har/recorder.js';
-import type { Exchange } from '../model.js';
 import { defaultDataDir } from '../options.js';
-import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
 import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
-import { browserMetrics, proxyMetrics } from './measure.js';
+import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
+import { startProxyProcess, type ProxyProcess } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import { LAB_SCHEMA_VERSION, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement } from './types.js';
@@ -35,8 +33,6 @@ export interface RunLabOptions {
   /** Cancels the lab: the current run's browser and proxy are torn down; the result holds what finished (aborted: true). */
   signal?: AbortSignal;
   onProgress?: (progress: LabProgress) => void;
-  /** Replaceable for tests; default proxy-server's startProxy. */
-  startProxy?: typeof realStartProxy;
 }
 
 type ResolvedConfig = LabResult['config'];
@@ -112,27 +108,6 @@ interface RunContext {
   ca: CertificateAuthority;
   harDir?: string;
   signal?: AbortSignal;
-  startProxy: typeof realStartProxy;
-}
-
-const LOOP_RESOLUTION_MS = 10;
-
-/** A proxy that cannot stop (a bug) must not hang the lab: go on after this long. */
-const PROXY_STOP_MS = 5_000;
-
-async function stopWithin(proxy: ProxyHandle, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    proxy.stop().catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        process.emitWarning(`Netlens proxy on port ${proxy.address.port} did not stop within ${ms} ms; the lab goes on`, { code: 'NL_PROXY_STOP_SLOW' });
-        resolve();
-      }, ms);
-      timer.unref();
-    }),
-  ]);
-  clearTimeout(timer);
 }
 
 const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
@@ -142,37 +117,34 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   const settings = cellSettings(s.cell);
   const base: RunMeasurement = { cell: s.cell, round: s.round, sequence: s.sequence, startedAt: new Date().toISOString(), ok: false };
   const stem = `${String(s.sequence).padStart(4, '0')}-${s.cell}`;
-  let proxy: ProxyHandle | undefined;
-  let recorder: HarRecorder | undefined;
+  let proxy: ProxyProcess | undefined;
   let browser: BrowserHandle | undefined;
-  const exchanges: Exchange[] = [];
   let result: RunMeasurement = base;
+  let proxyResult: Awaited<ReturnType<ProxyProcess['close']>>;
+  const journal = ctx.harDir ? path.join(ctx.harDir, `${stem}.proxy.journal`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
   try {
     if (settings.proxy) {
-      proxy = await ctx.startProxy({
-        port: 0,
-        intercept: settings.intercept,
-        http2: settings.http2,
-        nagle: settings.nagle,
-        dataDir: ctx.config.dataDir,
-        // The test site's certificate comes from the Netlens CA.
-        upstreamCA: [ctx.ca.certPem],
+      // Its own process, recording there: see proxy-process.ts.
+      proxy = await startProxyProcess({
+        proxy: {
+          port: 0,
+          intercept: settings.intercept,
+          http2: settings.http2,
+          nagle: settings.nagle,
+          dataDir: ctx.config.dataDir,
+          // The test site's certificate comes from the Netlens CA.
+          upstreamCA: [ctx.ca.certPem],
+        },
+        journal: journal ? { file: journal, name: `lab ${s.cell} run ${s.round + 1}` } : undefined,
       });
-      proxy.events.subscribe((e) => {
-        if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
-      });
-      if (ctx.harDir) recorder = new HarRecorder(proxy.events, { journalFile: path.join(ctx.harDir, `${stem}.proxy.journal`), name: `lab ${s.cell} run ${s.round + 1}` });
-      // Sign the host certificate before the clock starts: one RSA signature in
-      // JavaScript is tens of ms and is not what the cell measures.
-      if (settings.intercept) proxy.ca.secureContext(new URL(ctx.url).hostname);
     }
     browser = await launchBrowser({
       chromePath: ctx.chromePath,
       headless: true,
       http2: settings.http2,
-      proxyUrl: proxy?.address.url,
+      proxyUrl: proxy?.url,
       trustSpkiHashes: [ctx.ca.leafSpkiHash],
       signal: ctx.signal,
     });
@@ -194,18 +166,14 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message: e.message ?? String(err) } };
   } finally {
     await browser?.close();
-    recorder?.stop();
-    if (proxy) await stopWithin(proxy, PROXY_STOP_MS);
+    proxyResult = await proxy?.close();
   }
   loopDelay.disable();
-  if (loopDelay.count > 0) {
-    // The histogram's samples include the sampling interval itself (10 ms): report only the lag beyond it.
-    const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - LOOP_RESOLUTION_MS);
-    result.eventLoopDelayMs = { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) };
-  }
-  if (proxy) result.proxy = proxyMetrics(exchanges);
-  if (recorder && ctx.harDir) {
-    const journal = recorder.journalFile;
+  // Proxy cells: the proxy's own process, where starvation would show in its overhead.
+  const lag = proxyResult ? proxyResult.eventLoopDelayMs : loopDelaySummary(loopDelay);
+  if (lag) result.eventLoopDelayMs = lag;
+  if (proxyResult) result.proxy = proxyResult.metrics;
+  if (proxyResult && journal && ctx.harDir) {
     try {
       await exportJournal(journal, path.join(ctx.harDir, `${stem}.proxy.har`));
       result.proxyHar = `har/${stem}.proxy.har`;
@@ -263,7 +231,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
       // A broken progress listener must not break the lab.
     }
   };
-  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal, startProxy: options.startProxy ?? realStartProxy };
+  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal };
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
   let aborted = false;
   try {

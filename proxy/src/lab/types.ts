@@ -124,9 +124,10 @@ export interface RunMeasurement {
     protocols: Record<string, number>;
   };
   /**
-   * Event-loop delay of the lab's process during the run (it hosts the proxy):
-   * when this is tens of ms, the proxy was starved of CPU and its overhead says
-   * more about the machine than about the proxy.
+   * Event-loop delay during the run of the proxy's own process (proxy cells)
+   * or of the lab's process (direct cells): when this is tens of ms, the
+   * process was starved of CPU and the cell says more about the machine than
+   * about the proxy.
    */
   eventLoopDelayMs?: { p50: number; p99: number; max: number };
   /** HAR files, relative to the lab's outDir. */

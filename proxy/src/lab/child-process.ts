@@ -1,0 +1,89 @@
+/**
+ * A lab helper in its own Node process (the test site, the proxy under test),
+ * driven over IPC with one small protocol:
+ *   parent → {type:'start', options}     child → {type:'started', info} | {type:'error', code, message}
+ *   parent → {type:'close'}              child → {type:'closed', result}, then exits
+ * The child exits when the parent goes away (IPC disconnect), so it never
+ * outlives the lab; a child that does not close in time is killed by PID.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ErrorCodes, NetlensError } from '../errors.js';
+
+export interface LabChild<Info, Result> {
+  info: Info;
+  pid: number;
+  /** Asks the child to finish; resolves with its result (undefined if it died). Idempotent. */
+  close(): Promise<Result | undefined>;
+}
+
+const START_TIMEOUT_MS = 20_000;
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * `entry` is the child module's URL without extension, next to the caller
+ * (`new URL('./proxy-child', import.meta.url)`); `fromSources` is whether the
+ * caller runs from TypeScript (then the child needs tsx too).
+ */
+export async function startLabChild<Info, Result>(what: string, entry: URL, fromSources: boolean, options: unknown): Promise<LabChild<Info, Result>> {
+  const file = fileURLToPath(`${entry.href}${fromSources ? '.ts' : '.js'}`);
+  const child: ChildProcess = fork(file, [], { execArgv: fromSources ? ['--import', 'tsx'] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const info = await new Promise<Info>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new NetlensError(ErrorCodes.INTERNAL, `The ${what} process did not start within ${START_TIMEOUT_MS} ms`));
+    }, START_TIMEOUT_MS);
+    child.on('message', (m: { type: string; info?: Info; code?: string; message?: string }) => {
+      if (m.type === 'started') {
+        clearTimeout(timer);
+        resolve(m.info!);
+      } else if (m.type === 'error') {
+        clearTimeout(timer);
+        reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, `The ${what} could not start: ${m.message}`));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new NetlensError(ErrorCodes.INTERNAL, `The ${what} process exited during start (code ${code})`));
+    });
+    child.send({ type: 'start', options });
+  });
+
+  let closing: Promise<Result | undefined> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const result = new Promise<Result | undefined>((resolve) => {
+        child.on('message', (m: { type: string; result?: Result }) => m.type === 'closed' && resolve(m.result));
+        void exited.then(() => resolve(undefined));
+      });
+      child.send({ type: 'close' });
+      const timer = setTimeout(() => {
+        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: 'NL_LAB_CHILD_KILLED' });
+        child.kill('SIGKILL');
+      }, CLOSE_TIMEOUT_MS);
+      const r = await result;
+      await exited;
+      clearTimeout(timer);
+      return r;
+    })());
+  return { info, pid: child.pid!, close };
+}
+
+/** The child side: runs `start` on 'start' and `close` on 'close', reporting over IPC. */
+export function serveLabChild<Options, Info, Result>(start: (options: Options) => Promise<Info>, close: () => Promise<Result>): void {
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (msg: { type: 'start'; options: Options } | { type: 'close' }) => {
+    void (async () => {
+      try {
+        if (msg.type === 'start') process.send?.({ type: 'started', info: await start(msg.options) });
+        else if (msg.type === 'close') process.send?.({ type: 'closed', result: await close() }, () => process.exit(0));
+      } catch (err) {
+        const e = err as Error & { code?: string };
+        process.send?.({ type: 'error', code: e.code, message: e.message }, () => process.exit(1));
+      }
+    })();
+  });
+}
