@@ -9,14 +9,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { sourceUrls } from './source-urls-plugin.mjs';
+import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'cli');
 
-await build({
-  entryPoints: ['proxy/src/cli/main.ts'],
-  outfile: path.join(outdir, 'main.mjs'),
+const common = {
   absWorkingDir: root,
   bundle: true,
   platform: 'node',
@@ -26,5 +24,10 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   plugins: [sourceUrls(outdir)],
-});
-console.log(`cli: built ${path.relative(root, outdir)}/main.mjs`);
+};
+await Promise.all([
+  build({ ...common, entryPoints: ['proxy/src/cli/main.ts'], outfile: path.join(outdir, 'main.mjs') }),
+  // The lab's children (test site, proxy under test), forked from next to main.mjs.
+  ...Object.entries(CHILD_ENTRIES).map(([name, entry]) => build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`) })),
+]);
+console.log(`cli: built ${path.relative(root, outdir)}/main.mjs and the lab's child entries`);

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { sourceUrls } from './source-urls-plugin.mjs';
+import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'electron');
@@ -27,6 +27,10 @@ await Promise.all([
     packages: 'external',
     plugins: [sourceUrls(outdir)],
   }),
+  // The lab's children, forked from next to main.mjs (see proxy/src/lab/child-process.ts).
+  ...Object.entries(CHILD_ENTRIES).map(([name, entry]) =>
+    build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`), format: 'esm', packages: 'external', plugins: [sourceUrls(outdir)] }),
+  ),
   build({
     ...common,
     entryPoints: ['electron/preload.ts'],

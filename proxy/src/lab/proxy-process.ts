@@ -33,6 +33,7 @@ export interface ProxyProcess {
   close(): Promise<ProxyProcessResult | undefined>;
 }
 
+// netlens:bundle-relative — in a bundle, import.meta.url is the bundle's and the child is built next to it.
 export async function startProxyProcess(options: ProxyProcessOptions): Promise<ProxyProcess> {
   const child = await startLabChild<{ url: string; port: number }, ProxyProcessResult>('proxy', new URL('./proxy-child', import.meta.url), import.meta.url.endsWith('.ts'), options);
   return { ...child.info, pid: child.pid, close: child.close };

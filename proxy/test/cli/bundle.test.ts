@@ -43,6 +43,11 @@ describe('scripts/build-cli.mjs', () => {
     const bundle = path.join(outdir, 'main.mjs');
     const text = fs.readFileSync(bundle, 'utf8');
     expect(text).not.toMatch(/from "node-forge"/);
+    // The lab forks its children from next to the bundle, bundled too (not .ts under tsx).
+    for (const child of ['proxy-child', 'site-child']) {
+      expect(text).toContain(`new URL("./${child}", import.meta.url)`);
+      expect(fs.existsSync(path.join(outdir, `${child}.js`))).toBe(true);
+    }
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-cli-bundle-'));
     const script = `const { main } = await import(${JSON.stringify(pathToFileURL(bundle).href)}); process.exitCode = await main(['ca', '--data-dir', ${JSON.stringify(dataDir)}, '--json']);`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });

@@ -24,6 +24,7 @@ export interface TestSiteProcess {
 
 export type SiteInfo = Omit<TestSiteProcess, 'pid' | 'close'>;
 
+// netlens:bundle-relative — in a bundle, import.meta.url is the bundle's and the child is built next to it.
 export async function startTestSiteProcess(options: Omit<TestSiteOptions, 'ca'> & { dataDir: string }): Promise<TestSiteProcess> {
   const child = await startLabChild<SiteInfo, TestSiteStats>('test site', new URL('./site-child', import.meta.url), import.meta.url.endsWith('.ts'), options);
   return { ...child.info, pid: child.pid, close: child.close };
