@@ -1,10 +1,16 @@
 /**
- * Page load scenario: runs page-load-child.ts (the lab) in its own process,
- * bounded in time, and turns its result into a table.
+ * Page load scenario: `netlens lab` run from the CLI bundle (as users run it;
+ * the lab's proxy and test site each in their own process), headless Chromium
+ * from the lab's launcher, the lab's test site (N images, 10 ms added latency),
+ * cells direct / blind tunnel / Netlens intercepting (recording, as the app
+ * does), HTTP/1.1 and HTTP/2, a fresh browser and proxy per run. Bounded in time.
  */
-import { spawn } from 'node:child_process';
-import { ROOT_DIR, tsArgs } from '../lib/child.js';
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import { ROOT_DIR } from '../lib/child.js';
 import { fmtRatio, mdTable } from '../lib/stats.js';
+
+const CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
 
 export interface PageRow {
   cell: string;
@@ -23,21 +29,49 @@ export interface PageResult {
 }
 
 export function pageLoad(dataDir: string, runs: number, images: number, log: (s: string) => void): Promise<PageResult> {
-  const [cmd, args] = tsArgs('scenarios/page-load-child.ts', [dataDir, String(runs), String(images)]);
+  execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts', 'build-cli.mjs')], { cwd: ROOT_DIR, stdio: 'ignore' });
+  const args = [path.join(ROOT_DIR, 'bin', 'netlens.js'), 'lab', '--images', String(images), '--latency', '10', '--cells', CELLS.join(','), '--runs', String(runs), '--data-dir', dataDir, '--json'];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     // Bounded: 6 cells × runs × at most 60 s per load, killed by PID past that.
     const timer = setTimeout(() => child.kill('SIGKILL'), 6 * runs * 60_000 + 60_000);
     let out = '';
+    let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => d.toString().split('\n').filter((l) => l.startsWith('  page load')).forEach((l) => log(l)));
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString()).slice(-4000);
+      // Progress lines: "[####…] 3/30 proxy+h2+intercept 1234 ms"
+      for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|failed[^\n]*)/g)) log(`  page load ${m[1]} ${m[2]}: ${m[3]}`);
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      const m = out.match(/^RESULT (.*)$/m);
-      if (!m) return reject(new Error(`page load: lab exited with ${code} and no result`));
-      resolve({ images, ...(JSON.parse(m[1]!) as Omit<PageResult, 'images'>) });
+      let result: LabJson;
+      try {
+        result = JSON.parse(out) as LabJson;
+      } catch {
+        return reject(new Error(`page load: netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`));
+      }
+      resolve({
+        images,
+        browser: result.machine.browser.version,
+        cells: result.cells.map((c) => ({
+          cell: c.id,
+          ok: c.runs.filter((r) => r.ok).length,
+          runs: c.runs.length,
+          loadMs: c.stats.loadMs?.median ?? NaN,
+          ttfbMs: c.stats.ttfbMedianMs?.median ?? NaN,
+          ratio: c.comparisons.loadMs?.ratio ?? (c.id.startsWith('direct') ? 1 : NaN),
+          p: c.comparisons.loadMs?.p ?? NaN,
+        })),
+      });
     });
   });
+}
+
+/** The parts of the lab's results.json this scenario reads. */
+interface LabJson {
+  machine: { browser: { version: string } };
+  cells: { id: string; runs: { ok: boolean }[]; stats: Record<string, { median: number } | undefined>; comparisons: Record<string, { ratio: number; p: number } | undefined> }[];
 }
 
 export function pageTable(r: PageResult): string {
