@@ -5,13 +5,13 @@
  * browsers do (a few times, short backoff).
  */
 import http from 'node:http';
-import https from 'node:https';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
-import { flatFromPairs, h2HeaderObject, pairsFromFlat } from '../server/headers.js';
+import { h2HeaderObject } from '../server/headers.js';
+import { nodeStyleError } from './h1-errors.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
 export interface UpstreamRequest {
@@ -52,10 +52,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function isRetryable(err: unknown): boolean {
   const e = err as NodeJS.ErrnoException;
   return RETRYABLE.has(e?.code ?? '') || e?.message === 'socket hang up';
-}
-
-function h1Version(msg: http.IncomingMessage): HttpProtocol {
-  return msg.httpVersion === '1.0' ? 'http/1.0' : 'http/1.1';
 }
 
 /** Strips IPv6 brackets and the IPv4-mapped prefix for HAR's serverIPAddress. */
@@ -113,63 +109,155 @@ function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
   return true;
 }
 
+/** The HTTP version of the response being parsed on an undici HTTP/1.1 socket. */
+let parserSymbol: symbol | undefined;
+function h1Version(socket: net.Socket | undefined): HttpProtocol {
+  // undici does not report the response's version; its llhttp parser (a socket
+  // property under an internal symbol, undici is pinned) knows it while the head is parsed.
+  try {
+    if (!socket) return 'http/1.1';
+    parserSymbol ??= Object.getOwnPropertySymbols(socket).find((s) => s.description === 'parser');
+    const parser = parserSymbol && (socket as unknown as Record<symbol, { llhttp: Record<string, (p: number) => number>; ptr: number }>)[parserSymbol];
+    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr) === 0 ? 'http/1.0' : 'http/1.1';
+  } catch {
+    return 'http/1.1';
+  }
+}
+
+/** Request headers for undici: flat pairs, minus Expect (the client leg already answered 100-continue; undici refuses it). */
+function h1RequestHeaders(headers: RawHeaders): string[] {
+  const out: string[] = [];
+  for (const [k, v] of headers) {
+    if (k.length === 6 && k.toLowerCase() === 'expect') continue;
+    out.push(k, v);
+  }
+  return out;
+}
+
+function pairsFromBuffers(raw: Buffer[]): RawHeaders {
+  const out: RawHeaders = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toString('latin1'), raw[i + 1].toString('latin1')]);
+  return out;
+}
+
+/** The callbacks undici 7 calls on a dispatched request (its legacy handler API, which hands over raw header buffers). */
+interface H1Handler {
+  onConnect(abort: (err?: Error) => void): void;
+  onBodySent(chunk: Buffer): void;
+  onRequestSent(): void;
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(trailers: Buffer[] | null): void;
+  onError(err: Error): void;
+}
+
 function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host: string, port: number): Promise<UpstreamResponse> {
   const t = req.timestamps;
   return new Promise((resolve, reject) => {
-    const options: https.RequestOptions = {
-      host,
-      port,
-      method: req.method,
-      path: `${req.url.pathname}${req.url.search}`,
-      headers: flatFromPairs(req.headers) as unknown as http.OutgoingHttpHeaders,
-      setHost: false,
-      agent: secure ? pool.httpsAgent : pool.httpAgent,
-      servername: secure && !net.isIP(host) ? host : undefined,
-    };
-    const upstream = (secure ? https : http).request(options);
-    let conn: ConnectionInfo | undefined;
+    const conn = pool.h1.acquire(secure, host, port);
+    t.upstreamAssigned = performance.now();
+    let socket: net.Socket | undefined;
+    let conninfo: ConnectionInfo | undefined;
     let newConnection = false;
+    /** The promise is settled (response head, or failure). */
     let settled = false;
+    /** undici is done with the request (response complete, or failed): the connection is released. */
+    let finished = false;
+    let body: Readable | undefined;
+    let resumeUpstream: (() => void) | undefined;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      pool.h1.release(conn);
+    };
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
       deadline.clear();
-      upstream.destroy();
+      // The connection is this request's alone: tearing it down ends the request (undici then calls onError).
+      if (!finished) conn.destroy();
       reject(err);
     };
     const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
-    upstream.on('socket', (socket) => {
-      t.upstreamAssigned = performance.now();
-      conn = connectionInfo(socket);
-      const claimNow = () => {
-        if (conn) newConnection = claimSetup(conn, t);
-      };
-      // A new socket reports its setup steps once connected; a reused one has none.
-      if (socket.connecting) socket.once(secure ? 'secureConnect' : 'connect', claimNow);
-      else claimNow();
-    });
-    upstream.on('error', fail);
-    upstream.on('finish', () => (t.requestSent = performance.now()));
-    upstream.on('response', (res) => {
-      if (settled) return;
-      settled = true;
-      deadline.clear();
-      t.responseHeaders = performance.now();
-      const socket = res.socket;
-      resolve({
-        status: res.statusCode ?? 0,
-        statusText: res.statusMessage ?? '',
-        headers: pairsFromFlat(res.rawHeaders),
-        protocol: h1Version(res),
-        body: res,
-        connection: conn ?? connectionInfo(socket),
-        newConnection,
-        serverIPAddress: cleanIP(socket?.remoteAddress),
-        retries: 0,
-        abort: () => upstream.destroy(),
-      });
-    });
-    pipeBody(req, upstream);
+    const onBodyChunk = req.onBodyChunk;
+    const handler: H1Handler = {
+      onConnect() {
+        // The request is about to be written on a connected socket (a fresh one if undici had to reconnect).
+        socket = conn.socket;
+        if (!socket) return;
+        conninfo = connectionInfo(socket);
+        newConnection = claimSetup(conninfo, t);
+      },
+      onBodySent(chunk) {
+        onBodyChunk?.(chunk);
+      },
+      onRequestSent() {
+        t.requestSent = performance.now();
+      },
+      onHeaders(status, rawHeaders, resume, statusText) {
+        // 1xx (e.g. 103 Early Hints) is not forwarded, as with Node's client before.
+        if (status < 200) return true;
+        if (settled) return false;
+        settled = true;
+        deadline.clear();
+        t.responseHeaders = performance.now();
+        resumeUpstream = resume;
+        const res = new Readable({
+          read: () => resumeUpstream?.(),
+          destroy: (err, cb) => {
+            // Destroyed before the response was complete (client went away): end the upstream request too.
+            if (!finished) conn.destroy();
+            cb(err);
+          },
+        });
+        body = res;
+        resolve({
+          status,
+          statusText,
+          headers: pairsFromBuffers(rawHeaders),
+          protocol: h1Version(socket),
+          body: res,
+          connection: conninfo ?? connectionInfo(conn.socket ?? conn),
+          newConnection,
+          serverIPAddress: cleanIP(socket?.remoteAddress),
+          retries: 0,
+          abort: () => res.destroy(),
+        });
+        return true;
+      },
+      onData(chunk) {
+        // false pauses undici's parser until the reader asks for more (read → resume).
+        return body ? body.push(chunk) : true;
+      },
+      onComplete() {
+        finish();
+        body?.push(null);
+      },
+      onError(err) {
+        finish();
+        const error = nodeStyleError(err);
+        if (!settled) {
+          settled = true;
+          deadline.clear();
+          reject(error);
+        } else if (body && !body.destroyed) {
+          body.destroy(error);
+        }
+      },
+    };
+    // Typed loosely: undici's types lag its runtime (servername, onBodySent(chunk), onRequestSent).
+    const options = {
+      path: `${req.url.pathname}${req.url.search}`,
+      method: req.method,
+      headers: h1RequestHeaders(req.headers),
+      body: req.body,
+      // Constant per connection: undici reconnects a Client whose servername changes (ours does SNI itself).
+      servername: host,
+      // undici closes the connection after every HEAD (for servers that send a body anyway);
+      // Node's client and browsers keep it, and so do we.
+      ...(req.method === 'HEAD' ? { reset: false } : {}),
+    };
+    conn.client.dispatch(options as never, handler as never);
   });
 }
 

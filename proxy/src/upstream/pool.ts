@@ -1,23 +1,23 @@
 /**
- * Upstream connections, kept alive and reused: one keep-alive agent per scheme
- * for HTTP/1.1 and one pooled HTTP/2 session per origin. Opening a new TCP+TLS
- * connection per request is the classic proxy slowdown this avoids.
+ * Upstream connections, kept alive and reused: HTTP/1.1 connections on undici
+ * (h1-client.ts, LIFO per origin) and one pooled HTTP/2 session per origin.
+ * Opening a new TCP+TLS connection per request is the classic proxy slowdown
+ * this avoids.
  *
  * Protocol choice for https origins when HTTP/2 is on: the first connection to
  * an origin offers ALPN ["h2", "http/1.1"] and remembers the answer. If the origin
- * picks http/1.1, that already-open socket is handed to the keep-alive agent
- * (not thrown away), so no request pays for a probe.
+ * picks http/1.1, that already-open socket is stashed and becomes the first
+ * HTTP/1.1 connection (not thrown away), so no request pays for a probe.
  *
  * Nagle: every socket created here gets setNoDelay(!nagle) (Node's net/tls
- * connect default is Nagle ON).
+ * connect default is Nagle ON; undici's own connector would force it off).
  */
-import http from 'node:http';
-import https from 'node:https';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
+import { H1Clients, type Dialed } from './h1-client.js';
 
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
@@ -66,17 +66,22 @@ export function watchConnect(socket: net.Socket, secure: boolean): ConnectionInf
   return i;
 }
 
+/** Error listener for a socket nobody else is watching yet. */
+function destroyOnError(this: net.Socket): void {
+  this.destroy();
+}
+
 export function originKey(host: string, port: number): string {
   return `${host}:${port}`;
 }
 
 export class UpstreamPool {
-  readonly httpAgent: http.Agent;
-  readonly httpsAgent: https.Agent;
+  /** HTTP/1.1 connections (plain and TLS), per origin. */
+  readonly h1: H1Clients;
   private readonly protocols = new Map<string, Protocol>();
   private readonly probes = new Map<string, Promise<Protocol>>();
   private readonly sessions = new Map<string, http2.ClientHttp2Session>();
-  /** Sockets from an ALPN probe that answered http/1.1, waiting for the agent. */
+  /** Sockets from an ALPN probe that answered http/1.1, waiting for the first HTTP/1.1 request. */
   private readonly stash = new Map<string, tls.TLSSocket[]>();
   private closed = false;
   /** Response-head deadlines of requests in flight (one sweeping timer for all). */
@@ -84,48 +89,38 @@ export class UpstreamPool {
   /**
    * One TLS context for every upstream connection. Passing `ca` to each
    * tls.connect would build a new context from ~140 root certificates per
-   * connection (and make the agent's pool key a megabyte-long string): the lab
+   * connection (and made Node's Agent pool key a megabyte-long string): the lab
    * measured that as hundreds of milliseconds of CPU per page load.
    */
   readonly secureContext: tls.SecureContext;
 
   constructor(private readonly opts: PoolOptions) {
     this.secureContext = tls.createSecureContext({ ca: opts.ca });
-    const noDelay = !opts.nagle;
-    const pool = this;
-    class HttpAgent extends http.Agent {
-      override createConnection(options: net.NetConnectOpts, cb?: (err: Error | null, s: net.Socket) => void): net.Socket {
-        // @ts-expect-error createConnection exists on http.Agent at runtime
-        const s: net.Socket = super.createConnection(options, cb);
-        s.setNoDelay(noDelay);
-        watchConnect(s, false);
-        return s;
-      }
+    this.h1 = new H1Clients((secure, host, port) => this.dialH1(secure, host, port));
+  }
+
+  /** A socket for a new HTTP/1.1 connection: the stashed probe socket if there is one, else a new one. */
+  private dialH1(secure: boolean, host: string, port: number): Dialed {
+    if (secure) {
+      const stashed = this.takeStashed(originKey(host, port));
+      if (stashed) return { socket: stashed, ready: true };
+      return { socket: this.connectTls(host, port, host, ['http/1.1']), ready: false };
     }
-    class HttpsAgent extends https.Agent {
-      override createConnection(options: tls.ConnectionOptions & { host: string; port: number }, cb?: (err: Error | null, s: net.Socket) => void): net.Socket {
-        const stashed = pool.takeStashed(originKey(options.host, Number(options.port)));
-        if (stashed) return stashed;
-        // @ts-expect-error createConnection exists on https.Agent at runtime
-        const s: tls.TLSSocket = super.createConnection({ ...options, ALPNProtocols: ['http/1.1'] }, cb);
-        s.setNoDelay(noDelay);
-        watchConnect(s, true);
-        return s;
-      }
-    }
-    // keepAlive: reuse connections across requests and clients. 'lifo' reuses the
-    // most recently used socket, which is the one least likely to have been closed
-    // by the origin's idle timeout.
-    const common = { keepAlive: true, keepAliveMsecs: 1000, maxSockets: Infinity, maxFreeSockets: 256, scheduling: 'lifo' as const };
-    this.httpAgent = new HttpAgent(common);
-    this.httpsAgent = new HttpsAgent({ ...common, secureContext: this.secureContext, rejectUnauthorized: opts.rejectUnauthorized });
+    const socket = net.connect({ host, port });
+    socket.setNoDelay(!this.opts.nagle);
+    watchConnect(socket, false);
+    return { socket, ready: false };
   }
 
   private takeStashed(key: string): tls.TLSSocket | undefined {
     const list = this.stash.get(key);
     while (list && list.length) {
       const s = list.pop()!;
-      if (!s.destroyed) return s;
+      if (s.destroyed) continue;
+      // From here on the socket is the HTTP/1.1 connection's: no stash timeout, undici handles its errors.
+      s.setTimeout(0);
+      s.off('error', destroyOnError);
+      return s;
     }
     return undefined;
   }
@@ -182,6 +177,8 @@ export class UpstreamPool {
           this.stash.set(key, list);
           // A stashed socket nobody picks up must not leak: drop it after a while.
           socket.setTimeout(5000, () => socket.destroy());
+          // Nobody else listens while it waits: an error (origin reset) must not be uncaught.
+          socket.on('error', destroyOnError);
           socket.once('close', () => {
             const l = this.stash.get(key);
             if (l) this.stash.set(key, l.filter((s) => s !== socket));
@@ -248,8 +245,7 @@ export class UpstreamPool {
   close(): void {
     this.closed = true;
     this.deadlines.close();
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.h1.close();
     for (const s of this.sessions.values()) s.destroy();
     this.sessions.clear();
     for (const list of this.stash.values()) for (const s of list) s.destroy();
