@@ -3,6 +3,8 @@
  * driven over IPC with one small protocol:
  *   parent → {type:'start', options}     child → {type:'started', info} | {type:'error', code, message}
  *   parent → {type:'close'}              child → {type:'closed', result}, then exits
+ *   parent → {type:X, options}           child → {type:'X:done', result} | {type:'X:error', code, message}
+ *                                        (further calls a child offers, e.g. one proxy per lab run)
  * The child exits when the parent goes away (IPC disconnect), so it never
  * outlives the lab; a child that does not close in time is killed by PID.
  */
@@ -15,6 +17,8 @@ export interface LabChild<Info, Result> {
   pid: number;
   /** Asks the child to finish; resolves with its result (undefined if it died). Idempotent. */
   close(): Promise<Result | undefined>;
+  /** Runs one of the child's further calls; rejects with its error (code kept) or if the child died. */
+  call<T>(type: string, options?: unknown): Promise<T>;
 }
 
 const START_TIMEOUT_MS = 20_000;
@@ -69,14 +73,48 @@ export async function startLabChild<Info, Result>(what: string, entry: URL, from
       clearTimeout(timer);
       return r;
     })());
-  return { info, pid: child.pid!, close };
+  const call = <T>(type: string, options?: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      const onMessage = (m: { type: string; result?: T; code?: string; message?: string }) => {
+        if (m.type !== `${type}:done` && m.type !== `${type}:error`) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        if (m.type === `${type}:done`) resolve(m.result as T);
+        else reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, m.message ?? `The ${what} failed (${type})`));
+      };
+      const onExit = (code: number | null) => {
+        child.off('message', onMessage);
+        reject(new NetlensError(ErrorCodes.INTERNAL, `The ${what} process exited (code ${code}) during ${type}`));
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ type, options });
+    });
+  return { info, pid: child.pid!, close, call };
 }
 
-/** The child side: runs `start` on 'start' and `close` on 'close', reporting over IPC. */
-export function serveLabChild<Options, Info, Result>(start: (options: Options) => Promise<Info>, close: () => Promise<Result>): void {
+/**
+ * The child side: runs `start` on 'start' and `close` on 'close', reporting over
+ * IPC; `calls` answers further message types without ending the process.
+ */
+export function serveLabChild<Options, Info, Result>(
+  start: (options: Options) => Promise<Info>,
+  close: () => Promise<Result>,
+  calls: Record<string, (options: never) => Promise<unknown>> = {},
+): void {
   process.on('disconnect', () => process.exit(0));
-  process.on('message', (msg: { type: 'start'; options: Options } | { type: 'close' }) => {
+  process.on('message', (msg: { type: string; options: Options }) => {
     void (async () => {
+      const handler = calls[msg.type];
+      if (handler) {
+        try {
+          process.send?.({ type: `${msg.type}:done`, result: await handler(msg.options as never) });
+        } catch (err) {
+          const e = err as Error & { code?: string };
+          process.send?.({ type: `${msg.type}:error`, code: e.code, message: e.message });
+        }
+        return;
+      }
       try {
         if (msg.type === 'start') process.send?.({ type: 'started', info: await start(msg.options) });
         else if (msg.type === 'close') process.send?.({ type: 'closed', result: await close() }, () => process.exit(0));

@@ -1,31 +1,51 @@
-/** Child-process entry of a lab cell's proxy (see proxy-process.ts and child-process.ts). */
+/** Child-process entry hosting the lab's proxies (see proxy-process.ts and child-process.ts). */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { HarRecorder } from '../har/recorder.js';
 import type { Exchange } from '../model.js';
 import { startProxy, type ProxyHandle } from '../server/proxy-server.js';
 import { serveLabChild } from './child-process.js';
 import { LOOP_RESOLUTION_MS, loopDelaySummary, proxyMetrics } from './measure.js';
-import type { ProxyProcessOptions, ProxyProcessResult } from './proxy-process.js';
+import type { ProxyRunOptions, ProxyRunResult } from './proxy-process.js';
 
-let proxy: ProxyHandle | undefined;
-let recorder: HarRecorder | undefined;
-const exchanges: Exchange[] = [];
-const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+interface Run {
+  proxy: ProxyHandle;
+  recorder?: HarRecorder;
+  exchanges: Exchange[];
+  loopDelay: ReturnType<typeof monitorEventLoopDelay>;
+}
 
-serveLabChild<ProxyProcessOptions, { url: string; port: number }, ProxyProcessResult>(
-  async (options) => {
-    proxy = await startProxy(options.proxy);
-    proxy.events.subscribe((e) => {
-      if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
-    });
-    if (options.journal) recorder = new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name });
-    loopDelay.enable();
-    return { url: proxy.address.url, port: proxy.address.port };
-  },
+let run: Run | undefined;
+
+async function stopRun(): Promise<ProxyRunResult> {
+  if (!run) throw Object.assign(new Error('no proxy is running'), { code: 'NL_INTERNAL' });
+  const { proxy, recorder, exchanges, loopDelay } = run;
+  run = undefined;
+  loopDelay.disable();
+  recorder?.stop();
+  await proxy.stop();
+  return { metrics: proxyMetrics(exchanges), recorded: recorder?.stats.entries ?? 0, eventLoopDelayMs: loopDelaySummary(loopDelay) };
+}
+
+serveLabChild<Record<string, never>, Record<string, never>, undefined>(
+  async () => ({}),
   async () => {
-    loopDelay.disable();
-    recorder?.stop();
-    await proxy?.stop();
-    return { metrics: proxyMetrics(exchanges), recorded: recorder?.stats.entries ?? 0, eventLoopDelayMs: loopDelaySummary(loopDelay) };
+    if (run) await stopRun();
+    return undefined;
+  },
+  {
+    'run-start': async (options: ProxyRunOptions) => {
+      if (run) await stopRun(); // a run the parent never stopped (it failed): its proxy must not linger
+      const proxy = await startProxy(options.proxy);
+      const exchanges: Exchange[] = [];
+      proxy.events.subscribe((e) => {
+        if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
+      });
+      const recorder = options.journal ? new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name }) : undefined;
+      const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+      loopDelay.enable();
+      run = { proxy, recorder, exchanges, loopDelay };
+      return { url: proxy.address.url, port: proxy.address.port };
+    },
+    'run-stop': stopRun,
   },
 );

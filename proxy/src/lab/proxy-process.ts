@@ -1,40 +1,57 @@
 /**
- * Runs the proxy of a lab cell in its own Node process.
+ * Runs the lab's proxies in a Node process of their own: one process for the
+ * whole lab, a fresh proxy (new listener, upstream pools, recorder) per run.
  *
- * Why: the lab's own process drives the browser over the DevTools protocol and
- * parses several events per request of the page; a proxy sharing that event
- * loop would queue requests behind the measuring instrument's work, which
- * inflated proxy cells' time-to-first-byte. Like the test site (site-process.ts),
- * the proxy gets an event loop of its own, as it has when users run it.
+ * Why another process: the lab's own process drives the browser over the
+ * DevTools protocol and parses several events per request of the page; a
+ * proxy sharing that event loop queued proxied requests behind the measuring
+ * instrument's work. Why one process for all runs: a process per run would
+ * measure a cold one (modules loading, code not yet optimised by V8), which is
+ * not how users run a proxy; no connection or cache survives a run either way.
  */
 import type { ProxyOptions } from '../options.js';
 import type { RunMeasurement } from './types.js';
-import { startLabChild } from './child-process.js';
+import { startLabChild, type LabChild } from './child-process.js';
 
-export interface ProxyProcessOptions {
+export interface ProxyRunOptions {
   proxy: ProxyOptions;
-  /** Record every exchange into this journal (the cell's proxy-side HAR). */
+  /** Record every exchange into this journal (the run's proxy-side HAR). */
   journal?: { file: string; name: string };
 }
 
-export interface ProxyProcessResult {
+export interface ProxyRunResult {
   metrics: NonNullable<RunMeasurement['proxy']>;
   /** Entries written to the journal (when recording). */
   recorded: number;
-  /** Event-loop lag of the proxy's process while it ran (see measure.ts). */
+  /** Event-loop lag of the proxy's process during the run (see measure.ts). */
   eventLoopDelayMs?: { p50: number; p99: number; max: number };
 }
 
-export interface ProxyProcess {
+export interface ProxyRun {
   url: string;
   port: number;
+  /** Stops this run's proxy (closing its journal); resolves with what it saw. Idempotent. */
+  stop(): Promise<ProxyRunResult>;
+}
+
+export interface ProxyHost {
   pid: number;
-  /** Stops the proxy (closing the journal) and its process; resolves with what it saw. Idempotent. */
-  close(): Promise<ProxyProcessResult | undefined>;
+  /** Starts a fresh proxy for one run. */
+  startRun(options: ProxyRunOptions): Promise<ProxyRun>;
+  /** Stops any run still going and ends the process. Idempotent. */
+  close(): Promise<void>;
 }
 
 // netlens:bundle-relative — in a bundle, import.meta.url is the bundle's and the child is built next to it.
-export async function startProxyProcess(options: ProxyProcessOptions): Promise<ProxyProcess> {
-  const child = await startLabChild<{ url: string; port: number }, ProxyProcessResult>('proxy', new URL('./proxy-child', import.meta.url), import.meta.url.endsWith('.ts'), options);
-  return { ...child.info, pid: child.pid, close: child.close };
+export async function startProxyHost(): Promise<ProxyHost> {
+  const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', new URL('./proxy-child', import.meta.url), import.meta.url.endsWith('.ts'), {});
+  return {
+    pid: child.pid,
+    startRun: async (options) => {
+      const { url, port } = await child.call<{ url: string; port: number }>('run-start', options);
+      let stopping: Promise<ProxyRunResult> | undefined;
+      return { url, port, stop: () => (stopping ??= child.call<ProxyRunResult>('run-stop')) };
+    },
+    close: async () => void (await child.close()),
+  };
 }

@@ -24,7 +24,7 @@ import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
 import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
-import { startProxyProcess, type ProxyProcess } from './proxy-process.js';
+import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import { LAB_SCHEMA_VERSION, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement } from './types.js';
@@ -108,6 +108,8 @@ interface RunContext {
   ca: CertificateAuthority;
   harDir?: string;
   signal?: AbortSignal;
+  /** The process hosting this lab's proxies, started on first use. */
+  proxyHost(): Promise<ProxyHost>;
 }
 
 const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
@@ -117,17 +119,17 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   const settings = cellSettings(s.cell);
   const base: RunMeasurement = { cell: s.cell, round: s.round, sequence: s.sequence, startedAt: new Date().toISOString(), ok: false };
   const stem = `${String(s.sequence).padStart(4, '0')}-${s.cell}`;
-  let proxy: ProxyProcess | undefined;
+  let proxy: ProxyRun | undefined;
   let browser: BrowserHandle | undefined;
   let result: RunMeasurement = base;
-  let proxyResult: Awaited<ReturnType<ProxyProcess['close']>>;
+  let proxyResult: Awaited<ReturnType<ProxyRun['stop']>> | undefined;
   const journal = ctx.harDir ? path.join(ctx.harDir, `${stem}.proxy.journal`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
   try {
     if (settings.proxy) {
-      // Its own process, recording there: see proxy-process.ts.
-      proxy = await startProxyProcess({
+      // In the proxy host process, recording there: see proxy-process.ts.
+      proxy = await (await ctx.proxyHost()).startRun({
         proxy: {
           port: 0,
           intercept: settings.intercept,
@@ -166,7 +168,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message: e.message ?? String(err) } };
   } finally {
     await browser?.close();
-    proxyResult = await proxy?.close();
+    proxyResult = await proxy?.stop().catch(() => undefined);
   }
   loopDelay.disable();
   // Proxy cells: the proxy's own process, where starvation would show in its overhead.
@@ -231,7 +233,8 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
       // A broken progress listener must not break the lab.
     }
   };
-  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal };
+  let host: Promise<ProxyHost> | undefined;
+  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal, proxyHost: () => (host ??= startProxyHost()) };
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
   let aborted = false;
   try {
@@ -254,6 +257,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     }
   } finally {
     await site?.close();
+    await host?.then((h) => h.close()).catch(() => undefined);
   }
 
   const cells = analyze(resolved.cells, runs, { baseline: resolved.baseline, alpha: resolved.alpha });

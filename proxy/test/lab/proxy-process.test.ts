@@ -1,11 +1,11 @@
-/** The lab's proxy in its own process (proxy-process.ts): start, record, report, stop, and fail clearly. */
+/** The process hosting the lab's proxies (proxy-process.ts): a fresh proxy per run, recording there, clear errors. */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanJournal } from '../../src/har/journal.js';
-import { startProxyProcess } from '../../src/lab/proxy-process.js';
+import { startProxyHost } from '../../src/lab/proxy-process.js';
 import { curl, echo, httpOrigin } from '../proxy/harness.js';
 
 const alive = (pid: number) => {
@@ -17,41 +17,52 @@ const alive = (pid: number) => {
   }
 };
 
-describe('startProxyProcess', () => {
-  it('runs the proxy in another process, records the journal there, and reports metrics and event-loop lag on close', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyproc-'));
+describe('startProxyHost', () => {
+  it('runs each run\'s proxy in another process, fresh per run, records the journal there, and reports metrics and event-loop lag', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyhost-'));
     const origin = await httpOrigin(echo);
-    const journal = path.join(dir, 'run.journal');
-    const proxy = await startProxyProcess({ proxy: { port: 0, dataDir: dir }, journal: { file: journal, name: 'test run' } });
+    const host = await startProxyHost();
     try {
-      expect(proxy.pid).not.toBe(process.pid);
-      expect(alive(proxy.pid)).toBe(true);
-      for (const p of ['/a', '/b']) expect((await curl(['-x', proxy.url, `${origin.url}${p}`])).code).toBe(0);
-      const result = await proxy.close();
-      expect(result?.metrics).toMatchObject({ exchanges: 2, errors: 0, upstreamConnections: 1 });
-      expect(result?.recorded).toBe(2);
-      expect(result?.eventLoopDelayMs?.max).toBeGreaterThanOrEqual(0);
-      expect(alive(proxy.pid)).toBe(false);
-      const scan = await scanJournal(journal);
-      expect(scan.meta?.name).toBe('test run');
-      expect(scan.entries.length).toBe(2);
-      // Idempotent: a second close returns the same result.
-      expect(await proxy.close()).toEqual(result);
+      expect(host.pid).not.toBe(process.pid);
+      expect(alive(host.pid)).toBe(true);
+      for (const round of [1, 2]) {
+        const journal = path.join(dir, `run${round}.journal`);
+        const run = await host.startRun({ proxy: { port: 0, dataDir: dir }, journal: { file: journal, name: `run ${round}` } });
+        for (const p of ['/a', '/b']) expect((await curl(['-x', run.url, `${origin.url}${p}`])).code).toBe(0);
+        const result = await run.stop();
+        // Fresh per run: only this run's exchanges, on a connection of its own.
+        expect(result.metrics).toMatchObject({ exchanges: 2, errors: 0, upstreamConnections: 1 });
+        expect(result.recorded).toBe(2);
+        expect(result.eventLoopDelayMs?.max).toBeGreaterThanOrEqual(0);
+        // Idempotent: a second stop returns the same result.
+        expect(await run.stop()).toEqual(result);
+        // The run's proxy is gone: its port refuses connections.
+        expect((await curl(['-x', run.url, `${origin.url}/after`])).code).not.toBe(0);
+        const scan = await scanJournal(journal);
+        expect(scan.meta?.name).toBe(`run ${round}`);
+        expect(scan.entries.length).toBe(2);
+      }
+      expect(origin.connections).toBe(2);
     } finally {
-      await proxy.close();
+      await host.close();
       await origin.close();
     }
+    expect(alive(host.pid)).toBe(false);
   });
 
-  it('rejects with the proxy\'s own error (code and message) when it cannot start', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyproc-'));
+  it('a run whose proxy cannot start fails with the proxy\'s own error, and the host keeps serving runs', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyhost-'));
     const busy = net.createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as net.AddressInfo).port;
+    const host = await startProxyHost();
     try {
-      await expect(startProxyProcess({ proxy: { port, host: '127.0.0.1', dataDir: dir } })).rejects.toMatchObject({ code: 'NL_PORT_IN_USE', message: expect.stringMatching(/already in use/) });
+      await expect(host.startRun({ proxy: { port, host: '127.0.0.1', dataDir: dir } })).rejects.toMatchObject({ code: 'NL_PORT_IN_USE', message: expect.stringMatching(/already in use/) });
+      const run = await host.startRun({ proxy: { port: 0, dataDir: dir } });
+      expect((await run.stop()).metrics.exchanges).toBe(0);
     } finally {
       busy.close();
+      await host.close();
     }
   });
 });
