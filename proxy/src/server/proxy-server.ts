@@ -114,6 +114,23 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   };
   server.on('clientError', onClientError);
 
+  // Upstream connections opened as intercepted clients connect (see pool.preconnect):
+  // one per HTTP/1.1 client connection to the origin, the probe for HTTP/2.
+  const h1Clients = new Map<string, number>();
+  const preconnectFor = (target: { host: string; port: number }, tlsSocket: tls.TLSSocket) => {
+    const key = `${target.host} ${target.port}`;
+    const n = tlsSocket.alpnProtocol === 'h2' ? 1 : (h1Clients.get(key) ?? 0) + 1;
+    if (tlsSocket.alpnProtocol !== 'h2') {
+      h1Clients.set(key, n);
+      tlsSocket.once('close', () => {
+        const left = (h1Clients.get(key) ?? 1) - 1;
+        if (left > 0) h1Clients.set(key, left);
+        else h1Clients.delete(key);
+      });
+    }
+    pool.preconnect(target.host, target.port, n);
+  };
+
   // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN.
   const interceptHandler = onRequest(fallbackOrigin('intercepted'));
   const interceptServers = new Map<string, http2.Http2SecureServer | https.Server>();
@@ -144,7 +161,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       if (opts.http2) srv.on('session', (session: http2.ServerHttp2Session) => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
       // Requests find their origin (connection id, CONNECT target) on the raw socket.
       srv.on('secureConnection', (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
-        tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN];
+        const origin = (tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN]);
+        if (origin?.target) preconnectFor(origin.target, tlsSocket);
       });
       srv.on('tlsClientError', (err: Error, tlsSocket: tls.TLSSocket & { _parent?: net.Socket }) => {
         tlsSocket._parent?.emit('netlens:tls-error', err);

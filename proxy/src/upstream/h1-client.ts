@@ -151,6 +151,14 @@ export class H1Clients {
     return conn;
   }
 
+  /** Connections to the origin alive now (busy or idle). */
+  count(secure: boolean, host: string, port: number): number {
+    const key = `${secure ? 's' : ''}${host} ${port}`;
+    let n = 0;
+    for (const conn of this.live) if (conn.key === key && conn.usable) n++;
+    return n;
+  }
+
   /** Returns a connection after its exchange ended (response complete, or failed). */
   release(conn: H1Connection): void {
     conn.busy = false;

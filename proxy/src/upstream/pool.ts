@@ -83,6 +83,8 @@ export class UpstreamPool {
   private readonly sessions = new Map<string, http2.ClientHttp2Session>();
   /** Sockets from an ALPN probe that answered http/1.1, waiting for the first HTTP/1.1 request. */
   private readonly stash = new Map<string, tls.TLSSocket[]>();
+  /** Preconnect sockets still handshaking, per origin (see preconnect). */
+  private readonly preconnecting = new Map<string, tls.TLSSocket[]>();
   private closed = false;
   /** Response-head deadlines of requests in flight (one sweeping timer for all). */
   readonly deadlines = new Deadlines();
@@ -102,8 +104,15 @@ export class UpstreamPool {
   /** A socket for a new HTTP/1.1 connection: the stashed probe socket if there is one, else a new one. */
   private dialH1(secure: boolean, host: string, port: number): Dialed {
     if (secure) {
-      const stashed = this.takeStashed(originKey(host, port));
+      const key = originKey(host, port);
+      const stashed = this.takeStashed(key);
       if (stashed) return { socket: stashed, ready: true };
+      // A preconnect still handshaking is closer to ready than a new dial; this request waits for it (and reports the wait).
+      const pending = this.preconnecting.get(key)?.shift();
+      if (pending) {
+        connectionInfo(pending).claimed = false;
+        return { socket: pending, ready: false };
+      }
       return { socket: this.connectTls(host, port, host, ['http/1.1']), ready: false };
     }
     const socket = net.connect({ host, port });
@@ -172,20 +181,73 @@ export class UpstreamPool {
         if (proto === 'h2') {
           this.adoptSession(key, host, port, socket);
         } else {
-          const list = this.stash.get(key) ?? [];
-          list.push(socket);
-          this.stash.set(key, list);
-          // A stashed socket nobody picks up must not leak: drop it after a while.
-          socket.setTimeout(5000, () => socket.destroy());
-          // Nobody else listens while it waits: an error (origin reset) must not be uncaught.
-          socket.on('error', destroyOnError);
-          socket.once('close', () => {
-            const l = this.stash.get(key);
-            if (l) this.stash.set(key, l.filter((s) => s !== socket));
-          });
+          this.stashSocket(key, socket);
         }
         resolve(proto);
       });
+    });
+  }
+
+  /** Keeps an open TLS socket for the next new HTTP/1.1 connection to the origin (dialH1 takes it). */
+  private stashSocket(key: string, socket: tls.TLSSocket): void {
+    const list = this.stash.get(key) ?? [];
+    list.push(socket);
+    this.stash.set(key, list);
+    // A stashed socket nobody picks up must not leak: drop it after a while.
+    socket.setTimeout(5000, () => socket.destroy());
+    // Nobody else listens while it waits: an error (origin reset) must not be uncaught.
+    socket.on('error', destroyOnError);
+    socket.once('close', () => {
+      const l = this.stash.get(key);
+      if (l) this.stash.set(key, l.filter((s) => s !== socket));
+    });
+  }
+
+  /**
+   * Opens upstream connections for intercepted HTTP/1.1 clients before their
+   * requests arrive, up to one per client connection to the origin (`wanted`).
+   *
+   * Why: a browser opens its connections at once, while the page is still
+   * quiet; a pool that dials only when a request finds no idle connection
+   * opens them later, in the busiest moment of the page load, and those
+   * requests wait for a TLS handshake the direct browser had already done.
+   * A preconnected socket's setup is nobody's: no exchange reports it as its
+   * connect time (as with a browser's preconnect). Over HTTP/2 this is the
+   * protocol probe (one connection serves every client).
+   */
+  preconnect(host: string, port: number, wanted: number): void {
+    if (this.closed) return;
+    const key = originKey(host, port);
+    const known = this.knownProtocol(host, port);
+    if (!known) {
+      void this.protocolFor(host, port, host).catch(() => undefined);
+      return;
+    }
+    if (known !== 'http/1.1') return;
+    const pending = this.preconnecting.get(key) ?? [];
+    const have = this.h1.count(true, host, port) + (this.stash.get(key)?.length ?? 0) + pending.length;
+    if (have >= wanted) return;
+    const socket = this.connectTls(host, port, host, ['http/1.1']);
+    connectionInfo(socket).claimed = true;
+    pending.push(socket);
+    this.preconnecting.set(key, pending);
+    // Still pending when done: nobody took it over, so it waits in the stash.
+    const settle = () => {
+      const i = pending.indexOf(socket);
+      if (i < 0) return false;
+      pending.splice(i, 1);
+      if (pending.length === 0 && this.preconnecting.get(key) === pending) this.preconnecting.delete(key);
+      return true;
+    };
+    const onError = () => {
+      if (settle()) socket.destroy();
+    };
+    socket.once('error', onError);
+    socket.once('secureConnect', () => {
+      socket.off('error', onError);
+      if (!settle()) return; // taken by a request meanwhile: its connection now
+      if (this.closed) socket.destroy();
+      else this.stashSocket(key, socket);
     });
   }
 
@@ -250,5 +312,7 @@ export class UpstreamPool {
     this.sessions.clear();
     for (const list of this.stash.values()) for (const s of list) s.destroy();
     this.stash.clear();
+    for (const list of this.preconnecting.values()) for (const s of list) s.destroy();
+    this.preconnecting.clear();
   }
 }

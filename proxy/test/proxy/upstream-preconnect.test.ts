@@ -1,0 +1,93 @@
+/** Upstream connections opened as intercepted clients connect (pool.preconnect). */
+import http from 'node:http';
+import type net from 'node:net';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CertificateAuthority } from '../../src/tls/ca.js';
+import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
+
+let ca: CertificateAuthority;
+let origin: Origin;
+let tp: TestProxy;
+
+beforeAll(async () => {
+  const dataDir = tempDataDir();
+  ca = loadOrCreateCA(dataDir);
+  origin = await httpsOrigin(ca, { h2: false });
+  tp = await testProxy({ dataDir, http2: false, upstreamCA: [ca.certPem] });
+});
+afterAll(async () => {
+  await tp.stop();
+  await origin.close();
+});
+
+/** An HTTP/1.1 client connection to the origin through the proxy's interception (CONNECT + TLS). */
+async function interceptedConnection(): Promise<tls.TLSSocket> {
+  const tunnel = await new Promise<net.Socket>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${origin.port}` });
+    req.once('connect', (_res, socket) => resolve(socket));
+    req.once('error', reject);
+    req.end();
+  });
+  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: ca.certPem });
+  await new Promise((r) => socket.once('secureConnect', r));
+  return socket;
+}
+
+function get(socket: tls.TLSSocket, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    // node:http over the already-secured socket (https.request would start TLS again).
+    const req = http.request({ host: 'localhost', port: origin.port, path, createConnection: () => socket }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('preconnect', () => {
+  it('opens one upstream connection per HTTP/1.1 client connection before any request, and requests use them', async () => {
+    const before = origin.connections;
+    const clients = await Promise.all([interceptedConnection(), interceptedConnection(), interceptedConnection()]);
+    try {
+      // No request sent yet: the proxy has already dialled the origin, once per client connection.
+      await until(() => origin.connections - before === 3);
+      const statuses = await Promise.all(clients.map((c, i) => get(c, `/pre/${i}`)));
+      expect(statuses).toEqual([200, 200, 200]);
+      expect(origin.connections - before).toBe(3);
+      const xs = await tp.waitFor(3);
+      const pre = xs.filter((x) => x.request.url.includes('/pre/'));
+      expect(new Set(pre.map((x) => x.upstreamConnectionId)).size).toBe(3);
+      // Set up before the request: not the exchange's own connect time (as with a browser's preconnect).
+      for (const x of pre) {
+        expect(x.timings.connect).toBe(-1);
+        expect(x.upstreamConnectionNew).toBe(false);
+      }
+    } finally {
+      for (const c of clients) c.destroy();
+    }
+  });
+
+  it('opens no more than the client connections need', async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    const before = origin.connections;
+    const c = await interceptedConnection();
+    try {
+      expect(await get(c, '/again')).toBe(200);
+      // The three connections from the test before are idle in the pool: no new dial.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(origin.connections - before).toBe(0);
+    } finally {
+      c.destroy();
+    }
+  });
+});
