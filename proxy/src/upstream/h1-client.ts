@@ -17,7 +17,13 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import Client from 'undici/lib/dispatcher/client.js';
+import type Client from 'undici/lib/dispatcher/client.js';
+import { lazyRequire } from '../lazy-require.js';
+
+// Loaded with the first HTTP/1.1 upstream connection: undici's client is ~11 MB
+// of resident memory (more once its llhttp WebAssembly runs), which a proxy
+// idling, or one whose origins all speak HTTP/2, need not pay.
+const loadClient = lazyRequire<typeof Client>('undici/lib/dispatcher/client.js');
 
 /** A socket from the pool: `ready` when it is already connected (a stashed probe socket). */
 export interface Dialed {
@@ -95,7 +101,8 @@ export class H1Connection {
       socket.once('error', onError);
       socket.once('close', onClose);
     };
-    this.client = new Client(origin, {
+    const UndiciClient = loadClient();
+    this.client = new UndiciClient(origin, {
       connect: connect as never,
       pipelining: 1,
       // The pool's response-head deadline does this job; a body may stream slowly on purpose.
