@@ -51,6 +51,11 @@ export const ErrorCodes = {
   PAGE_LOAD: 'NL_PAGE_LOAD',
   /** A lab run was cancelled (AbortSignal / Ctrl-C). */
   LAB_ABORTED: 'NL_LAB_ABORTED',
+  /**
+   * Lab: an external proxy of a via cell could not be used: connection refused, not an
+   * HTTP proxy, CONNECT refused, TLS to the target through it failed, or no answer in time.
+   */
+  LAB_VIA_PROXY: 'NL_LAB_VIA_PROXY',
   /** A HAR file cannot be used (not JSON, truncated, no log.entries, an entry without request/response). */
   HAR_INVALID: 'NL_HAR_INVALID',
   /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */

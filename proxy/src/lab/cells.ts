@@ -1,8 +1,12 @@
 /**
  * The lab matrix: which cells exist, what each one means, how users name them,
  * and which cell each is compared with.
+ *
+ * Besides the 10 built-in cells, every external proxy in `LabConfig.via` adds
+ * `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
+ * functions that accept cell names take the via names as a second argument.
  */
-import type { CellId, CellSettings } from './types.js';
+import type { CellId, CellSettings, ViaCellId } from './types.js';
 
 /** All 10 meaningful cells, in the order tables list them: direct first, then proxy by protocol. */
 export const ALL_CELLS: readonly CellId[] = [
@@ -18,11 +22,42 @@ export const ALL_CELLS: readonly CellId[] = [
   'proxy+h1+tunnel+nagle',
 ];
 
-export function isCellId(s: string): s is CellId {
-  return (ALL_CELLS as readonly string[]).includes(s);
+/** A valid external proxy name (also what `via-<name>` cells are made of). */
+export const VIA_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const VIA_CELL = /^via-([a-z0-9][a-z0-9-]{0,31})\+(h2|h1)$/;
+
+/** The two cells of one external proxy, h2 first (as the built-in cells list them). */
+export function viaCells(name: string): ViaCellId[] {
+  return [`via-${name}+h2`, `via-${name}+h1`];
+}
+
+/** The built-in cells, then both cells of each external proxy in the order given. */
+export function allCells(viaNames: readonly string[] = []): CellId[] {
+  return [...ALL_CELLS, ...viaNames.flatMap(viaCells)];
+}
+
+/** `via-<name>+h2|h1` → its parts, whatever the name (for results read back from disk). */
+export function parseViaCell(s: string): { name: string; http2: boolean } | undefined {
+  const m = VIA_CELL.exec(s);
+  return m ? { name: m[1], http2: m[2] === 'h2' } : undefined;
+}
+
+export function isViaCellId(s: string): s is ViaCellId {
+  return parseViaCell(s) !== undefined;
+}
+
+/** A built-in cell, or a via cell of one of `viaNames`. */
+export function isCellId(s: string, viaNames: readonly string[] = []): s is CellId {
+  if ((ALL_CELLS as readonly string[]).includes(s)) return true;
+  const via = parseViaCell(s);
+  return via !== undefined && viaNames.includes(via.name);
 }
 
 export function cellSettings(id: CellId): CellSettings {
+  const via = parseViaCell(id);
+  // The lab controls neither interception nor Nagle in another proxy: both false, so
+  // no "one setting switched" pair ever matches a via cell with a Netlens cell.
+  if (via) return { proxy: true, http2: via.http2, intercept: false, nagle: false, via: via.name };
   const parts = id.split('+');
   const proxy = parts[0] === 'proxy';
   return {
@@ -34,37 +69,55 @@ export function cellSettings(id: CellId): CellSettings {
 }
 
 export function cellId(s: CellSettings): CellId {
+  if (s.via) return `via-${s.via}+${s.http2 ? 'h2' : 'h1'}`;
   if (!s.proxy) return s.http2 ? 'direct+h2' : 'direct+h1';
   return `proxy+${s.http2 ? 'h2' : 'h1'}+${s.intercept ? 'intercept' : 'tunnel'}${s.nagle ? '+nagle' : ''}` as CellId;
+}
+
+/** The parts a pattern can name: `via-x+h2` also answers to `via` (every via cell). */
+function cellParts(id: CellId): string[] {
+  const parts = id.split('+');
+  return isViaCellId(id) ? ['via', ...parts] : parts;
 }
 
 /**
  * Parses a cell list as users type it: `all`, or comma-separated ids or patterns
  * whose parts must all appear, e.g. `direct,proxy+h2` (both direct cells and the
- * four proxy+h2 cells) or `direct+h2,proxy+h2+intercept`. Unknown names throw
- * with the list of valid ones. The result keeps ALL_CELLS order, without duplicates.
+ * four proxy+h2 cells) or `direct+h2,proxy+h2+intercept`; `via` selects every
+ * via cell, `via-mitmproxy` both cells of that proxy. Via cells exist only for
+ * `viaNames`. Unknown names throw with the list of valid ones. The result keeps
+ * `allCells(viaNames)` order, without duplicates.
  */
-export function parseCells(list: string): CellId[] {
+export function parseCells(list: string, viaNames: readonly string[] = []): CellId[] {
+  const universe = allCells(viaNames);
   const wanted = new Set<CellId>();
   for (const raw of list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
     if (raw === 'all') {
-      ALL_CELLS.forEach((c) => wanted.add(c));
+      universe.forEach((c) => wanted.add(c));
       continue;
     }
-    if (isCellId(raw)) {
+    if (isCellId(raw, viaNames)) {
       wanted.add(raw);
       continue;
     }
     // A pattern: every part must be one of the cell's parts ("proxy+nagle" → the 4 Nagle cells).
     const parts = raw.split('+');
-    const matches = ALL_CELLS.filter((c) => parts.every((p) => c.split('+').includes(p)));
-    if (matches.length === 0) {
-      throw new Error(`unknown cell "${raw}". Valid cells: all, ${ALL_CELLS.join(', ')} (or parts of them, e.g. "direct" or "proxy+h2")`);
-    }
+    const matches = universe.filter((c) => parts.every((p) => cellParts(c).includes(p)));
+    if (matches.length === 0) throw new Error(unknownCellMessage(raw, viaNames));
     matches.forEach((c) => wanted.add(c));
   }
   if (wanted.size === 0) throw new Error('no cells given');
-  return ALL_CELLS.filter((c) => wanted.has(c));
+  return universe.filter((c) => wanted.has(c));
+}
+
+/** "unknown cell …, valid cells: …", with a hint when it looks like a via cell of a proxy not given. */
+export function unknownCellMessage(raw: string, viaNames: readonly string[] = []): string {
+  const hint = raw.startsWith('via')
+    ? viaNames.length
+      ? ` (external proxies given: ${viaNames.join(', ')})`
+      : ' (via cells need their external proxy: --via NAME=URL)'
+    : '';
+  return `unknown cell "${raw}"${hint}. Valid cells: all, ${allCells(viaNames).join(', ')} (or parts of them, e.g. "direct", "proxy+h2" or "via")`;
 }
 
 /**

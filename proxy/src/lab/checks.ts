@@ -3,7 +3,7 @@
  * against stored results (`--baseline results.json`). Each failure is one
  * readable sentence; an empty list means the check passed.
  */
-import { isCellId } from './cells.js';
+import { isCellId, isViaCellId } from './cells.js';
 import { metricValues } from './analyze.js';
 import { compare } from './stats.js';
 import { METRICS, type Budget, type CellResult, type CheckFailure, type LabResult, type MetricName } from './types.js';
@@ -12,14 +12,14 @@ const STATS = ['median', 'p95', 'max', 'mean'] as const;
 
 /**
  * Validates a parsed budget file and returns it typed; throws with a message
- * naming the bad key so users can fix the file.
+ * naming the bad key so users can fix the file. Via cells are valid for `viaNames`.
  */
-export function parseBudget(data: unknown): Budget {
+export function parseBudget(data: unknown, viaNames: readonly string[] = []): Budget {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new Error('a budget file is a JSON object: {"<cell>": {"<metric>": {"median": <ms>}}}');
   }
   for (const [cell, metrics] of Object.entries(data)) {
-    if (!isCellId(cell)) throw new Error(`budget: unknown cell "${cell}"`);
+    if (!isCellId(cell, viaNames)) throw new Error(`budget: unknown cell "${cell}"`);
     if (typeof metrics !== 'object' || metrics === null) throw new Error(`budget: "${cell}" must map metrics to limits`);
     for (const [metric, limits] of Object.entries(metrics as object)) {
       if (!(METRICS as readonly string[]).includes(metric)) {
@@ -38,7 +38,7 @@ export function parseBudget(data: unknown): Budget {
 export function checkBudget(cells: readonly CellResult[], budget: Budget): CheckFailure[] {
   const failures: CheckFailure[] = [];
   for (const [cell, metrics] of Object.entries(budget)) {
-    if (!isCellId(cell)) continue;
+    if (!isCellId(cell) && !isViaCellId(cell)) continue;
     const result = cells.find((c) => c.id === cell);
     for (const [metric, limits] of Object.entries(metrics ?? {}) as [MetricName, Partial<Record<(typeof STATS)[number], number>>][]) {
       const stats = result?.stats[metric];

@@ -63,6 +63,10 @@ export function formatTable(result: LabResult): string {
     `Runs: ${result.config.runs} per cell, shuffled per round (seed ${result.config.seed}); baseline: ${result.config.baseline}; α = ${result.config.alpha}` +
       (result.aborted ? ' — CANCELLED, partial results' : ''),
     `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta).`,
+    ...(result.via ?? []).map((v) => {
+      const what = v.intercepts === true ? 'terminates TLS' : v.intercepts === false ? 'tunnels TLS' : 'TLS handling unknown';
+      return `via-${v.name}: external proxy ${v.url} (${what}); warm: started outside the lab and reused by every run, unlike the fresh Netlens proxy per run.`;
+    }),
     '',
     pad([header, ...rows]),
     ...formatEffects(result),

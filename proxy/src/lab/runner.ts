@@ -22,12 +22,14 @@ import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
-import { ALL_CELLS, cellSettings, isCellId } from './cells.js';
+import { allCells, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
-import { LAB_SCHEMA_VERSION, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement } from './types.js';
+import { LAB_SCHEMA_VERSION, type CellId, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement, type ViaProbe } from './types.js';
+import { validateVia } from './via.js';
+import { probeOriginLeaf, probeViaProxy, type LeafCertificate } from './via-probe.js';
 
 export interface RunLabOptions {
   /** Cancels the lab: the current run's browser and proxy are torn down; the result holds what finished (aborted: true). */
@@ -40,9 +42,15 @@ type ResolvedConfig = LabResult['config'];
 export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   const runs = config.runs ?? 5;
   if (!Number.isInteger(runs) || runs < 1) throw new NetlensError(ErrorCodes.USAGE, `runs must be a whole number ≥ 1 (got ${runs})`);
-  const unknown = (config.cells ?? []).filter((c) => !isCellId(c));
-  if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${ALL_CELLS.join(', ')}`);
-  const cells = config.cells?.length ? ALL_CELLS.filter((c) => config.cells!.includes(c)) : [...ALL_CELLS];
+  const via = validateVia(config.via ?? []);
+  const viaNames = via.map((v) => v.name);
+  const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
+  if (unknown.length === 1) throw new NetlensError(ErrorCodes.USAGE, unknownCellMessage(unknown[0], viaNames));
+  if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${allCells(viaNames).join(', ')}`);
+  const universe = allCells(viaNames);
+  let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : [...universe];
+  // External proxies given but none of their cells picked: the user surely wants them run.
+  if (via.length && !cells.some(isViaCellId)) cells = [...cells, ...viaNames.flatMap(viaCells)];
   if (config.target.kind === 'site' && (!Number.isInteger(config.target.images) || config.target.images < 0)) {
     throw new NetlensError(ErrorCodes.USAGE, `images must be a whole number ≥ 0 (got ${config.target.images})`);
   }
@@ -64,6 +72,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     alpha: config.alpha ?? 0.05,
     seed: config.seed ?? crypto.randomInt(2 ** 31),
     dataDir: config.dataDir ?? defaultDataDir(),
+    ...(via.length ? { via } : {}),
     ...(config.outDir ? { outDir: path.resolve(config.outDir) } : {}),
     ...(config.chromePath ? { chromePath: config.chromePath } : {}),
   };
@@ -108,6 +117,8 @@ interface RunContext {
   ca: CertificateAuthority;
   harDir?: string;
   signal?: AbortSignal;
+  /** Via cells: external proxy name → its URL and the leaf key hash it presents for the target. */
+  via: Map<string, { url: string; leafSpkiHash?: string }>;
   /** The process hosting this lab's proxies, started on first use. */
   proxyHost(): Promise<ProxyHost>;
 }
@@ -127,7 +138,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
   try {
-    if (settings.proxy) {
+    if (settings.proxy && !settings.via) {
       // In the proxy host process, recording there: see proxy-process.ts.
       proxy = await (await ctx.proxyHost()).startRun({
         proxy: {
@@ -142,12 +153,15 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
         journal: journal ? { file: journal, name: `lab ${s.cell} run ${s.round + 1}` } : undefined,
       });
     }
+    // Via cells: no Netlens proxy; the external one, long-running (warm), stands in its place.
+    const via = settings.via ? ctx.via.get(settings.via) : undefined;
+    if (settings.via && !via) throw new NetlensError(ErrorCodes.INTERNAL, `no external proxy named ${settings.via}`);
     browser = await launchBrowser({
       chromePath: ctx.chromePath,
       headless: true,
       http2: settings.http2,
-      proxyUrl: proxy?.url,
-      trustSpkiHashes: [ctx.ca.leafSpkiHash],
+      proxyUrl: via ? via.url : proxy?.url,
+      trustSpkiHashes: [...new Set([ctx.ca.leafSpkiHash, ...(via?.leafSpkiHash ? [via.leafSpkiHash] : [])])],
       signal: ctx.signal,
     });
     const capture = await capturePage(browser, {
@@ -188,6 +202,30 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   return result;
 }
 
+export const VIA_NOTE =
+  'long-running proxy started outside the lab: warm across runs (its processes, pools and caches are not restarted), unlike Netlens cells, which get a fresh proxy per run';
+
+/**
+ * Probes every external proxy a via cell uses, once, before any run (see
+ * via-probe.ts). http:// targets need no certificate, so nothing is probed.
+ */
+async function probeVia(config: ResolvedConfig, url: string): Promise<ViaProbe[]> {
+  const used = new Set(config.cells.map((c) => cellSettings(c).via).filter(Boolean));
+  const via = (config.via ?? []).filter((v) => used.has(v.name));
+  const target = new URL(url);
+  if (!via.length) return [];
+  if (target.protocol !== 'https:') return via.map((v) => ({ ...v, note: VIA_NOTE }));
+  const leaves: LeafCertificate[] = [];
+  for (const v of via) leaves.push(await probeViaProxy(v, target));
+  const origin = await probeOriginLeaf(target);
+  return via.map((v, i) => ({
+    ...v,
+    leafSpkiHash: leaves[i].spkiHash,
+    ...(origin ? { intercepts: leaves[i].fingerprint256 !== origin.fingerprint256 } : {}),
+    note: VIA_NOTE,
+  }));
+}
+
 /**
  * Runs the lab. Resolves with the results (also when cancelled: `aborted: true`,
  * holding the runs that finished). Rejects only when the lab cannot start at
@@ -224,6 +262,14 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     expectedRequests = resolved.target.expectedRequests ?? 1;
   }
 
+  let probes: ViaProbe[] = [];
+  try {
+    probes = await probeVia(resolved, url);
+  } catch (err) {
+    await site?.close();
+    throw err;
+  }
+
   const plan = schedule(resolved.cells, resolved.runs, resolved.seed);
   const runs: RunMeasurement[] = [];
   const emit = (p: LabProgress) => {
@@ -234,7 +280,17 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     }
   };
   let host: Promise<ProxyHost> | undefined;
-  const ctx: RunContext = { config: resolved, url, expectedRequests, chromePath, ca, harDir, signal: options.signal, proxyHost: () => (host ??= startProxyHost()) };
+  const ctx: RunContext = {
+    config: resolved,
+    url,
+    expectedRequests,
+    chromePath,
+    ca,
+    harDir,
+    signal: options.signal,
+    proxyHost: () => (host ??= startProxyHost()),
+    via: new Map(probes.map((p) => [p.name, { url: p.url, leafSpkiHash: p.leafSpkiHash }])),
+  };
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
   let aborted = false;
   try {
@@ -273,6 +329,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     durationMs: performance.now() - t0,
     aborted,
     cells,
+    ...(probes.length ? { via: probes } : {}),
     effects: effects(cells, resolved.alpha),
   };
   if (resolved.outDir) {

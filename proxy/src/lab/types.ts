@@ -12,12 +12,22 @@ export const LAB_SCHEMA_VERSION = 1;
 /**
  * A matrix cell, named by its settings joined with `+`:
  *   `direct+h2`, `direct+h1`,
- *   `proxy+<h2|h1>+<intercept|tunnel>[+nagle]`  (8 cells).
+ *   `proxy+<h2|h1>+<intercept|tunnel>[+nagle]`  (8 cells),
+ *   `via-<name>+<h2|h1>`  (2 per external proxy in `LabConfig.via`).
  * `h1` means HTTP/2 disabled (`--disable-http2` and the proxy speaks HTTP/1.1 on
  * both legs); `tunnel` means CONNECT is a blind TCP tunnel; `+nagle` means the
  * proxy leaves Nagle's algorithm on (no suffix: `setNoDelay(true)`).
  */
-export type CellId =
+export type CellId = BuiltInCellId | ViaCellId;
+
+/**
+ * A page load through an external proxy (`LabConfig.via`), e.g. `via-mitmproxy+h2`.
+ * `h1` only disables HTTP/2 in Chrome: what the other proxy speaks upstream is its business.
+ */
+export type ViaCellId = `via-${string}+h2` | `via-${string}+h1`;
+
+/** The 10 cells of the Netlens matrix. */
+export type BuiltInCellId =
   | 'direct+h2'
   | 'direct+h1'
   | 'proxy+h2+intercept'
@@ -29,12 +39,50 @@ export type CellId =
   | 'proxy+h1+tunnel'
   | 'proxy+h1+tunnel+nagle';
 
-/** The settings a cell stands for. `intercept`/`nagle` are false for direct cells. */
+/**
+ * The settings a cell stands for. `intercept`/`nagle` are false for direct cells.
+ * Via cells: `proxy: true`, `via` = the external proxy's name, and `intercept`/`nagle`
+ * false because the lab does not control them (whether that proxy terminates TLS is
+ * in `LabResult.via[].intercepts`, as observed by the probe).
+ */
 export interface CellSettings {
   proxy: boolean;
   http2: boolean;
   intercept: boolean;
   nagle: boolean;
+  /** Via cells: name of the external proxy (`LabConfig.via[].name`). Absent for Netlens and direct cells. */
+  via?: string;
+}
+
+/**
+ * An external HTTP proxy to load the page through, next to Netlens and direct
+ * (Charles, mitmproxy, a corporate proxy…). It must accept `CONNECT` for https targets.
+ */
+export interface ViaProxy {
+  /** Names the cells `via-<name>+h2` / `via-<name>+h1`: /^[a-z0-9][a-z0-9-]{0,31}$/. */
+  name: string;
+  /** `http://host:port`. */
+  url: string;
+}
+
+/** What the lab found out about an external proxy before the runs (`LabResult.via`). */
+export interface ViaProbe {
+  name: string;
+  url: string;
+  /**
+   * base64 SHA-256 of the SubjectPublicKeyInfo of the leaf certificate the proxy
+   * presented for the target (trusted by the lab's throwaway Chrome profiles only).
+   * Absent for http:// targets (nothing to trust).
+   */
+  leafSpkiHash?: string;
+  /**
+   * True when the proxy presented another certificate than the origin does
+   * (it terminates TLS), false when it is the origin's (a blind tunnel); absent
+   * when the lab could not reach the origin directly to compare, or for http:// targets.
+   */
+  intercepts?: boolean;
+  /** Why its cells are not like Netlens cells (it is long-running and warm). */
+  note: string;
 }
 
 /** What the lab loads: the built-in test site (started by the lab) or any URL. */
@@ -57,8 +105,14 @@ export type LabTarget =
 
 export interface LabConfig {
   target: LabTarget;
-  /** Cells to run, in any order. Default: all 10. */
+  /**
+   * Cells to run, in any order. Default: all 10. Via cells are valid only for
+   * names in `via`; when `via` is given and no via cell is listed, both via cells
+   * of every external proxy are added.
+   */
   cells?: CellId[];
+  /** External proxies to compare with (cells `via-<name>+h2|h1`). Default none. */
+  via?: ViaProxy[];
   /** Runs per cell (each run is a fresh browser, and a fresh proxy for proxy cells). Default 5. */
   runs?: number;
   /**
@@ -199,7 +253,7 @@ export interface LabResult {
   schemaVersion: typeof LAB_SCHEMA_VERSION;
   tool: { name: 'netlens'; version: string };
   /** The config with every default filled in (seed included). */
-  config: Required<Omit<LabConfig, 'outDir' | 'chromePath'>> & { outDir?: string; chromePath?: string };
+  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via'>> & { outDir?: string; chromePath?: string; via?: ViaProxy[] };
   /** URL actually loaded (the test site's address for `kind: 'site'`). */
   url: string;
   /** Requests a complete page load makes (shorter browser HARs are failed runs). */
@@ -212,6 +266,8 @@ export interface LabResult {
   aborted: boolean;
   /** Cells in config order. */
   cells: CellResult[];
+  /** The external proxies of the via cells, as probed at lab start (absent when there were none). */
+  via?: ViaProbe[];
   /**
    * Each dimension's effect on load time: pairs of cells that differ in exactly
    * one setting (e.g. `proxy+h1+intercept+nagle` vs `proxy+h1+intercept`), both run.

@@ -35,3 +35,25 @@ describe('lab view model', () => {
     expect(representativeRun({ ...base, runs: [run('proxy+h1+intercept', 5, false)] })).toBeUndefined();
   });
 });
+
+describe('lab view model with via cells (external proxies)', () => {
+  const direct: CellResult = { ...base, id: 'direct+h2', settings: { proxy: false, http2: true, intercept: false, nagle: false }, runs: [run('direct+h2', 100)], stats: { loadMs: stats([100]) } };
+  const via: CellResult = {
+    id: 'via-mitmproxy+h2',
+    settings: { proxy: true, http2: true, intercept: false, nagle: false, via: 'mitmproxy' },
+    runs: [run('via-mitmproxy+h2', 300), run('via-mitmproxy+h2', 0, false)],
+    stats: { loadMs: stats([300]) },
+    comparisons: { loadMs: { baseline: 'direct+h2', metric: 'loadMs', ratio: 3, u: 0, p: 0.3, method: 'exact', cliffsDelta: 1, magnitude: 'large', significant: false } },
+    noisyBaseline: false,
+  };
+  const withVia = { cells: [direct, via], via: [{ name: 'mitmproxy', url: 'http://127.0.0.1:8081', note: 'warm' }] } as unknown as LabResult;
+
+  it('lists them like any cell, compared with direct of the same protocol', () => {
+    expect(labTableRows(withVia).map((r) => [r.cell, r.isBaseline, r.ratio, r.failures])).toEqual([
+      ['direct+h2', true, undefined, 0],
+      ['via-mitmproxy+h2', false, 3, 1],
+    ]);
+    expect(chartSeries(withVia, 'loadMs').map((p) => p.cell)).toEqual(['direct+h2', 'via-mitmproxy+h2']);
+    expect(representativeRun(via)!.loadMs).toBe(300);
+  });
+});

@@ -4,7 +4,8 @@ import { parseCells } from '../../lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
 import { formatTable, progressLine } from '../../lab/report.js';
 import { runLab } from '../../lab/runner.js';
-import type { CheckFailure, LabConfig, LabResult } from '../../lab/types.js';
+import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
+import { parseViaFlag } from '../../lab/via.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag } from '../flags.js';
 
@@ -32,7 +33,7 @@ function numberFlag(values: Record<string, unknown>, name: string, fallback: num
 
 export const labCommand: CliCommand = {
   name: 'lab',
-  summary: 'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix, with statistics',
+  summary: 'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix (and through other proxies), with statistics',
   help: `Usage: netlens lab [--url URL | --images N] [flags]
 
 Loads a page again and again in headless Chrome (a fresh browser per run, and a
@@ -45,6 +46,8 @@ Cells (--cells, comma-separated; parts select groups, e.g. "direct", "proxy+h2",
   direct+h2  direct+h1
   proxy+h2+intercept  proxy+h2+intercept+nagle  proxy+h2+tunnel  proxy+h2+tunnel+nagle
   proxy+h1+intercept  proxy+h1+intercept+nagle  proxy+h1+tunnel  proxy+h1+tunnel+nagle
+  via-NAME+h2  via-NAME+h1   (per --via proxy; "via" selects them all; added by
+                              default when --cells names none of them)
 
 Flags:
   --url URL              load this URL instead of the built-in test site
@@ -53,6 +56,11 @@ Flags:
   --latency MS           test site: delay per response and per new connection (default 0)
   --conn-latency MS      test site: delay per new connection only (default: --latency)
   --cells LIST|all       cells to run (default all)
+  --via NAME=URL         also load the page through another HTTP proxy (Charles,
+                         mitmproxy, a corporate proxy…) at URL = http://host:port;
+                         repeatable. It must support CONNECT for https pages; the
+                         lab's throwaway browser profiles trust the certificate it
+                         presents for the page. It is not restarted between runs (warm).
   --runs N               runs per cell (default 5)
   --baseline-cell CELL   compare every cell with CELL (default: direct cell of the same HTTP/2 setting)
   --out DIR              write results.json and the HARs (browser + proxy side) here
@@ -73,6 +81,7 @@ Examples:
   netlens lab --images 100 --runs 5 --latency 20 --out lab-out
   netlens lab --cells direct+h2,proxy+h2+intercept --runs 10 --budget budget.json
   netlens lab --url https://intranet.example/ --cells proxy+h2 --baseline lab-out/results.json
+  netlens lab --images 200 --latency 10 --cells direct,proxy+intercept --via mitmproxy=http://127.0.0.1:8081
 `,
   options: {
     url: { type: 'string' },
@@ -81,6 +90,7 @@ Examples:
     latency: { type: 'string' },
     'conn-latency': { type: 'string' },
     cells: { type: 'string' },
+    via: { type: 'string', multiple: true },
     runs: { type: 'string' },
     'baseline-cell': { type: 'string' },
     out: { type: 'string' },
@@ -99,9 +109,19 @@ Examples:
     if (values.url && (values.images !== undefined || values.latency !== undefined || values['conn-latency'] !== undefined)) {
       throw new UsageError('--images and --latency describe the built-in test site; they cannot be combined with --url');
     }
+    const via: ViaProxy[] = [];
+    for (const raw of (values.via as string[] | undefined) ?? []) {
+      try {
+        via.push(parseViaFlag(raw));
+      } catch (err) {
+        throw new UsageError(`--via: ${(err as Error).message}`);
+      }
+      if (via.slice(0, -1).some((v) => v.name === via.at(-1)!.name)) throw new UsageError(`--via: the name "${via.at(-1)!.name}" is given twice`);
+    }
+    const viaNames = via.map((v) => v.name);
     let cells: LabConfig['cells'];
     try {
-      cells = values.cells ? parseCells(String(values.cells)) : undefined;
+      cells = values.cells ? parseCells(String(values.cells), viaNames) : undefined;
     } catch (err) {
       throw new UsageError(`--cells: ${(err as Error).message}`);
     }
@@ -109,7 +129,7 @@ Examples:
     if (values['baseline-cell']) {
       const [one, ...more] = (() => {
         try {
-          return parseCells(String(values['baseline-cell']));
+          return parseCells(String(values['baseline-cell']), viaNames);
         } catch (err) {
           throw new UsageError(`--baseline-cell: ${(err as Error).message}`);
         }
@@ -123,6 +143,7 @@ Examples:
         ? { kind: 'url', url: String(values.url), expectedRequests: intFlag(values, 'expected-requests', 1, 1, 1_000_000) }
         : { kind: 'site', images: intFlag(values, 'images', 1000, 0, 100_000), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, 0, 60_000) },
       cells,
+      ...(via.length ? { via } : {}),
       runs: intFlag(values, 'runs', 5, 1, 1000),
       baseline: baselineCell,
       quietMs: intFlag(values, 'quiet-ms', 500, 0, 60_000),
@@ -135,7 +156,7 @@ Examples:
     // Read the CI inputs before spending minutes on the runs.
     const budget = values.budget ? (() => {
       try {
-        return parseBudget(readJson(String(values.budget), 'budget'));
+        return parseBudget(readJson(String(values.budget), 'budget'), viaNames);
       } catch (err) {
         throw err instanceof UsageError ? err : new UsageError((err as Error).message);
       }
