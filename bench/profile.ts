@@ -1,7 +1,8 @@
 /**
- * `npx tsx bench/profile.ts [https|plain] [seconds]` — runs the recording,
+ * `npx tsx bench/profile.ts [https|plain|h2] [seconds]` — runs the recording,
  * intercepting Netlens (bundled, as it ships) under `node --cpu-prof`, drives it with the bench's own
- * load (undici via CONNECT at c=16, or wrk GET c=64), and prints the functions
+ * load (undici via CONNECT at c=16, wrk GET c=64, or h2: bursts of 200 image
+ * GETs on one HTTP/2 connection to the lab's test site), and prints the functions
  * with the most self time, by file:function, plus the .cpuprofile path (open it
  * in Chrome DevTools or speedscope for a flame graph).
  */
@@ -13,19 +14,32 @@ import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
+import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 
-const mode = process.argv[2] === 'plain' ? 'plain' : 'https';
+const mode = process.argv[2] === 'plain' ? 'plain' : process.argv[2] === 'h2' ? 'h2' : 'https';
 const seconds = Number(process.argv[3] ?? 8);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
-// `minimal` as the third argument profiles the floor (bench/peers/node-minimal-mitm.ts) instead.
-const subject = process.argv[4] === 'minimal' ? [path.join(BENCH_DIR, 'peers/node-minimal-mitm.ts'), dataDir] : [await bundleNetlensPeer(dataDir), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
+// `minimal` as the third argument profiles the floor instead: bench/peers/node-minimal-mitm.ts, or node-minimal-h2-mitm.ts for h2.
+const floor = mode === 'h2' ? 'peers/node-minimal-h2-mitm.ts' : 'peers/node-minimal-mitm.ts';
+const subject = process.argv[4] === 'minimal' ? [path.join(BENCH_DIR, floor), dataDir] : [await bundleNetlensPeer(), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
 const proxy = await startChild<{ port: number }>('netlens', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []), ...subject], { env: { NODE_EXTRA_CA_CERTS: ca.certPath } });
 try {
-  if (mode === 'plain') {
+  if (mode === 'h2') {
+    // The lab's page shape: HTTP/2 on both legs, bursts of 200 small images from the test site.
+    const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
+    try {
+      const cfg = { origin: site.url, proxy: `http://127.0.0.1:${proxy.info.port}`, proxyPid: proxy.pid, caFiles: [ca.certPath], burst: 200, durationMs: seconds * 1000 };
+      const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
+      const out = await new Promise<string>((resolve) => execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)));
+      console.log(out.trim());
+    } finally {
+      await site.close();
+    }
+  } else if (mode === 'plain') {
     const r = await runWrk({ originPort: origin.info.httpPort, proxyPort: proxy.info.port, method: 'GET', path: '/small', connections: 64, durationS: seconds });
     console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
   } else {

@@ -49,7 +49,7 @@ export const netlens = (record: boolean, intercept = true): Peer => ({
   connect: intercept ? 'intercept' : 'tunnel',
   start: async (env) => {
     // Bundled and run by plain node, as the desktop app ships it (no tsx loader thread or helpers).
-    const bundle = await bundleNetlensPeer(env.dataDir);
+    const bundle = await bundleNetlensPeer();
     const child = await startChild<PeerInfo>(`netlens`, process.execPath, [bundle, env.dataDir, intercept ? '1' : '0', record ? '1' : '0']);
     child.info.caPath = env.caPath;
     return child;

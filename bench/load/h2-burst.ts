@@ -1,0 +1,92 @@
+/**
+ * Load generator shaped like a browser loading the lab's image page over
+ * HTTP/2 (its own process): one h2 connection to the test site through the
+ * proxy's CONNECT, then bursts of N concurrent GETs (/img/0.png … /img/N-1.png),
+ * the next burst when the last response of the previous one has arrived.
+ * Reads the proxy's CPU time from /proc over the measured window.
+ * argv: one JSON object, see Config. Prints `RESULT {json}`.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import tls from 'node:tls';
+
+interface Config {
+  /** https://host:port of the test site. */
+  origin: string;
+  /** Absent: straight to the origin (the baseline). */
+  proxy?: string;
+  proxyPid?: number;
+  caFiles: string[];
+  burst: number;
+  durationMs: number;
+}
+
+const cfg = JSON.parse(process.argv[2]!) as Config;
+const ca = cfg.caFiles.map((f) => fs.readFileSync(f, 'utf8'));
+const target = new URL(cfg.origin);
+
+const cpuMs = (pid?: number) => {
+  if (!pid) return 0;
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+};
+
+const socket = await new Promise<net.Socket>((resolve, reject) => {
+  if (!cfg.proxy) return resolve(net.connect(Number(target.port), target.hostname));
+  const proxy = new URL(cfg.proxy);
+  const req = http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: target.host, headers: { host: target.host } });
+  req.once('connect', (res, s) => (res.statusCode === 200 ? resolve(s) : reject(new Error(`CONNECT ${res.statusCode}`))));
+  req.once('error', reject);
+  req.end();
+});
+const session = http2.connect(cfg.origin, {
+  createConnection: () => tls.connect({ socket, host: target.hostname, servername: target.hostname === '127.0.0.1' ? undefined : target.hostname, ALPNProtocols: ['h2'], ca }),
+});
+session.on('error', (e) => {
+  console.error(e);
+  process.exit(1);
+});
+
+function get(path: string): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const s = session.request({ ':path': path });
+    s.on('response', (h) => {
+      if (h[':status'] !== 200) reject(new Error(`${path}: status ${h[':status']}`));
+    });
+    s.on('data', () => {});
+    s.once('end', () => resolve(performance.now() - t0));
+    s.once('error', reject);
+  });
+}
+
+const burst = () => Promise.all(Array.from({ length: cfg.burst }, (_, i) => get(`/img/${i}.png`)));
+await burst(); // warm-up: upstream connection, certificates, JIT
+const latencies: number[] = [];
+let bursts = 0;
+const cpu0 = cpuMs(cfg.proxyPid);
+const t0 = performance.now();
+while (performance.now() - t0 < cfg.durationMs) {
+  latencies.push(...(await burst()));
+  bursts++;
+}
+const elapsed = performance.now() - t0;
+const cpu = cpuMs(cfg.proxyPid) - cpu0;
+latencies.sort((a, b) => a - b);
+const requests = bursts * cfg.burst;
+console.log(
+  'RESULT ' +
+    JSON.stringify({
+      bursts,
+      requests,
+      burstMs: elapsed / bursts,
+      rps: (requests / elapsed) * 1000,
+      p50Ms: latencies[Math.floor(latencies.length / 2)],
+      proxyCpuUsPerRequest: cfg.proxyPid ? (cpu * 1000) / requests : undefined,
+    }),
+);
+session.close();
+process.exit(0);
