@@ -4,7 +4,8 @@
  * docs/benchmarks.md. `npm run bench -- --quick` is a short smoke run.
  *
  * Flags: --quick, --rounds N, --duration S (seconds per load run),
- *        --large-mib N, --page-runs N, --only plain,https,large,page,
+ *        --large-mib N, --page-runs N, --page-images 200,1000 (pages to load;
+ *        --quick: 200 only), --only plain,https,large,page,
  *        --peers LIST (peer names to include besides Netlens, or "none"),
  *        --out FILE (default docs/benchmarks.md)
  *
@@ -22,7 +23,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
-import { pageLoad, pageTable, type PageResult } from './scenarios/page-load.js';
+import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     peers: { type: 'string' },
     'page-runs': { type: 'string' },
+    'page-images': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -45,7 +47,11 @@ const durationS = Number(values.duration ?? (quick ? 3 : 5));
 const largeMiB = Number(values['large-mib'] ?? (quick ? 64 : 256));
 const only = new Set((values.only ?? 'plain,https,large,page').split(','));
 const pageRuns = Number(values['page-runs'] ?? (quick ? 2 : 5));
-const PAGE_IMAGES = 200;
+const pageImages = (values['page-images'] ?? (quick ? '200' : '200,1000')).split(',').map(Number);
+if (!pageImages.length || pageImages.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) {
+  console.error(`--page-images takes image counts separated by commas, e.g. 200,1000 (got "${values['page-images']}")`);
+  process.exit(2);
+}
 const peerFilter = values.peers === undefined ? undefined : new Set(values.peers.split(','));
 const wanted = (p: P.Peer) => !peerFilter || peerFilter.has(p.name);
 const outFile = path.resolve(ROOT_DIR, values.out ?? 'docs/benchmarks.md');
@@ -62,7 +68,7 @@ const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin
 const env: P.BenchEnv = { dataDir, caPath: ca.certPath, originHttp: `http://127.0.0.1:${origin.info.httpPort}`, mitmdump };
 log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
 
-const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[]; idle: { name: string; rssMiB: number }[] } = { largeMiB, memory: [], idle: [] };
+const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult[]; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[]; idle: { name: string; rssMiB: number }[] } = { largeMiB, memory: [], idle: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
 async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
@@ -141,14 +147,27 @@ try {
   }
 
   if (only.has('page')) {
-    log(`\n== Page load (lab: headless Chromium, ${PAGE_IMAGES} images, 10 ms latency, ${pageRuns} runs per cell)`);
+    log(`\n== Page load (lab: headless Chromium, ${pageImages.join(' and ')} images, 10 ms latency, ${pageRuns} runs per cell)`);
+    // Peers as the lab's external proxies (--via), started once for both pages: long-running, so warm.
+    const via: (ViaPeer & { child: Child<P.PeerInfo> })[] = [];
+    for (const [name, peer] of [['mockttp', P.mockttpH2], ['mitmproxy', P.mitmproxy]] as const) {
+      if (!wanted(peer) && !(peerFilter?.has(name))) continue;
+      const child = await start(peer);
+      if (child) via.push({ name, url: `http://127.0.0.1:${child.info.port}`, child });
+    }
     try {
-      results.page = await pageLoad(dataDir, pageRuns, PAGE_IMAGES, log);
-      log('\n' + pageTable(results.page));
+      buildCli();
+      results.page = [];
+      for (const images of pageImages) {
+        const page = await pageLoad(dataDir, pageRuns, images, via, log);
+        results.page.push(page);
+        log(`\n${images} images:\n` + pageTable(page));
+      }
     } catch (err) {
       results.pageError = (err as Error).message;
       log(`page load failed: ${results.pageError}`);
     }
+    for (const v of via) await v.child.kill();
   }
 } finally {
   for (const { child } of started_) await child.kill();

@@ -69,6 +69,17 @@ export const mockttp: Peer = {
     return child;
   },
 };
+/** mockttp offering HTTP/2 to clients (`http2: true`), for the page load: its default gives Chrome HTTP/1.1 only. */
+export const mockttpH2: Peer = {
+  ...mockttp,
+  name: 'mockttp (http2: true)',
+  start: async (env) => {
+    const [cmd, args] = tsArgs('peers/mockttp.ts', [env.dataDir, 'h2']);
+    const child = await startChild<PeerInfo>('mockttp', cmd, args, { env: { NODE_EXTRA_CA_CERTS: env.caPath } });
+    child.info.caPath = env.caPath;
+    return child;
+  },
+};
 export const nodeMinimalMitm = nodePeer('node:https minimal MITM', 'peers/node-minimal-mitm.ts', { forwards: false, connect: 'intercept' });
 export const httpMitmProxy = nodePeer('http-mitm-proxy', 'peers/http-mitm-proxy.ts', { connect: 'intercept' });
 

@@ -1,7 +1,11 @@
 /**
  * mockttp (HTTP Toolkit's engine) as an intercepting proxy: every request
  * passed through, TLS terminated with the bench CA (so the same client trust
- * works), upstream certificates verified against it. argv: <dataDir>
+ * works), upstream certificates verified against it. argv: <dataDir> [h2]
+ *
+ * `h2` sets `http2: true`. mockttp's default, 'fallback', negotiates HTTP/2
+ * only with clients that do not offer HTTP/1.1, so Chrome (which offers both)
+ * would always get HTTP/1.1 and an "h2" page-load cell would measure HTTP/1.1.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +15,7 @@ import { ready } from '../lib/child.js';
 const caDir = path.join(process.argv[2]!, 'ca');
 const cert = fs.readFileSync(path.join(caDir, 'netlens-ca.pem'), 'utf8');
 const key = fs.readFileSync(path.join(caDir, 'netlens-ca.key'), 'utf8');
-const server = getLocal({ https: { cert, key }, recordTraffic: false });
+const server = getLocal({ https: { cert, key }, recordTraffic: false, ...(process.argv[3] === 'h2' ? { http2: true as const } : {}) });
 await server.start({ startPort: 20000, endPort: 60000 });
 await server.forAnyRequest().thenPassThrough({ additionalTrustedCAs: [{ cert }] });
 process.on('SIGTERM', () => void server.stop().then(() => process.exit(0)));

@@ -2,15 +2,19 @@
  * Page load scenario: `netlens lab` run from the CLI bundle (as users run it;
  * the lab's proxy and test site each in their own process), headless Chromium
  * from the lab's launcher, the lab's test site (N images, 10 ms added latency),
- * cells direct / blind tunnel / Netlens intercepting (recording, as the app
- * does), HTTP/1.1 and HTTP/2, a fresh browser and proxy per run. Bounded in time.
+ * HTTP/1.1 and HTTP/2, a fresh browser per run. Cells: direct, Netlens as a
+ * blind tunnel and intercepting (recording, as the app does; a fresh proxy per
+ * run), and the peers given as external proxies (`--via`: mockttp, mitmproxy),
+ * which are long-running and so warm. Bounded in time; the lab is killed by PID.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../lib/child.js';
 import { fmtRatio, mdTable } from '../lib/stats.js';
 
-const CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
+const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
+/** The lab's default per-load timeout, which bounds the whole lab below. */
+const LOAD_TIMEOUT_MS = 60_000;
 
 export interface PageRow {
   cell: string;
@@ -20,28 +24,52 @@ export interface PageRow {
   ttfbMs: number;
   ratio: number;
   p: number;
+  /** Protocols the browser saw over the successful runs (from its HARs), e.g. "h2" or "http/1.1". */
+  protocols: string;
 }
 
 export interface PageResult {
   browser: string;
   images: number;
   cells: PageRow[];
+  /** The peers loaded as external proxies, as the lab's probe saw them. */
+  via: { name: string; intercepts?: boolean }[];
 }
 
-export function pageLoad(dataDir: string, runs: number, images: number, log: (s: string) => void): Promise<PageResult> {
+/** An external proxy for `netlens lab --via NAME=URL`. */
+export interface ViaPeer {
+  name: string;
+  url: string;
+}
+
+/** Builds the CLI bundle once, so the lab runs as shipped. */
+export function buildCli(): void {
   execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts', 'build-cli.mjs')], { cwd: ROOT_DIR, stdio: 'ignore' });
-  const args = [path.join(ROOT_DIR, 'bin', 'netlens.js'), 'lab', '--images', String(images), '--latency', '10', '--cells', CELLS.join(','), '--runs', String(runs), '--data-dir', dataDir, '--json'];
+}
+
+export function pageLoad(dataDir: string, runs: number, images: number, via: ViaPeer[], log: (s: string) => void): Promise<PageResult> {
+  // Each peer's h1 and h2 cells after Netlens's, in the order the table lists them.
+  const cells = [...NETLENS_CELLS, ...via.flatMap((v) => [`via-${v.name}+h1`, `via-${v.name}+h2`])];
+  const args = [
+    path.join(ROOT_DIR, 'bin', 'netlens.js'), 'lab', '--images', String(images), '--latency', '10',
+    '--cells', cells.join(','), '--runs', String(runs), '--data-dir', dataDir, '--json',
+    '--timeout-ms', String(LOAD_TIMEOUT_MS),
+    ...via.flatMap((v) => ['--via', `${v.name}=${v.url}`]),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-    // Bounded: 6 cells × runs × at most 60 s per load, killed by PID past that.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 6 * runs * 60_000 + 60_000);
+    // Bounded: every load at most LOAD_TIMEOUT_MS (plus browser start and teardown), killed by PID past that.
+    const timer = setTimeout(() => {
+      log(`  page load (${images} images): over its time bound, killing the lab (pid ${child.pid})`);
+      if (child.pid) process.kill(child.pid, 'SIGKILL');
+    }, cells.length * runs * (LOAD_TIMEOUT_MS + 10_000) + 60_000);
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.stderr.on('data', (d: Buffer) => {
       err = (err + d.toString()).slice(-4000);
       // Progress lines: "[####…] 3/30 proxy+h2+intercept 1234 ms"
-      for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|failed[^\n]*)/g)) log(`  page load ${m[1]} ${m[2]}: ${m[3]}`);
+      for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|FAILED[^\n]*)/g)) log(`  page load (${images} images) ${m[1]} ${m[2]}: ${m[3]}`);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -49,20 +77,25 @@ export function pageLoad(dataDir: string, runs: number, images: number, log: (s:
       try {
         result = JSON.parse(out) as LabJson;
       } catch {
-        return reject(new Error(`page load: netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`));
+        return reject(new Error(`page load (${images} images): netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`));
       }
       resolve({
         images,
         browser: result.machine.browser.version,
-        cells: result.cells.map((c) => ({
-          cell: c.id,
-          ok: c.runs.filter((r) => r.ok).length,
-          runs: c.runs.length,
-          loadMs: c.stats.loadMs?.median ?? NaN,
-          ttfbMs: c.stats.ttfbMedianMs?.median ?? NaN,
-          ratio: c.comparisons.loadMs?.ratio ?? (c.id.startsWith('direct') ? 1 : NaN),
-          p: c.comparisons.loadMs?.p ?? NaN,
-        })),
+        via: (result.via ?? []).map((v) => ({ name: v.name, intercepts: v.intercepts })),
+        cells: result.cells.map((c) => {
+          const ok = c.runs.filter((r) => r.ok);
+          return {
+            cell: c.id,
+            ok: ok.length,
+            runs: c.runs.length,
+            loadMs: c.stats.loadMs?.median ?? NaN,
+            ttfbMs: c.stats.ttfbMedianMs?.median ?? NaN,
+            ratio: c.comparisons.loadMs?.ratio ?? (c.id.startsWith('direct') ? 1 : NaN),
+            p: c.comparisons.loadMs?.p ?? NaN,
+            protocols: [...new Set(ok.flatMap((r) => Object.keys(r.protocols ?? {})))].join('/'),
+          };
+        }),
       });
     });
   });
@@ -71,12 +104,26 @@ export function pageLoad(dataDir: string, runs: number, images: number, log: (s:
 /** The parts of the lab's results.json this scenario reads. */
 interface LabJson {
   machine: { browser: { version: string } };
-  cells: { id: string; runs: { ok: boolean }[]; stats: Record<string, { median: number } | undefined>; comparisons: Record<string, { ratio: number; p: number } | undefined> }[];
+  via?: { name: string; intercepts?: boolean }[];
+  cells: {
+    id: string;
+    runs: { ok: boolean; protocols?: Record<string, number> }[];
+    stats: Record<string, { median: number } | undefined>;
+    comparisons: Record<string, { ratio: number; p: number } | undefined>;
+  }[];
 }
 
 export function pageTable(r: PageResult): string {
   return mdTable(
-    ['cell', 'runs ok', 'median load', 'median TTFB', '× direct (same protocol)', 'p (Mann-Whitney)'],
-    r.cells.map((c) => [c.cell, `${c.ok}/${c.runs}`, `${Math.round(c.loadMs)} ms`, `${c.ttfbMs.toFixed(1)} ms`, fmtRatio(c.ratio), Number.isFinite(c.p) ? c.p.toFixed(3) : '–']),
+    ['cell', 'runs ok', 'median load', 'median TTFB', '× direct (same protocol)', 'p (Mann-Whitney)', 'browser saw'],
+    r.cells.map((c) => [
+      c.cell,
+      `${c.ok}/${c.runs}`,
+      Number.isFinite(c.loadMs) ? `${Math.round(c.loadMs)} ms` : '–',
+      Number.isFinite(c.ttfbMs) ? `${c.ttfbMs.toFixed(1)} ms` : '–',
+      fmtRatio(c.ratio),
+      Number.isFinite(c.p) ? c.p.toFixed(3) : '–',
+      c.protocols || '–',
+    ]),
   );
 }
