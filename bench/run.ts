@@ -71,9 +71,10 @@ log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
 const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult[]; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[]; idle: { name: string; rssMiB: number }[] } = { largeMiB, memory: [], idle: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
-async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
+async function start(peer: P.Peer, beforeChecks?: (child: Child<P.PeerInfo>) => Promise<void>): Promise<Child<P.PeerInfo> | undefined> {
   try {
     const child = await peer.start(env);
+    await beforeChecks?.(child);
     // A peer counts only if one request really goes through it.
     if (peer.forwards) {
       const r = await curl(['-x', `http://127.0.0.1:${child.info.port}`, `${env.originHttp}/small`]);
@@ -99,15 +100,20 @@ async function start(peer: P.Peer): Promise<Child<P.PeerInfo> | undefined> {
 
 try {
   // The recording, intercepting Netlens is one process for the whole run, so its memory tells a story across phases.
-  const netlens = await start(P.netlens(true));
-  if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
-  await new Promise((r) => setTimeout(r, 1000));
-  const mem = (phase: string) => {
-    const m = netlens.memory();
+  const settle = () => new Promise((r) => setTimeout(r, 1000));
+  const mem = (child: Child<P.PeerInfo>, phase: string) => {
+    const m = child.memory();
     results.memory.push({ phase, ...m });
     log(`netlens memory ${phase}: RSS ${fmtMiB(m.rssMiB)}, peak ${fmtMiB(m.hwmMiB)}`);
   };
-  mem('idle (after start and one request)');
+  // Idle as the app sits before any traffic (packages such as undici load with their first use), then after the checks.
+  const netlens = await start(P.netlens(true), async (child) => {
+    await settle();
+    mem(child, 'idle (started, before any request)');
+  });
+  if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
+  await settle();
+  mem(netlens, 'idle (after its check requests: one plain HTTP, one intercepted HTTPS)');
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
@@ -120,7 +126,7 @@ try {
     results.plain = await plainHttp(origin.info.httpPort, conditions, rounds, durationS, log);
     for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
     log('\n' + plainTable(results.plain));
-    mem('after plain HTTP');
+    mem(netlens, 'after plain HTTP');
   }
 
   if (only.has('https')) {
@@ -136,14 +142,14 @@ try {
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
     for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
     log('\n' + httpsTable(results.https));
-    mem('after intercepted HTTPS');
+    mem(netlens, 'after intercepted HTTPS');
   }
 
   if (only.has('large')) {
     log(`\n== Large bodies (${largeMiB} MiB, curl)`);
     results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, quick ? 1 : Math.min(rounds, 3), log);
     log('\n' + largeTable(results.large, largeMiB * 2 ** 20));
-    mem('after large bodies');
+    mem(netlens, 'after large bodies');
   }
 
   if (only.has('page')) {
