@@ -117,7 +117,7 @@ try {
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
-    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy];
+    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy, P.nginx];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
     for (const p of peers.filter(wanted)) {
       const child = await start(p);

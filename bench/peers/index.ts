@@ -105,3 +105,6 @@ export const mitmproxy: Peer = {
     return child;
   },
 };
+
+/** nginx (one worker) as a non-Node ceiling for plain forwarding; skipped when no nginx binary is found. */
+export { nginx } from './nginx.js';
