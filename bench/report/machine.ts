@@ -1,5 +1,5 @@
 /** What the numbers were measured on: CPU, memory, load, and the versions of every peer. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,16 @@ function cmdVersion(cmd: string, args: string[], pick: RegExp): string {
   }
 }
 
+function nginxVersion(): string {
+  const bin = process.env.NGINX ?? '/usr/sbin/nginx';
+  try {
+    const r = spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: 10_000 });
+    return r.stderr.match(/nginx\/(\S+)/)?.[1] ?? 'not installed';
+  } catch {
+    return 'not installed';
+  }
+}
+
 export function machineInfo(mitmdump?: string): MachineInfo {
   let osName = `${os.type()} ${os.release()}`;
   try {
@@ -58,6 +68,8 @@ export function machineInfo(mitmdump?: string): MachineInfo {
       'fast-proxy': pkgVersion('fast-proxy'),
       mockttp: pkgVersion('mockttp'),
       'http-mitm-proxy': pkgVersion('http-mitm-proxy'),
+      // nginx -v prints to stderr.
+      nginx: nginxVersion(),
       mitmproxy: mitmdump ? cmdVersion(mitmdump, ['--version'], /Mitmproxy: (\S+)/) : 'not installed',
     },
   };
