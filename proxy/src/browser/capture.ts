@@ -149,7 +149,11 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
     }
     const expected = options.expectedRequests ?? 1;
     if (har.log.entries.length < expected) {
-      const why = failed.length ? `; failed: ${failed.slice(0, 3).map((f) => `${f.url} (${f.errorText})`).join(', ')}` : '';
+      const failedWhy = failed.length ? `; failed: ${failed.slice(0, 3).map((f) => `${f.url} (${f.errorText})`).join(', ')}` : '';
+      // A page answered with an error (a proxy's 502, a 404) loads none of its subresources: say so, it is the cause.
+      const doc = har.log.entries.find((e) => e.request.url === options.url);
+      const status = doc && doc.response.status >= 400 ? `; the page itself answered ${doc.response.status}${doc.response.statusText ? ` ${doc.response.statusText}` : ''}` : '';
+      const why = status + failedWhy;
       throw new NetlensError(
         ErrorCodes.PAGE_LOAD,
         `The browser HAR of ${options.url} has ${har.log.entries.length} entries, fewer than the ${expected} the page loads${why}`,

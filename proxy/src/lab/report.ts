@@ -18,6 +18,7 @@ function pad(cells: string[][]): string {
 
 function verdict(c: CellResult): string {
   const cmp = c.comparisons.loadMs;
+  if (!c.runs.some((r) => r.ok)) return 'no successful run';
   if (!cmp) return c.noisyBaseline ? 'baseline (NOISY: CV > 10%)' : 'baseline';
   if (!cmp.significant) return `≈ ${cmp.baseline} (not significant)`;
   return `${cmp.ratio >= 1 ? 'slower' : 'faster'} than ${cmp.baseline} (${cmp.magnitude})`;

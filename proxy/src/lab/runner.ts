@@ -179,7 +179,13 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   } catch (err) {
     if (isAbort(err) || ctx.signal?.aborted) throw err;
     const e = err as { code?: string; message?: string };
-    result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message: e.message ?? String(err) } };
+    let message = e.message ?? String(err);
+    // The usual cause: the external proxy verifies upstream certificates and does not know the Netlens CA that signs the test site's.
+    // The page itself failing (a 5xx from the proxy, or a closed connection: Netlens, for one, never invents a 5xx) is the sign.
+    if (settings.via && ctx.config.target.kind === 'site' && /answered 5\d\d| did not load: /.test(message)) {
+      message += `. An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${ctx.ca.certPath} (mitmproxy: --set ssl_verify_upstream_trusted_ca=<that file>; Node-based proxies: NODE_EXTRA_CA_CERTS=<that file>)`;
+    }
+    result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message } };
   } finally {
     await browser?.close();
     proxyResult = await proxy?.stop().catch(() => undefined);

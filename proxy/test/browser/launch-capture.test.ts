@@ -29,6 +29,10 @@ beforeAll(async () => {
     } else if (req.url === '/broken') {
       res.setHeader('content-type', 'text/html');
       res.end('<link rel="icon" href="data:,"><img src="/a.png"><img src="/reset.png">');
+    } else if (req.url === '/bad-gateway') {
+      // What an intercepting proxy answers when it cannot verify the origin: the page's images never load.
+      res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/html' });
+      res.end('<link rel="icon" href="data:,">upstream certificate verify failed');
     } else if (req.url === '/stall') {
       // Never answers (until the server closes): navigation must still time out.
     } else if (req.url === '/reset.png') {
@@ -95,6 +99,17 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
       const err = await capturePage(b, { url: `${base}/broken`, quietMs: 200, expectedRequests: 3 }).catch((e) => e);
       expect(err).toMatchObject({ code: 'NL_PAGE_LOAD' });
       expect(err.message).toMatch(/has 2 entries, fewer than the 3.*reset\.png/);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('names the status of the page itself when it failed (e.g. a proxy answering 502)', async () => {
+    const b = await launchBrowser({ chromePath });
+    try {
+      const err = await capturePage(b, { url: `${base}/bad-gateway`, quietMs: 200, expectedRequests: 3 }).catch((e) => e);
+      expect(err).toMatchObject({ code: 'NL_PAGE_LOAD' });
+      expect(err.message).toMatch(/has 1 entries, fewer than the 3 the page loads; the page itself answered 502 Bad Gateway/);
     } finally {
       await b.close();
     }

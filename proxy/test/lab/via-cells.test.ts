@@ -147,6 +147,21 @@ describe('via cells in statistics', () => {
     expect(checkBudget(cells, budget).map((f) => f.message)).toEqual(['via-mitm+h2: loadMs median 300.0 ms exceeds the budget of 250 ms']);
   });
 
+  it('a cell with no successful run says so instead of claiming to be a baseline', () => {
+    const failed = cells.map((c) => (c.id === 'via-mitm+h1' ? { ...c, runs: c.runs.map((r) => ({ ...r, ok: false })), stats: {}, comparisons: {} } : c));
+    const result = {
+      config: { target: site, runs: 5, seed: 1, baseline: 'direct', alpha: 0.05 },
+      url: 'https://127.0.0.1:1/',
+      expectedRequests: 7,
+      aborted: false,
+      cells: failed,
+      effects: [],
+    } as unknown as LabResult;
+    const table = formatTable(result);
+    expect(table).toMatch(/via-mitm\+h1\s+0\/5 .*no successful run/);
+    expect(table).toMatch(/direct\+h1 .*baseline/);
+  });
+
   it('the table names each external proxy and says it is warm', () => {
     const result = {
       config: { target: site, runs: 5, seed: 1, baseline: 'direct', alpha: 0.05 },

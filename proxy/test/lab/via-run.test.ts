@@ -231,3 +231,34 @@ describe.skipIf(!chromePath)('runLab through an external proxy (real Chromium, a
     expect(result.effects.map((e) => [e.dimension, e.cell, e.versus])).toEqual([['http2', 'via-x+h2', 'via-x+h1']]);
   });
 });
+
+describe.skipIf(!chromePath)('runLab through an external proxy that does not trust the test site (real Chromium)', () => {
+  it('fails the runs with the page status and tells the user which CA the proxy must trust', async () => {
+    const labData = path.join(dir, 'lab-data-untrusted');
+    const labCA = loadOrCreateCA(labData);
+    // No upstreamCA: this proxy cannot verify the test site's certificate (mitmproxy by default answers 502 then; Netlens closes the connection).
+    const untrusting = await startProxy({ port: 0, dataDir: path.join(dir, 'via-untrusting') });
+    try {
+      const result = await runLab(
+        {
+          target: { kind: 'site', images: 2, latencyMs: 0 },
+          cells: ['via-strict+h1'],
+          via: [{ name: 'strict', url: untrusting.address.url }],
+          runs: 1,
+          quietMs: 150,
+          timeoutMs: 15_000,
+          dataDir: labData,
+          chromePath,
+        },
+        { signal: AbortSignal.timeout(60_000) },
+      );
+      const run = result.cells[0].runs[0];
+      expect(run.ok).toBe(false);
+      expect(run.error?.code).toBe('NL_PAGE_LOAD');
+      expect(run.error?.message).toMatch(/did not load: net::ERR_EMPTY_RESPONSE/);
+      expect(run.error?.message).toContain(`An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${labCA.certPath}`);
+    } finally {
+      await untrusting.stop();
+    }
+  }, 90_000);
+});
