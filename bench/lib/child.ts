@@ -5,15 +5,14 @@
  * A child announces itself with one stdout line `READY {json}`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { procCpuMs, procMemory } from './proc.js';
 
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const ROOT_DIR = path.dirname(BENCH_DIR);
 
-const CLK_TCK = 100; // sysconf(_SC_CLK_TCK) on Linux x86-64/arm64
 
 export interface Child<T = Record<string, unknown>> {
   pid: number;
@@ -100,17 +99,8 @@ function wrap<T>(proc: ChildProcess, info: T): Child<T> {
     pid,
     info,
     proc,
-    cpuMs: () => {
-      // Fields after the ")" of comm: utime is field 14, stime 15 (1-based in proc(5)).
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-    },
-    memory: () => {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = (k: string) => Number(status.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm'))?.[1] ?? NaN);
-      return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
-    },
+    cpuMs: () => procCpuMs(pid),
+    memory: () => procMemory(pid),
     kill: () =>
       new Promise<void>((resolve) => {
         if (proc.exitCode !== null || proc.signalCode) return resolve();

@@ -7,6 +7,7 @@
  * argv: one JSON object, see Config. Prints `RESULT {json}`.
  */
 import fs from 'node:fs';
+import { procCpuMs } from '../lib/proc.js';
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
@@ -27,12 +28,7 @@ const cfg = JSON.parse(process.argv[2]!) as Config;
 const ca = cfg.caFiles.map((f) => fs.readFileSync(f, 'utf8'));
 const target = new URL(cfg.origin);
 
-const cpuMs = (pid?: number) => {
-  if (!pid) return 0;
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
+const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 
 const socket = await new Promise<net.Socket>((resolve, reject) => {
   if (!cfg.proxy) return resolve(net.connect(Number(target.port), target.hostname));

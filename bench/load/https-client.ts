@@ -7,6 +7,7 @@
  * argv: one JSON object, see Config. Prints `RESULT {json}`.
  */
 import fs from 'node:fs';
+import { procCpuMs } from '../lib/proc.js';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 
 interface Config {
@@ -24,12 +25,7 @@ const dispatcher: Dispatcher = cfg.proxy
   ? new ProxyAgent({ uri: cfg.proxy, connections: cfg.concurrency, requestTls: { ca } })
   : new Agent({ connections: cfg.concurrency, connect: { ca } });
 
-const cpuMs = (pid?: number) => {
-  if (!pid) return 0;
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms
-};
+const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 
 async function once(): Promise<void> {
   const res = await request(cfg.url, { dispatcher });

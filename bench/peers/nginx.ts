@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, startChild, type Child } from '../lib/child.js';
+import { procCpuMs, procMemory } from '../lib/proc.js';
 import type { BenchEnv, Peer, PeerInfo } from './index.js';
 
 export function nginxBinary(): string | undefined {
@@ -77,11 +78,10 @@ function childPids(pid: number): number[] {
   }
 }
 
+// A worker may exit between listing and reading: count it as nothing.
 function cpuMsOf(pid: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in 10 ms ticks, as in lib/child.ts
+    return procCpuMs(pid);
   } catch {
     return 0;
   }
@@ -89,9 +89,7 @@ function cpuMsOf(pid: number): number {
 
 function memOf(pid: number): { rssMiB: number; hwmMiB: number } {
   try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (k: string) => Number(status.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm'))?.[1] ?? 0);
-    return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+    return procMemory(pid);
   } catch {
     return { rssMiB: 0, hwmMiB: 0 };
   }
