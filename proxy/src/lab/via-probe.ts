@@ -9,10 +9,10 @@
  * refuses the tunnel fails here with one clear message (NL_LAB_VIA_PROXY),
  * not as N failed page loads.
  */
-import crypto from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
 import { ErrorCodes, NetlensError } from '../errors.js';
+import { spkiHash } from '../tls/ca.js';
 import type { ViaProxy } from './types.js';
 
 export const PROBE_TIMEOUT_MS = 10_000;
@@ -22,10 +22,6 @@ export interface LeafCertificate {
   spkiHash: string;
   /** SHA-256 of the whole certificate, to tell whether two handshakes saw the same one. */
   fingerprint256: string;
-}
-
-export function spkiHashOf(cert: crypto.X509Certificate): string {
-  return crypto.createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
 }
 
 /** `host:port` of an https URL, as CONNECT names it (IPv6 hosts keep their brackets). */
@@ -61,7 +57,7 @@ function tlsLeaf(options: tls.ConnectionOptions, timeoutMs: number): Promise<Lea
     socket.once('secureConnect', () => {
       const cert = socket.getPeerX509Certificate();
       if (!cert) done(new Error('no certificate was presented'));
-      else done(undefined, { spkiHash: spkiHashOf(cert), fingerprint256: cert.fingerprint256 });
+      else done(undefined, { spkiHash: spkiHash(cert.publicKey), fingerprint256: cert.fingerprint256 });
     });
     socket.once('error', (err) => done(err));
     socket.once('close', () => done(new Error('the connection closed during the TLS handshake')));

@@ -105,8 +105,9 @@ function createCACert(caKeyPem: string): string {
   });
 }
 
-function spkiHash(keyPem: string): string {
-  return crypto.createHash('sha256').update(spkiDer(keyPem)).digest('base64');
+/** base64(sha256(SPKI DER)) of a key: the form Chrome's `--ignore-certificate-errors-spki-list` takes. */
+export function spkiHash(key: string | crypto.KeyObject): string {
+  return crypto.createHash('sha256').update(spkiDer(key)).digest('base64');
 }
 
 /**
