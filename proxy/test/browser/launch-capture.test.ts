@@ -6,16 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../../src/browser/launch.js';
 import { capturePage } from '../../src/browser/capture.js';
 import { chromePath } from './chrome-available.js';
+import { alive } from '../proxy/harness.js';
 
 const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A page with 3 images, one added 300 ms after load, and a resource that fails. */
 let server: http.Server;

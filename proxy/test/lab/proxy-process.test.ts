@@ -6,16 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanJournal } from '../../src/har/journal.js';
 import { startProxyHost } from '../../src/lab/proxy-process.js';
-import { curl, echo, httpOrigin } from '../proxy/harness.js';
+import { alive, curl, echo, httpOrigin } from '../proxy/harness.js';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('startProxyHost', () => {
   it('runs each run\'s proxy in another process, fresh per run, records the journal there, and reports metrics and event-loop lag', async () => {

@@ -145,4 +145,14 @@ export async function testProxy(options: ProxyOptions = {}): Promise<TestProxy> 
   };
 }
 
+/** Whether a process with this PID still exists (signal 0 only checks). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export { loadOrCreateCA };
