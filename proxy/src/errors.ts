@@ -29,6 +29,11 @@ export const ErrorCodes = {
   LISTEN_FAILED: 'NL_LISTEN_FAILED',
   /** The data directory / CA files cannot be read or written. */
   CA_STORE: 'NL_CA_STORE',
+  /**
+   * The CA directory holds one CA file but not the other (key without certificate or the
+   * reverse): Netlens refuses to replace a CA clients may trust. Restore the file or delete the directory.
+   */
+  CA_INCOMPLETE: 'NL_CA_INCOMPLETE',
   /** Bad option or CLI usage. */
   USAGE: 'NL_USAGE',
   /** Unexpected internal failure (a bug: please report it). */

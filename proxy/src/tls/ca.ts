@@ -12,11 +12,11 @@
  * x509.ts for why the certificates are built here rather than with node-forge).
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { ErrorCodes, NetlensError } from '../errors.js';
+import { CA_FILE_NAMES, loadOrCreateCAFiles } from './ca-store.js';
 import { certificateDer, createCertificate, nameDer, subjectNameDer } from './x509.js';
 
 /** CA lifetime: long enough that users trust it once; it is local to this install. */
@@ -55,9 +55,9 @@ interface CAFiles {
 
 function files(dir: string): CAFiles {
   return {
-    certPath: path.join(dir, 'netlens-ca.pem'),
-    keyPath: path.join(dir, 'netlens-ca.key'),
-    leafKeyPath: path.join(dir, 'leaf.key'),
+    certPath: path.join(dir, CA_FILE_NAMES.cert),
+    keyPath: path.join(dir, CA_FILE_NAMES.key),
+    leafKeyPath: path.join(dir, CA_FILE_NAMES.leaf),
   };
 }
 
@@ -71,13 +71,6 @@ function randomSerial(): string {
   const bytes = crypto.randomBytes(16);
   bytes[0] &= 0x7f;
   return bytes.toString('hex');
-}
-
-function writeSecret(file: string, data: string): void {
-  // Create with 0600 from the start (no window where the key is world-readable), then
-  // chmod in case the file existed with looser bits.
-  fs.writeFileSync(file, data, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
 }
 
 function spkiDer(key: string | crypto.KeyObject): Buffer {
@@ -112,40 +105,22 @@ export function spkiHash(key: string | crypto.KeyObject): string {
 
 /**
  * Loads the CA from `dataDir/ca`, creating it (and the shared leaf key) on first use.
- * The directory is made 0700 and key files 0600.
+ * Creation is atomic and exclusive across processes; a directory missing one CA
+ * file is an error (NL_CA_INCOMPLETE), never replaced (see ca-store.ts).
+ * `warn` hears about key files whose loose mode was fixed (default: stderr).
  */
-export function loadOrCreateCA(dataDir: string): CertificateAuthority {
+export function loadOrCreateCA(dataDir: string, options: { warn?: (message: string) => void } = {}): CertificateAuthority {
   const dir = path.join(dataDir, 'ca');
-  const f = files(dir);
-  let caKeyPem: string;
-  let certPem: string;
-  let leafKeyPem: string;
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.chmodSync(dir, 0o700);
-    if (fs.existsSync(f.certPath) && fs.existsSync(f.keyPath)) {
-      caKeyPem = fs.readFileSync(f.keyPath, 'utf8');
-      certPem = fs.readFileSync(f.certPath, 'utf8');
-    } else {
-      caKeyPem = generateKeyPem();
-      certPem = createCACert(caKeyPem);
-      writeSecret(f.keyPath, caKeyPem);
-      fs.writeFileSync(f.certPath, certPem, { mode: 0o644 });
-    }
-    if (fs.existsSync(f.leafKeyPath)) {
-      leafKeyPem = fs.readFileSync(f.leafKeyPath, 'utf8');
-    } else {
-      leafKeyPem = generateKeyPem();
-      writeSecret(f.leafKeyPath, leafKeyPem);
-    }
-  } catch (err) {
-    throw new NetlensError(
-      ErrorCodes.CA_STORE,
-      `Cannot create or read the Netlens CA in ${dir}: ${(err as Error).message}. Check that the data directory is writable, or pass --data-dir DIR.`,
-      { cause: err },
-    );
-  }
-  return makeAuthority(dir, f, caKeyPem, certPem, leafKeyPem);
+  const generators = {
+    ca: () => {
+      const keyPem = generateKeyPem();
+      return { keyPem, certPem: createCACert(keyPem) };
+    },
+    leaf: generateKeyPem,
+  };
+  const warn = options.warn ?? ((message: string) => void process.stderr.write(message));
+  const { caKeyPem, certPem, leafKeyPem } = loadOrCreateCAFiles(dataDir, generators, warn);
+  return makeAuthority(dir, files(dir), caKeyPem, certPem, leafKeyPem);
 }
 
 function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: string, leafKeyPem: string): CertificateAuthority {

@@ -18,9 +18,9 @@ Flags:
 `,
   options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
   maxPositionals: 0,
-  async run({ values, stdout, env }) {
+  async run({ values, stdout, stderr, env }) {
     const dataDir = dataDirFlag(values, env);
-    const ca = loadOrCreateCA(dataDir);
+    const ca = loadOrCreateCA(dataDir, { warn: (message) => void stderr.write(message) });
     if (values.json) {
       stdout.write(JSON.stringify({ certPath: ca.certPath, fingerprint: ca.fingerprint, leafSpkiHash: ca.leafSpkiHash }, null, 2) + '\n');
       return EXIT_OK;

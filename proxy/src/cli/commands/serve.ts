@@ -81,7 +81,9 @@ Examples:
         stdout.write(`Proxy listening on ${status.address?.url}\n`);
       } catch (err) {
         // The UI shows the error and lets the user pick another port.
-        stderr.write(`netlens serve: ${(err as Error).message} — start it from the UI.\n`);
+        const e = err as Error & { code?: string };
+        const code = e.code?.startsWith('NL_') ? ` [${e.code}]` : '';
+        stderr.write(`netlens serve: ${e.message}${code} — fix that, then start it from the UI.\n`);
       }
     }
     if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
