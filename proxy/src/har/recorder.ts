@@ -7,8 +7,12 @@
  * Why batched: converting an exchange to a HAR entry and writing it is the
  * largest cost recording adds to a request. Finished exchanges wait for the end
  * of the current event-loop turn (setImmediate), off the response path, and
- * the turn's records go to disk in one write. A process that exits normally
- * flushes on 'exit'; a `kill -9` loses at most the last turn's exchanges.
+ * the turn's records go to disk in one write — or go at once when
+ * `FLUSH_MAX_PENDING` are waiting, so a long turn under load cannot hold many.
+ * A process that exits normally flushes on 'exit'. The loss window of a
+ * `kill -9` (or a crash that skips 'exit') is therefore: the exchanges finished
+ * in the current event-loop turn, never more than FLUSH_MAX_PENDING of them.
+ * What is written is in the kernel (writeSync), so it survives the process.
  */
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
@@ -19,6 +23,12 @@ import { PageTracker } from './pages.js';
 
 /** More exchanges than this in flight at once means some never finished. */
 const MAX_IN_FLIGHT = 10_000;
+/**
+ * Finished exchanges waiting for the end of the turn that make the recorder write
+ * at once: the most a `kill -9` can lose. 64 keeps the write count per request
+ * low (one writeSync per 64 exchanges at most) while bounding the loss.
+ */
+export const FLUSH_MAX_PENDING = 64;
 
 export interface RecorderOptions {
   /** Journal file to create (must not exist). */
@@ -27,6 +37,11 @@ export interface RecorderOptions {
   name?: string;
   /** Group exchanges into pages by navigation and Referer. Default true. */
   pages?: boolean;
+  /**
+   * Finished exchanges that may wait for the end of the event-loop turn before
+   * they are written (default FLUSH_MAX_PENDING; 1 = write each as it finishes).
+   */
+  flushMaxPending?: number;
   /** Called when an entry cannot be written (disk full…); recording goes on. */
   onError?: (err: Error) => void;
 }
@@ -87,6 +102,10 @@ export class HarRecorder {
 
   private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
     this.pending.push(item);
+    if (this.pending.length >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING)) {
+      this.flush();
+      return;
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
