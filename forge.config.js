@@ -33,6 +33,26 @@ export function ignore(file) {
   return !KEEP.some((re) => re.test(file)) || DROP.some((re) => re.test(file));
 }
 
+/**
+ * What to install before `npm run make` (README's install line):
+ * `npm install --save-dev ${FORGE_PACKAGES.join(' ')}`.
+ *
+ * Why Forge 7.11.2 and @electron/fuses 1.8.0 with Electron 45: Forge 8 and
+ * fuses 2 need Node >= 22.12, and Netlens supports Node >= 20.19 (package.json
+ * engines; CI runs Node 20). Forge 7 packages any Electron version: it takes the
+ * version from package.json (@electron/get 3, @electron/packager 18 have no
+ * upper bound). Move to Forge 8 together with the Node floor.
+ */
+export const FORGE_PACKAGES = [
+  '@electron-forge/cli@7.11.2',
+  '@electron-forge/maker-zip@7.11.2',
+  '@electron-forge/maker-deb@7.11.2',
+  '@electron-forge/maker-squirrel@7.11.2',
+  '@electron-forge/maker-dmg@7.11.2',
+  '@electron-forge/plugin-fuses@7.11.2',
+  '@electron/fuses@1.8.0',
+];
+
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit', shell: process.platform === 'win32' });
 
 export default {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JS config without type declarations
-import config, { ignore } from '../forge.config.js';
+import config, { FORGE_PACKAGES, ignore } from '../forge.config.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 type Maker = { name: string; platforms: string[]; config: Record<string, unknown> };
@@ -40,5 +40,19 @@ describe('forge.config.js', () => {
     for (const drop of ['/e2e/traffic.spec.ts', '/proxy/test/x.test.ts', '/renderer/src/App.tsx', '/electron/main.ts', '/dist/electron/main.mjs.map', '/test-results', '/bench/run.ts', '/.git/HEAD', '/electron/assets/make-icons.mjs']) {
       expect(ignore(drop), drop).toBe(true);
     }
+  });
+
+  it('pins one Forge 7 release for every Forge package it names (Forge 8 needs Node 22; we support Node 20)', () => {
+    const pins = (FORGE_PACKAGES as string[]).map((p) => /^(@electron(?:-forge)?\/[a-z-]+)@(\d+)\.(\d+)\.(\d+)$/.exec(p));
+    expect(pins.every(Boolean), FORGE_PACKAGES.join(' ')).toBe(true);
+    const forge = pins.filter((m) => m![1].startsWith('@electron-forge/'));
+    expect(new Set(forge.map((m) => m![0].split('@').at(-1))).size).toBe(1);
+    expect(forge.every((m) => m![2] === '7')).toBe(true);
+    expect(pins.find((m) => m![1] === '@electron/fuses')![2]).toBe('1');
+    // Every plugin and maker the config uses is in the install list.
+    const used = [...(config.makers as Maker[]).map((m) => m.name), ...(config.plugins as Array<{ name: string }>).map((p) => p.name), '@electron-forge/cli'];
+    for (const name of used) expect(pins.some((m) => m![1] === name), name).toBe(true);
+    const electron = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies.electron as string;
+    expect(Number(electron.split('.')[0])).toBeGreaterThanOrEqual(45);
   });
 });

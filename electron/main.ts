@@ -22,7 +22,18 @@ import { registerApi } from './ipc.js';
 import { buildMenuTemplate } from './menu.js';
 import { menuActions, saveCaptureName } from './actions.js';
 import { loadSettings, saveSettings } from './settings.js';
-import { APP_SCHEME, APP_URL, appFileFor, appResponseHeaders, isPermissionAllowed, lockDownContents, windowOptions, type ContentsLike } from './window.js';
+import {
+  APP_SCHEME,
+  APP_URL,
+  appFileFor,
+  appResponseHeaders,
+  isPermissionAllowed,
+  lockDownContents,
+  lockDownDevTools,
+  windowOptions,
+  type ContentsLike,
+  type DevToolsContentsLike,
+} from './window.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
@@ -63,7 +74,10 @@ function fatal(err: unknown): void {
 }
 
 /** Every web contents (the window, and anything that might appear later) gets the same lockdown. */
-app.on('web-contents-created', (_e, contents) => lockDownContents(contents as unknown as ContentsLike, (url) => shell.openExternal(url)));
+app.on('web-contents-created', (_e, contents) => {
+  lockDownContents(contents as unknown as ContentsLike, (url) => shell.openExternal(url));
+  if (app.isPackaged) lockDownDevTools(contents as unknown as DevToolsContentsLike);
+});
 
 function lockDownSession(): void {
   const ses = session.defaultSession;
@@ -98,11 +112,11 @@ async function refreshMenu(): Promise<void> {
   const [status, sessions] = await Promise.all([service.getStatus(), service.listSessions().catch(() => [])]);
   const recentSessions = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const actions = menuActions({ service, window: () => win, tellUi, onSaved: (count) => (savedCount = count) });
-  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name }, actions)));
+  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name, devTools: !app.isPackaged }, actions)));
 }
 
 function createWindow(): BrowserWindow {
-  const w = new BrowserWindow(windowOptions({ preload: PRELOAD, icon: fs.existsSync(ICON) ? ICON : undefined }));
+  const w = new BrowserWindow(windowOptions({ preload: PRELOAD, icon: fs.existsSync(ICON) ? ICON : undefined, devTools: !app.isPackaged }));
   w.once('ready-to-show', () => w.show());
   w.on('closed', () => {
     if (win === w) win = undefined;

@@ -7,7 +7,7 @@ function actions(): Record<keyof MenuActions, Mock> {
   return Object.fromEntries(names.map((n) => [n, vi.fn()])) as Record<keyof MenuActions, Mock>;
 }
 
-const base: MenuState = { proxyRunning: true, recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }], isMac: false, appName: 'Netlens' };
+const base: MenuState = { proxyRunning: true, recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }], isMac: false, appName: 'Netlens', devTools: true };
 
 function menu(template: MenuItemConstructorOptions[], label: string): MenuItemConstructorOptions[] {
   const m = template.find((i) => i.label === label);
@@ -21,6 +21,13 @@ describe('buildMenuTemplate', () => {
   it('has the menus users expect, in order', () => {
     expect(buildMenuTemplate(base, actions()).map((m) => m.label ?? m.role)).toEqual(['File', 'editMenu', 'View', 'Proxy', 'Lab', 'Help']);
     expect(buildMenuTemplate({ ...base, isMac: true }, actions())[0].label).toBe('Netlens');
+  });
+
+  it('View offers Toggle Developer Tools only when DevTools are on (not in packaged builds)', () => {
+    const roles = (devTools: boolean) => menu(buildMenuTemplate({ ...base, devTools }, actions()), 'View').map((i) => i.role);
+    expect(roles(true)).toContain('toggleDevTools');
+    expect(roles(false)).not.toContain('toggleDevTools');
+    expect(roles(false)).toContain('reload');
   });
 
   it('File: Open HAR…, Save session, Export HAR…, Recent sessions, Quit', () => {

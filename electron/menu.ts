@@ -12,6 +12,8 @@ export interface MenuState {
   /** macOS puts About/Quit in the app menu. */
   isMac: boolean;
   appName: string;
+  /** Show View → Toggle Developer Tools: only when not packaged (see windowOptions). */
+  devTools: boolean;
 }
 
 export interface MenuActions {
@@ -68,7 +70,7 @@ export function buildMenuTemplate(state: MenuState, actions: MenuActions): MenuI
   const edit: MenuItemConstructorOptions = { role: 'editMenu' };
   const view: MenuItemConstructorOptions = {
     label: 'View',
-    submenu: [{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+    submenu: [{ role: 'reload' }, ...(state.devTools ? [{ role: 'toggleDevTools' } as const] : []), { type: 'separator' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
   };
 
   const macApp: MenuItemConstructorOptions = {

@@ -35,7 +35,12 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-export function windowOptions(opts: { preload: string; icon?: string }): BrowserWindowConstructorOptions {
+/**
+ * `devTools`: true only when running from a checkout (`!app.isPackaged`). A packaged
+ * build has no DevTools: the page holds the capture (cookies, tokens) and IPC to
+ * the core, and DevTools would let anyone at the keyboard script both. Default false.
+ */
+export function windowOptions(opts: { preload: string; icon?: string; devTools?: boolean }): BrowserWindowConstructorOptions {
   return {
     width: 1440,
     height: 900,
@@ -59,7 +64,7 @@ export function windowOptions(opts: { preload: string; icon?: string }): Browser
       webviewTag: false,
       navigateOnDragDrop: false,
       spellcheck: false,
-      devTools: true,
+      devTools: opts.devTools ?? false,
     },
   };
 }
@@ -159,4 +164,43 @@ export function lockDownContents(contents: ContentsLike, openExternal: (url: str
     if (isSafeExternalUrl(url)) void openExternal(url);
     return { action: 'deny' };
   });
+}
+
+/** A key press as Electron's 'before-input-event' gives it. */
+export interface KeyInput {
+  type: string;
+  key: string;
+  control?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+  alt?: boolean;
+}
+
+/** Chromium's DevTools shortcuts: F12, Ctrl+Shift+I/J/C, and Cmd+Alt+I/J/C on macOS. */
+export function isDevToolsShortcut(input: KeyInput): boolean {
+  if (input.type !== 'keyDown') return false;
+  const key = input.key.toLowerCase();
+  if (key === 'f12') return true;
+  if (!['i', 'j', 'c'].includes(key)) return false;
+  return Boolean((input.control && input.shift) || (input.meta && input.alt));
+}
+
+/** The part of a WebContents the DevTools lockdown touches (a fake in tests). */
+export interface DevToolsContentsLike {
+  on(event: 'before-input-event', listener: (event: { preventDefault(): void }, input: KeyInput) => void): unknown;
+  on(event: 'devtools-opened', listener: () => void): unknown;
+  closeDevTools(): void;
+}
+
+/**
+ * Packaged builds: besides `webPreferences.devTools: false` (which already stops
+ * them opening) and no Toggle Developer Tools menu item, the shortcuts are
+ * swallowed and DevTools that open anyway (another web contents, a future
+ * Electron default) are closed at once.
+ */
+export function lockDownDevTools(contents: DevToolsContentsLike): void {
+  contents.on('before-input-event', (event, input) => {
+    if (isDevToolsShortcut(input)) event.preventDefault();
+  });
+  contents.on('devtools-opened', () => contents.closeDevTools());
 }

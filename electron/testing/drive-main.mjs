@@ -29,10 +29,20 @@ report.schemes = recorded.schemes;
   // Any web contents main sees gets the lockdown.
   const listeners = new Map();
   let openHandler;
-  app.emit('web-contents-created', {}, { on: (e, l) => listeners.set(e, l), setWindowOpenHandler: (h) => (openHandler = h) });
+  let devToolsClosed = 0;
+  app.emit('web-contents-created', {}, { on: (e, l) => listeners.set(e, l), setWindowOpenHandler: (h) => (openHandler = h), closeDevTools: () => devToolsClosed++ });
   let prevented = false;
   listeners.get('will-navigate')({ preventDefault: () => (prevented = true) }, 'https://example.com/');
   report.lockdown = { prevented, newWindow: openHandler({ url: 'https://example.org/' }).action };
+  // Packaged builds also swallow DevTools shortcuts and close DevTools that open anyway.
+  const keys = {};
+  for (const key of ['F12', 'a']) {
+    let swallowed = false;
+    listeners.get('before-input-event')?.({ preventDefault: () => (swallowed = true) }, { type: 'keyDown', key });
+    keys[key] = swallowed;
+  }
+  listeners.get('devtools-opened')?.();
+  report.devTools = { listeners: [...listeners.keys()].sort(), keys, closed: devToolsClosed };
   await new Promise((r) => setTimeout(r, 10));
   report.lockdown.opened = [...recorded.opened];
 }
@@ -61,6 +71,7 @@ const page = await recorded.protocolHandler({ url: 'netlens://app/index.html' })
 report.page = { status: page.status, csp: page.headers.get('content-security-policy'), type: page.headers.get('content-type'), hasRoot: (await page.text()).includes('id="root"') };
 report.escape = (await recorded.protocolHandler({ url: 'netlens://app/..%2f..%2fpackage.json' })).status;
 report.menu = recorded.menus.at(-1).map((m) => m.label ?? m.role);
+report.viewMenu = recorded.menus.at(-1).find((m) => m.label === 'View').submenu.map((i) => i.role ?? i.type);
 report.proxyMenu = recorded.menus.at(-1).find((m) => m.label === 'Proxy').submenu[0].label;
 report.clipboard = [recorded.permissionCheck(null, 'clipboard-sanitized-write', 'netlens://app'), recorded.permissionCheck(null, 'media', 'netlens://app')];
 

@@ -15,6 +15,8 @@ export const start = () => fireReady();
 const emitter = new EventEmitter();
 export const app = Object.assign(emitter, {
   name: 'Netlens',
+  // STUB_PACKAGED=1 runs main as a packaged build would (no DevTools).
+  isPackaged: process.env.STUB_PACKAGED === '1',
   getAppPath: () => process.env.STUB_APP_PATH,
   getPath: () => recorded.userData ?? process.env.STUB_USER_DATA,
   setPath: (_name, dir) => (recorded.userData = dir),
