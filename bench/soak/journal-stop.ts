@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/soak/journal-stop.ts [entries=200000]` — what stopping a recording
+ * `npx tsx bench/soak/journal-stop.ts [entries=200000] [bodyBytes=120]` — what stopping a recording
  * costs: writes a journal of N realistic entries (completion order, so starts are
  * slightly out of order, as a busy proxy writes them) and times exportJournal,
  * which is what `Recording.stop()` spends its time in. Run under
@@ -12,6 +12,7 @@ import { exportJournal, JournalWriter, entryRecord } from '../../proxy/src/har/j
 import type { HarEntry } from '../../proxy/src/har/types.js';
 
 const count = Number(process.argv[2] ?? 200_000);
+const bodyBytes = Number(process.argv[3] ?? 120);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-journal-stop-'));
 const journalFile = path.join(dir, 'rec.journal');
 
@@ -25,7 +26,7 @@ function entry(i: number): HarEntry {
     request: { method: 'GET', url: `https://example.test/path/${i}?q=${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: headers(10, 'req'), queryString: [{ name: 'q', value: String(i) }], headersSize: -1, bodySize: 0 },
     response: {
       status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: headers(8, 'res'),
-      content: { size: 120, mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'y'.repeat(96) }) }, redirectURL: '', headersSize: -1, bodySize: 120,
+      content: { size: bodyBytes, mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'y'.repeat(Math.max(0, bodyBytes - 24)) }) }, redirectURL: '', headersSize: -1, bodySize: bodyBytes,
     },
     cache: {},
     timings: { blocked: 0.1, dns: -1, connect: -1, ssl: -1, send: 0.1, wait: 3, receive: 0.3 },

@@ -19,10 +19,11 @@ const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ca-worke
 const PROCESSES = 8;
 const TRIALS = Number(process.env.NETLENS_CA_TRIALS ?? 100);
 const REAL_TRIALS = Number(process.env.NETLENS_CA_REAL_TRIALS ?? 3);
+const KILLS = 8;
 
 interface Worker {
   child: ChildProcessWithoutNullStreams;
-  next(): Promise<{ fingerprint?: string; error?: string; ready?: boolean }>;
+  next(): Promise<{ fingerprint?: string; leaf?: string; error?: string; ready?: boolean }>;
 }
 
 function startWorker(): Worker {
@@ -67,9 +68,13 @@ describe('CA creation across processes', () => {
     const answers = await Promise.all(workers.map((w) => w.next()));
     expect(answers.filter((a) => a.error), dataDir).toEqual([]);
     const fingerprints = new Set(answers.map((a) => a.fingerprint));
+    const leaves = new Set(answers.map((a) => a.leaf));
     expect(fingerprints.size, `${dataDir}: ${[...fingerprints].join(' ')}`).toBe(1);
+    expect(leaves.size, `${dataDir}: leaf keys ${[...leaves].join(' ')}`).toBe(1);
     // What is on disk is that one CA, with a key that matches it (makeAuthority checks).
-    expect(loadOrCreateCA(dataDir).fingerprint).toBe([...fingerprints][0]);
+    const onDisk = loadOrCreateCA(dataDir);
+    expect(onDisk.fingerprint).toBe([...fingerprints][0]);
+    expect(onDisk.leafSpkiHash).toBe([...leaves][0]);
     expect(leftovers(dataDir), 'temporary directories left behind').toEqual([]);
   }
 
@@ -87,19 +92,30 @@ describe('CA creation across processes', () => {
     await race('fast', dataDir);
   }, 60_000);
 
+  it('a CA from an older version without the shared leaf key gets one leaf key, whoever creates it', async () => {
+    for (let i = 1; i <= 4; i++) {
+      const dataDir = path.join(root, `leaf-${i}`);
+      const ca = loadOrCreateCA(dataDir);
+      fs.rmSync(path.join(dataDir, 'ca', 'leaf.key'));
+      await race('fast', dataDir);
+      expect(loadOrCreateCA(dataDir).fingerprint).toBe(ca.fingerprint);
+      expect(fs.readdirSync(path.join(dataDir, 'ca')).sort()).toEqual(['leaf.key', 'netlens-ca.key', 'netlens-ca.pem']);
+    }
+  }, 120_000);
+
   it('a creator killed at any point leaves either no CA or a whole one, and its temporary files are removed', async () => {
     const killer = startWorker();
     expect(await killer.next()).toEqual({ ready: true });
     let created = 0;
     const dataDir = path.join(root, 'killed');
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < KILLS; i++) {
       const dir = `${dataDir}-${i}`;
       const victim = i === 0 ? killer : startWorker();
       if (i > 0) expect(await victim.next()).toEqual({ ready: true });
       const exited = new Promise((r) => victim.child.once('exit', r));
       victim.child.stdin.write(`real ${dir}\n`);
       // Two RSA keys take ~50-400 ms here: kills land before, during and after publishing.
-      await new Promise((r) => setTimeout(r, i * 25));
+      await new Promise((r) => setTimeout(r, (i * 400) / KILLS));
       victim.child.kill('SIGKILL');
       await exited;
       if (fs.existsSync(path.join(dir, 'ca'))) created++;
@@ -107,6 +123,6 @@ describe('CA creation across processes', () => {
       expect(new crypto.X509Certificate(ca.certPem).checkPrivateKey(crypto.createPrivateKey(fs.readFileSync(ca.keyPath)))).toBe(true);
       expect(leftovers(dir), `${dir}: temporary directory of the killed creator`).toEqual([]);
     }
-    console.log(`kill during creation: ${created}/12 kills came after the CA was published`);
+    console.log(`kill during creation: ${created}/${KILLS} kills came after the CA was published`);
   }, 300_000);
 });

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import readline from 'node:readline';
 import { loadOrCreateCAFiles } from '../../src/tls/ca-store.js';
-import { loadOrCreateCA } from '../../src/tls/ca.js';
+import { loadOrCreateCA, spkiHash } from '../../src/tls/ca.js';
 import { createCertificate, nameDer } from '../../src/tls/x509.js';
 
 const key = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -28,8 +28,15 @@ const rl = readline.createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   const [mode, dir] = line.split(' ', 2);
   try {
-    const certPem = mode === 'real' ? loadOrCreateCA(dir!, { warn: () => {} }).certPem : loadOrCreateCAFiles(dir!, fast, () => {}).certPem;
-    process.stdout.write(JSON.stringify({ fingerprint: new crypto.X509Certificate(certPem).fingerprint256 }) + '\n');
+    let answer: { fingerprint: string; leaf: string };
+    if (mode === 'real') {
+      const ca = loadOrCreateCA(dir!, { warn: () => {} });
+      answer = { fingerprint: ca.fingerprint, leaf: ca.leafSpkiHash };
+    } else {
+      const files = loadOrCreateCAFiles(dir!, fast, () => {});
+      answer = { fingerprint: new crypto.X509Certificate(files.certPem).fingerprint256, leaf: spkiHash(files.leafKeyPem) };
+    }
+    process.stdout.write(JSON.stringify(answer) + '\n');
   } catch (err) {
     process.stdout.write(JSON.stringify({ error: `${(err as { code?: string }).code}: ${(err as Error).message}` }) + '\n');
   }
