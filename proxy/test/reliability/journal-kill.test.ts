@@ -66,7 +66,7 @@ describe('kill -9 of a recording proxy under load', () => {
     await Promise.all(workers);
 
     const answered = answers.filter((a) => a.ok && a.doneAt <= killAt);
-    expect(answered.length, 'load reached the proxy').toBeGreaterThan(200);
+    expect(answered.length, 'load reached the proxy').toBeGreaterThan(50);
     expect(new Set(answered.map((a) => a.kind)).size).toBe(3);
     const scan = await scanJournal(info.journal);
     const journaled = new Map<number, string>();
