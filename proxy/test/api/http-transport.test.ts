@@ -167,6 +167,18 @@ describe('serve transport: token and origin', () => {
     if ('ws' in page) page.ws.close();
   });
 
+  it('says which way a string argument is wrong: missing, not a string, empty, or too long with both lengths', async () => {
+    const message = async (args: unknown) => {
+      const res = await command('getExchange', args);
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    expect(await message({})).toBe('getExchange: "id" must be a string (it is missing)');
+    expect(await message({ id: 42 })).toBe('getExchange: "id" must be a string, not number');
+    expect(await message({ id: '' })).toBe('getExchange: "id" must not be empty');
+    expect(await message({ id: 'x'.repeat(1_000_000) })).toBe('getExchange: "id" is too long: 1,000,000 characters, at most 200');
+  });
+
   it('needs JSON commands and known names', async () => {
     expect((await command('getStatus', undefined, { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await command('rmRfEverything')).status).toBe(404);
