@@ -31,6 +31,8 @@ export interface HttpTransportOptions {
   staticDir?: string;
   /** Fixed token (tests); default: 32 random bytes per launch. */
   token?: string;
+  /** Request line and headers must arrive within this; default HEADERS_TIMEOUT_MS (tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export interface HttpTransport {
@@ -148,7 +150,8 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
     events.upgrade(req, socket, head);
   }
 
-  const server = http.createServer((req, res) => {
+  // Node checks the header/request timeouts on this interval (default 30 s): check often enough that they hold.
+  const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const fail = (err: unknown) => {
       warn(`${String(req.method).slice(0, 20)} request failed`, err);
       if (!res.headersSent) sendError(res, 500, ErrorCodes.INTERNAL, 'Netlens internal error; the details are on the terminal running "netlens serve".');
@@ -160,7 +163,7 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
       fail(err);
     }
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.maxConnections = MAX_CONNECTIONS;
 

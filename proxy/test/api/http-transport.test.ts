@@ -179,6 +179,26 @@ describe('serve transport: token and origin', () => {
     expect(await message({ id: 'x'.repeat(1_000_000) })).toBe('getExchange: "id" is too long: 1,000,000 characters, at most 200');
   });
 
+  it('closes a connection whose headers do not arrive within the header timeout (408), and keeps serving', async () => {
+    const slow = await startHttpTransport({ service, token: TOKEN, headersTimeoutMs: 500 });
+    try {
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve) => {
+        const s = net.connect(slow.port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
+        let got = '';
+        s.on('data', (d) => (got += d));
+        s.on('error', () => undefined);
+        s.on('close', () => resolve(got.split('\r\n')[0] ?? ''));
+      });
+      expect(answer).toBe('HTTP/1.1 408 Request Timeout');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const res = await fetch(`http://127.0.0.1:${slow.port}/api/getStatus`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '' });
+      expect(res.status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('needs JSON commands and known names', async () => {
     expect((await command('getStatus', undefined, { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await command('rmRfEverything')).status).toBe(404);
