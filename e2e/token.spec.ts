@@ -87,6 +87,7 @@ test('a reload of the token-less address keeps working: commands and live rows o
     const res = await fresh.goto(bare);
     expect(res!.status()).toBe(200);
     await expect(fresh.getByTestId('token-required')).toContainText('Token required');
+    await snap(fresh, 'token-required');
     await fresh.close();
   } finally {
     await site.close();
