@@ -53,7 +53,9 @@ export function createGuard(token: string, port: () => number) {
       return [
         401,
         ErrorCodes.API_UNAUTHORIZED,
-        given ? 'Wrong token: open the URL that "netlens serve" printed for this launch.' : 'Token required: open the URL that "netlens serve" printed (it ends in ?token=…).',
+        given
+          ? 'Wrong token: open the URL that "netlens serve" printed for this launch.'
+          : 'Token required: open the URL that "netlens serve" printed (it ends in ?token=…).',
       ];
     }
     return undefined;

@@ -32,7 +32,8 @@ function printable(spec: RequestSpec): RequestSpec {
 
 /** Characters that break naive parsers: separators, escapes, controls, bytes ≥ 0x80 (invalid UTF-8 alone). */
 const nastyChar = fc.oneof(
-  fc.constantFrom('/', '\\', '%', '?', '#', '.', '..', '//', '%00', '%2e', '%2F', '%5C', '%E0%A4%A', '%ZZ', '%', '%%', '~', ';', '@', ':', '[', ']', '{', '}', ' ', '\t', '"', "'", '<', '>'),
+  fc.constantFrom('/', '\\', '%', '?', '#', '.', '..', '//', '%00', '%2e', '%2F', '%5C', '%E0%A4%A', '%ZZ', '%', '%%'),
+  fc.constantFrom('~', ';', '@', ':', '[', ']', '{', '}', ' ', '\t', '"', "'", '<', '>'),
   fc.integer({ min: 0x80, max: 0xff }).map((b) => String.fromCharCode(b)),
   fc.integer({ min: 0, max: 0x1f }).map((b) => String.fromCharCode(b)),
   fc.string({ maxLength: 8, unit: 'binary' }),
@@ -40,9 +41,26 @@ const nastyChar = fc.oneof(
 );
 
 const targetArb = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('//', '/\\', 'http://[', '*', '', '/%E0%A4%A', '/%', '/..', '/api/', '/api/events', '/api/getStatus', '/assets/../../../../etc/passwd', '/index.html', '//api/getStatus', 'http://127.0.0.1/', '/?token=TOKEN', '/%E0%A4%A?token=TOKEN') },
-  { weight: 4, arbitrary: fc.tuple(fc.constantFrom('/', '//', '/api/', '/assets/', '\\', 'http://', ''), fc.array(nastyChar, { maxLength: 12 })).map(([p, xs]) => p + xs.join('')) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/', '/api/', '/assets/'), fc.constantFrom('a', '%41', '/', '%', '\\'), fc.integer({ min: 1_000, max: 200_000 })).map(([p, c, n]) => p + c.repeat(n)) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      ...['//', '/\\', 'http://[', '*', '', '/%E0%A4%A', '/%', '/..', '/api/', '/api/events', '/api/getStatus', '/index.html', '//api/getStatus'],
+      ...['/assets/../../../../etc/passwd', 'http://127.0.0.1/', '/?token=TOKEN', '/%E0%A4%A?token=TOKEN'],
+    ),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(fc.constantFrom('/', '//', '/api/', '/assets/', '\\', 'http://', ''), fc.array(nastyChar, { maxLength: 12 }))
+      .map(([p, xs]) => p + xs.join('')),
+  },
+  {
+    // Huge targets: over Node's 16 KiB header limit (431) and far over it.
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('/', '/api/', '/assets/'), fc.constantFrom('a', '%41', '/', '%', '\\'), fc.integer({ min: 1_000, max: 200_000 }))
+      .map(([p, c, n]) => p + c.repeat(n)),
+  },
 );
 
 const methodArb = fc.oneof(
@@ -111,7 +129,11 @@ const rawRequest: fc.Arbitrary<RequestSpec> = fc
     version: versionArb,
     headers: fc.array(headerArb, { maxLength: 8 }),
     eol: eolArb,
-    body: fc.oneof(fc.constant(''), fc.string({ maxLength: 64 }), fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1'))),
+    body: fc.oneof(
+      fc.constant(''),
+      fc.string({ maxLength: 64 }),
+      fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('latin1')),
+    ),
     cut: fc.option(fc.nat(), { nil: undefined }),
   })
   .map((r) => printable((ctx: FuzzContext) => {
@@ -124,11 +146,17 @@ const rawRequest: fc.Arbitrary<RequestSpec> = fc
 /** A well-formed, authorized API call: a known or random command name, a random JSON body. */
 const apiCall: fc.Arbitrary<RequestSpec> = fc
   .record({
-    name: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FUZZED_COMMANDS) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s)) }),
+    name: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...FUZZED_COMMANDS) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s)) },
+    ),
     args: fc.oneof(
       fc.constant(undefined),
       fc.jsonValue({ maxDepth: 3 }),
-      fc.dictionary(fc.constantFrom('id', 'index', 'side', 'name', 'text', 'fileName', 'runId', 'file', 'mode', 'url', 'port'), fc.jsonValue({ maxDepth: 2 })),
+      fc.dictionary(
+        fc.constantFrom('id', 'index', 'side', 'name', 'text', 'fileName', 'runId', 'file', 'mode', 'url', 'port'),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
     ),
     rawBody: fc.option(fc.constantFrom('{', '[1,', '"\\ud800"', 'nul', '{"id":"x"}garbage', '\xff\xfe{}'), { nil: undefined }),
   })
@@ -157,7 +185,8 @@ const upgrade: fc.Arbitrary<RequestSpec> = fc
     frames: fc.uint8Array({ maxLength: 32 }),
   })
   .map((r) => printable((ctx: FuzzContext) => {
-    const lines = [`GET ${r.target.replace('TOKEN', ctx.token)} HTTP/1.1`, `Host: 127.0.0.1:${ctx.port}`, 'Connection: Upgrade', 'Upgrade: websocket', `Sec-WebSocket-Key: ${r.key}`, `Sec-WebSocket-Version: ${r.version}`];
+    const lines = [`GET ${r.target.replace('TOKEN', ctx.token)} HTTP/1.1`, `Host: 127.0.0.1:${ctx.port}`, 'Connection: Upgrade', 'Upgrade: websocket'];
+    lines.push(`Sec-WebSocket-Key: ${r.key}`, `Sec-WebSocket-Version: ${r.version}`);
     if (r.auth === 'bearer') lines.push(`Authorization: Bearer ${ctx.token}`);
     if (r.auth === 'protocol') lines.push(`Sec-WebSocket-Protocol: netlens, netlens.bearer.${ctx.token}`);
     if (r.auth === 'wrong') lines.push('Authorization: Bearer wrong');
@@ -167,4 +196,8 @@ const upgrade: fc.Arbitrary<RequestSpec> = fc
     return Buffer.concat([latin1(`${lines.join('\r\n')}\r\n\r\n`), Buffer.from(r.frames)]);
   }));
 
-export const uiRequest: fc.Arbitrary<RequestSpec> = fc.oneof({ weight: 5, arbitrary: rawRequest }, { weight: 3, arbitrary: apiCall }, { weight: 2, arbitrary: upgrade });
+export const uiRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
+  { weight: 5, arbitrary: rawRequest },
+  { weight: 3, arbitrary: apiCall },
+  { weight: 2, arbitrary: upgrade },
+);

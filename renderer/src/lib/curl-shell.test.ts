@@ -88,7 +88,8 @@ describe('Copy as cURL in a real shell', () => {
       ];
       const body = `{"a":"${p}"}${p}`;
       const { argv } = run(shell, toCurl({ method: 'POST', url, headers, body }));
-      const expected = [url, ...(/[[\]{}]/.test(url) ? ['--globoff'] : []), '-X', 'POST', '-H', `X-${p}: v${p}`, '-H', `x-plain: it's "quoted"`, '--data-raw', body];
+      const globoff = /[[\]{}]/.test(url) ? ['--globoff'] : [];
+      const expected = [url, ...globoff, '-X', 'POST', '-H', `X-${p}: v${p}`, '-H', `x-plain: it's "quoted"`, '--data-raw', body];
       expect(argv).toEqual(expected);
     }
   });

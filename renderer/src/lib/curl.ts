@@ -91,7 +91,9 @@ export function toCurl(req: { method: string; url: string; headers: HeaderList; 
     if (name.startsWith(':') || SKIP.has(name.toLowerCase())) continue;
     refuse(`header ${JSON.stringify(name.slice(0, 40))}`, `${name}${value}`);
     // curl reads "-H @file" as a file of headers: a header name cannot start with "@" (it is not an HTTP token).
-    if (name.startsWith('@')) throw new CurlError(`the header name ${JSON.stringify(name.slice(0, 40))} is not valid HTTP and curl would read it as a file name.`);
+    if (name.startsWith('@')) {
+      throw new CurlError(`the header name ${JSON.stringify(name.slice(0, 40))} is not valid HTTP and curl would read it as a file name.`);
+    }
     // "-H 'X:'" tells curl to remove a header; "-H 'X;'" sends it with an empty value.
     parts.push('-H', shellQuote(value === '' ? `${name};` : `${name}: ${value}`));
   }
