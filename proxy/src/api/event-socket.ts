@@ -39,19 +39,31 @@ export function eventSockets(service: NetlensApi): EventSockets {
       try {
         server().handleUpgrade(req, socket, head, (client) => {
           sockets.add(client);
-          const unsubscribe = service.subscribe((event) => {
-            if (client.readyState !== client.OPEN) return;
-            if (client.bufferedAmount > MAX_WS_BUFFERED) {
-              client.close(1013, 'client too slow; reload to resync');
-              return;
-            }
-            client.send(JSON.stringify(event));
-          });
+          client.on('error', () => client.terminate());
+          let unsubscribe = () => {};
           client.on('close', () => {
             unsubscribe();
             sockets.delete(client);
           });
-          client.on('error', () => client.terminate());
+          try {
+            unsubscribe = service.subscribe((event) => {
+              if (client.readyState !== client.OPEN) return;
+              if (client.bufferedAmount > MAX_WS_BUFFERED) {
+                client.close(1013, 'client too slow; reload to resync');
+                return;
+              }
+              // Runs inside the service's event loop: an event that cannot be sent must not throw there.
+              try {
+                client.send(JSON.stringify(event));
+              } catch (err) {
+                process.emitWarning(`netlens serve: an event could not be sent: ${(err as Error)?.message ?? err}`);
+              }
+            });
+          } catch (err) {
+            // The 101 is already on the wire: close the socket as a server error (1011) instead of answering again.
+            process.emitWarning(`netlens serve: event subscription failed: ${(err as Error)?.stack ?? err}`);
+            client.close(1011, 'Netlens internal error');
+          }
         });
       } catch (err) {
         // ws validates the handshake and answers 400 itself; this is for what it did not foresee.

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { WebSocket } from 'ws';
 import { CoreService } from '../../src/api/core-service.js';
 import { startHttpTransport, type HttpTransport } from '../../src/api/http-transport.js';
-import type { NetlensEvent } from '../../src/api/contract.js';
+import type { NetlensApi, NetlensEvent } from '../../src/api/contract.js';
 import { wsProtocols } from '../../src/api/ws-auth.js';
 import { exchange, fakeProxy, type FakeProxy } from './helpers.js';
 
@@ -196,6 +196,40 @@ describe('serve transport: token and origin', () => {
       expect(res.status).toBe(200);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('a command or event subscription that throws gets a 500 / close 1011 and a warning; the server keeps serving', async () => {
+    const broken = {
+      getStatus: () => Promise.reject(new TypeError('boom')),
+      listExchanges: () => Promise.resolve([]),
+      subscribe: () => {
+        throw new TypeError('no events');
+      },
+    } as unknown as NetlensApi;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const t = await startHttpTransport({ service: broken, token: TOKEN });
+    try {
+      const call = (name: string) =>
+        fetch(`http://127.0.0.1:${t.port}/api/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '' });
+      const res = await call('getStatus');
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NL_INTERNAL');
+      const code = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${t.port}/api/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        ws.on('close', (c) => resolve(c));
+        ws.on('error', () => undefined);
+      });
+      expect(code).toBe(1011);
+      expect((await call('listExchanges')).status).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.join('\n')).toContain('boom');
+      expect(warnings.join('\n')).toContain('no events');
+    } finally {
+      process.off('warning', onWarning);
+      await t.close();
     }
   });
 
