@@ -106,7 +106,11 @@ describe('serve transport: token and origin', () => {
     // The address-bar token, a cookie or a query parameter do not open the API: only the Bearer header does.
     const viaQuery = await fetch(`${base}/api/getStatus?token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
     expect(viaQuery.status).toBe(401);
-    const viaCookie = await fetch(`${base}/api/getStatus`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `netlens_token=${TOKEN}` }, body: '' });
+    const viaCookie = await fetch(`${base}/api/getStatus`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `netlens_token=${TOKEN}` },
+      body: '',
+    });
     expect(viaCookie.status).toBe(401);
     expect(viaQuery.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await command('getStatus')).headers.get('x-content-type-options')).toBe('nosniff');
@@ -192,7 +196,8 @@ describe('serve transport: token and origin', () => {
       });
       expect(answer).toBe('HTTP/1.1 408 Request Timeout');
       expect(Date.now() - started).toBeLessThan(5_000);
-      const res = await fetch(`http://127.0.0.1:${slow.port}/api/getStatus`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '' });
+      const auth = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
+      const res = await fetch(`http://127.0.0.1:${slow.port}/api/getStatus`, { method: 'POST', headers: auth, body: '' });
       expect(res.status).toBe(200);
     } finally {
       await slow.close();
@@ -213,7 +218,11 @@ describe('serve transport: token and origin', () => {
     const t = await startHttpTransport({ service: broken, token: TOKEN });
     try {
       const call = (name: string) =>
-        fetch(`http://127.0.0.1:${t.port}/api/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '' });
+        fetch(`http://127.0.0.1:${t.port}/api/${name}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+          body: '',
+        });
       const res = await call('getStatus');
       expect(res.status).toBe(500);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NL_INTERNAL');
