@@ -3,10 +3,18 @@
  *
  *  - In Electron the preload script exposes the contract as `window.netlens`.
  *  - In a browser (`netlens serve`), commands are POST /api/<name> with the
- *    per-launch token from the page URL, and events come over a WebSocket.
+ *    per-launch token as `Authorization: Bearer`, and events come over a
+ *    WebSocket that offers the token as a subprotocol (ws-auth.ts).
+ *
+ * The token arrives once in the address (`?token=…`). It is kept in
+ * sessionStorage (scoped to this scheme+host+port and this tab) and removed
+ * from the address before anything renders, so it is never in history, in a
+ * bookmark, or in a cookie that Chromium would send to other ports of 127.0.0.1.
  *
  * Components import `api` and the contract's types; never fetch or WebSocket.
  */
+import { wsProtocols } from '../../proxy/src/api/ws-auth';
+import { takePageToken } from './lib/page-token';
 import { COMMAND_NAMES, type ApiErrorInfo, type CommandName, type NetlensApi, type NetlensEvent, type NetlensEventListener } from '../../proxy/src/api/contract';
 
 declare global {
@@ -42,7 +50,7 @@ function httpApi(origin: string, token: string): NetlensApi & { onConnection(cb:
   const connect = () => {
     if (ws || listeners.size === 0) return;
     setState('connecting');
-    const sock = new WebSocket(`${origin.replace(/^http/, 'ws')}/api/events?token=${encodeURIComponent(token)}`);
+    const sock = new WebSocket(`${origin.replace(/^http/, 'ws')}/api/events`, wsProtocols(token));
     ws = sock;
     sock.onopen = () => {
       retry = 0;
@@ -121,10 +129,22 @@ function ipcApi(bridge: NetlensApi): NetlensApi & { onConnection(cb: (s: Connect
   return api as unknown as NetlensApi & { onConnection(cb: (s: ConnectionState) => void): () => void };
 }
 
+/** Set when the page has no token: main.tsx shows how to get one instead of the app. */
+export let missingToken = false;
+
+function sessionStorageOrNone(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined; // storage disabled by the browser's settings
+  }
+}
+
 function createApi() {
   if (typeof window !== 'undefined' && window.netlens) return ipcApi(window.netlens);
-  const token = new URLSearchParams(location.search).get('token') ?? '';
-  return httpApi(location.origin, token);
+  const token = takePageToken(location, sessionStorageOrNone(), history);
+  missingToken = !token;
+  return httpApi(location.origin, token ?? '');
 }
 
 export const api = createApi();

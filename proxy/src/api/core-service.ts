@@ -78,9 +78,12 @@ function obj(args: unknown, command: string): Record<string, unknown> {
   return args as Record<string, unknown>;
 }
 
+/** A string argument; each way it can be wrong gets its own message (a 100 MiB string is not "empty"). */
 function str(args: Record<string, unknown>, key: string, command: string, maxLength = 100_000_000): string {
   const v = args[key];
-  if (typeof v !== 'string' || v.length === 0 || v.length > maxLength) throw bad(`${command}: "${key}" must be a non-empty string`);
+  if (typeof v !== 'string') throw bad(`${command}: "${key}" must be a string${v === undefined ? ' (it is missing)' : `, not ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`}`);
+  if (v.length === 0) throw bad(`${command}: "${key}" must not be empty`);
+  if (v.length > maxLength) throw bad(`${command}: "${key}" is too long: ${v.length.toLocaleString('en-US')} characters, at most ${maxLength.toLocaleString('en-US')}`);
   return v;
 }
 

@@ -32,6 +32,11 @@ function validators() {
   const ajv = new Ajv({ allErrors: true, strict: false });
   ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json') as object);
   addFormats(ajv);
+  // ajv-formats' full `uri` regex backtracks once per character: a 10 MiB URL overflows the stack
+  // (RangeError, and the import failed with a 500). Its fast-mode check (a scheme, then no whitespace)
+  // is linear and tells a HAR reader what it needs to know.
+  const { fastFormats } = require('ajv-formats/dist/formats.js') as typeof import('ajv-formats/dist/formats.js');
+  ajv.addFormat('uri', fastFormats.uri);
   for (const schema of Object.values(harSchemas)) ajv.addSchema(schema);
   compiled = {
     har: ajv.getSchema('har.json#')!,

@@ -2,10 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { WebSocket } from 'ws';
 import { CoreService } from '../../src/api/core-service.js';
 import { startHttpTransport, type HttpTransport } from '../../src/api/http-transport.js';
-import type { NetlensEvent } from '../../src/api/contract.js';
+import type { NetlensApi, NetlensEvent } from '../../src/api/contract.js';
+import { wsProtocols } from '../../src/api/ws-auth.js';
 import { exchange, fakeProxy, type FakeProxy } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -49,14 +51,31 @@ async function ok<T>(name: string, args?: unknown): Promise<T> {
   return body.result;
 }
 
-function openSocket(headers: Record<string, string> = {}, token = TOKEN): Promise<{ ws: WebSocket; events: NetlensEvent[] } | { status: number }> {
+/** An event socket authenticated like a Node client (Bearer header) or like the page (subprotocols), or not at all. */
+function openSocket(
+  headers: Record<string, string> = {},
+  token: string | null = TOKEN,
+  { protocols, query = '' }: { protocols?: string[]; query?: string } = {},
+): Promise<{ ws: WebSocket; events: NetlensEvent[]; protocol: string } | { status: number }> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events?token=${token}`, { headers: { origin: base, ...headers } });
+    const auth: Record<string, string> = token !== null && !protocols ? { authorization: `Bearer ${token}` } : {};
+    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events${query}`, protocols, { headers: { origin: base, ...auth, ...headers } });
     const events: NetlensEvent[] = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m))));
-    ws.on('open', () => resolve({ ws, events }));
+    ws.on('open', () => resolve({ ws, events, protocol: ws.protocol }));
     ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
     ws.on('error', () => undefined);
+  });
+}
+
+/** Raw bytes to the server; resolves with the status line (or what happened instead). */
+function raw(bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect(transport.port, '127.0.0.1', () => s.end(Buffer.from(bytes, 'latin1')));
+    let got = '';
+    s.on('data', (d) => (got += d.toString('latin1')));
+    s.on('error', (e) => (got += `[${(e as NodeJS.ErrnoException).code}]`));
+    s.on('close', () => resolve(got.split('\r\n')[0] || '(closed without an answer)'));
   });
 }
 
@@ -69,18 +88,52 @@ describe('serve transport: token and origin', () => {
     expect((await command('getStatus')).status).toBe(200);
   });
 
-  it('serves the page only with the token, then its assets by cookie', async () => {
-    expect((await fetch(`${base}/`)).status).toBe(401);
-    expect((await fetch(`${base}/assets/app.js`)).status).toBe(401);
-    const page = await fetch(`${base}/?token=${TOKEN}`);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
-    expect(cookie).toBe(`netlens_token=${TOKEN}`);
-    const asset = await fetch(`${base}/assets/app.js`, { headers: { cookie } });
+  it('serves the page and its assets without a token and sets no cookie; the API still needs the token', async () => {
+    for (const url of [`${base}/`, `${base}/?token=${TOKEN}`, `${base}/index.html`]) {
+      const page = await fetch(url);
+      expect(page.status, url).toBe(200);
+      expect(page.headers.get('set-cookie'), url).toBeNull();
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'none'");
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    const asset = await fetch(`${base}/assets/app.js`);
     expect(asset.status).toBe(200);
+    expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await asset.text()).toBe('console.log(1)');
-    expect((await fetch(`${base}/../../etc/passwd?token=${TOKEN}`)).status).toBe(404);
+    expect((await fetch(`${base}/../../etc/passwd`)).status).toBe(404);
+    expect((await fetch(`${base}/assets/%2e%2e/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
+    // The address-bar token, a cookie or a query parameter do not open the API: only the Bearer header does.
+    const viaQuery = await fetch(`${base}/api/getStatus?token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+    expect(viaQuery.status).toBe(401);
+    const viaCookie = await fetch(`${base}/api/getStatus`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `netlens_token=${TOKEN}` },
+      body: '',
+    });
+    expect(viaCookie.status).toBe(401);
+    expect(viaQuery.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await command('getStatus')).headers.get('x-content-type-options')).toBe('nosniff');
+    // Host and Origin checks still guard the page.
+    expect((await fetch(`${base}/`, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
+  });
+
+  it('answers malformed request targets with 400 and keeps serving (//, /\\, absolute form, bad %-escapes)', async () => {
+    expect(await raw(`GET // HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 404 Not Found');
+    expect(await raw(`GET /\\ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET * HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET /%E0%A4%A?token=${TOKEN} HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET /assets/%00 HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`POST //api/x HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\nContent-Length: 0\r\n\r\n`)).toBe('HTTP/1.1 405 Method Not Allowed');
+    const upgrade = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+    expect(await raw(`GET // HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 404 Not Found');
+    expect(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 401 Unauthorized');
+    expect(await raw('GARBAGE\r\n\r\n')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    // Still serving.
+    expect((await command('getStatus')).status).toBe(200);
   });
 
   it('refuses cross-origin requests and foreign Host headers even with the token (403)', async () => {
@@ -102,12 +155,91 @@ describe('serve transport: token and origin', () => {
     expect(status).toBe(403);
   });
 
-  it('refuses event sockets without the token or from another origin', async () => {
+  it('refuses event sockets without the token or from another origin; accepts the Bearer header or the page\'s subprotocols', async () => {
     expect(await openSocket({}, 'nope')).toEqual({ status: 401 });
+    expect(await openSocket({}, null)).toEqual({ status: 401 });
+    // A token in the socket's URL is not accepted: URLs end up in logs and history.
+    expect(await openSocket({}, null, { query: `?token=${TOKEN}` })).toEqual({ status: 401 });
     expect(await openSocket({ origin: 'http://evil.example' })).toEqual({ status: 403 });
+    expect(await openSocket({}, null, { protocols: wsProtocols('nope') })).toEqual({ status: 401 });
     const good = await openSocket();
     expect('ws' in good).toBe(true);
     if ('ws' in good) good.ws.close();
+    // The page's way: the server selects "netlens" and never echoes the token back.
+    const page = await openSocket({}, null, { protocols: wsProtocols(TOKEN) });
+    expect(page).toMatchObject({ protocol: 'netlens' });
+    if ('ws' in page) page.ws.close();
+  });
+
+  it('says which way a string argument is wrong: missing, not a string, empty, or too long with both lengths', async () => {
+    const message = async (args: unknown) => {
+      const res = await command('getExchange', args);
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    expect(await message({})).toBe('getExchange: "id" must be a string (it is missing)');
+    expect(await message({ id: 42 })).toBe('getExchange: "id" must be a string, not number');
+    expect(await message({ id: '' })).toBe('getExchange: "id" must not be empty');
+    expect(await message({ id: 'x'.repeat(1_000_000) })).toBe('getExchange: "id" is too long: 1,000,000 characters, at most 200');
+  });
+
+  it('closes a connection whose headers do not arrive within the header timeout (408), and keeps serving', async () => {
+    const slow = await startHttpTransport({ service, token: TOKEN, headersTimeoutMs: 500 });
+    try {
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve) => {
+        const s = net.connect(slow.port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
+        let got = '';
+        s.on('data', (d) => (got += d));
+        s.on('error', () => undefined);
+        s.on('close', () => resolve(got.split('\r\n')[0] ?? ''));
+      });
+      expect(answer).toBe('HTTP/1.1 408 Request Timeout');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const auth = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
+      const res = await fetch(`http://127.0.0.1:${slow.port}/api/getStatus`, { method: 'POST', headers: auth, body: '' });
+      expect(res.status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a command or event subscription that throws gets a 500 / close 1011 and a warning; the server keeps serving', async () => {
+    const broken = {
+      getStatus: () => Promise.reject(new TypeError('boom')),
+      listExchanges: () => Promise.resolve([]),
+      subscribe: () => {
+        throw new TypeError('no events');
+      },
+    } as unknown as NetlensApi;
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const t = await startHttpTransport({ service: broken, token: TOKEN });
+    try {
+      const call = (name: string) =>
+        fetch(`http://127.0.0.1:${t.port}/api/${name}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+          body: '',
+        });
+      const res = await call('getStatus');
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NL_INTERNAL');
+      const code = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${t.port}/api/events`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        ws.on('close', (c) => resolve(c));
+        ws.on('error', () => undefined);
+      });
+      expect(code).toBe(1011);
+      expect((await call('listExchanges')).status).toBe(200);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.join('\n')).toContain('boom');
+      expect(warnings.join('\n')).toContain('no events');
+    } finally {
+      process.off('warning', onWarning);
+      await t.close();
+    }
   });
 
   it('needs JSON commands and known names', async () => {
