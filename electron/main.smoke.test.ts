@@ -64,7 +64,8 @@ describe('bundled main process (stubbed Electron, real core)', () => {
   });
 
   it('packaged (issue 13 item 15): no DevTools in the window, the View menu or the keyboard', () => {
-    expect(packagedReport.window.webPreferences).toEqual(windowOptions({ preload: path.join(root, 'dist/electron/preload.cjs'), devTools: false }).webPreferences);
+    const preload = path.join(root, 'dist/electron/preload.cjs');
+    expect(packagedReport.window.webPreferences).toEqual(windowOptions({ preload, devTools: false }).webPreferences);
     expect(packagedReport.viewMenu).not.toContain('toggleDevTools');
     expect(packagedReport.viewMenu).toContain('reload');
     expect(packagedReport.devTools).toEqual({

@@ -112,7 +112,8 @@ async function refreshMenu(): Promise<void> {
   const [status, sessions] = await Promise.all([service.getStatus(), service.listSessions().catch(() => [])]);
   const recentSessions = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const actions = menuActions({ service, window: () => win, tellUi, onSaved: (count) => (savedCount = count) });
-  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name, devTools: !app.isPackaged }, actions)));
+  const state = { proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name, devTools: !app.isPackaged };
+  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate(state, actions)));
 }
 
 function createWindow(): BrowserWindow {

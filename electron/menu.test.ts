@@ -7,7 +7,13 @@ function actions(): Record<keyof MenuActions, Mock> {
   return Object.fromEntries(names.map((n) => [n, vi.fn()])) as Record<keyof MenuActions, Mock>;
 }
 
-const base: MenuState = { proxyRunning: true, recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }], isMac: false, appName: 'Netlens', devTools: true };
+const base: MenuState = {
+  proxyRunning: true,
+  recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }],
+  isMac: false,
+  appName: 'Netlens',
+  devTools: true,
+};
 
 function menu(template: MenuItemConstructorOptions[], label: string): MenuItemConstructorOptions[] {
   const m = template.find((i) => i.label === label);

@@ -70,7 +70,16 @@ export function buildMenuTemplate(state: MenuState, actions: MenuActions): MenuI
   const edit: MenuItemConstructorOptions = { role: 'editMenu' };
   const view: MenuItemConstructorOptions = {
     label: 'View',
-    submenu: [{ role: 'reload' }, ...(state.devTools ? [{ role: 'toggleDevTools' } as const] : []), { type: 'separator' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+    submenu: [
+      { role: 'reload' },
+      ...(state.devTools ? [{ role: 'toggleDevTools' } as const] : []),
+      { type: 'separator' },
+      { role: 'resetZoom' },
+      { role: 'zoomIn' },
+      { role: 'zoomOut' },
+      { type: 'separator' },
+      { role: 'togglefullscreen' },
+    ],
   };
 
   const macApp: MenuItemConstructorOptions = {

@@ -31,5 +31,7 @@ async function run(flushMaxPending: number): Promise<number> {
 }
 
 await run(FLUSH_MAX_PENDING); // warm-up
-for (const n of [1, FLUSH_MAX_PENDING, 1, FLUSH_MAX_PENDING]) console.log(`flushMaxPending=${String(n).padStart(2)}: ${(await run(n)).toFixed(1)} µs CPU per exchange`);
+for (const n of [1, FLUSH_MAX_PENDING, 1, FLUSH_MAX_PENDING]) {
+  console.log(`flushMaxPending=${String(n).padStart(2)}: ${(await run(n)).toFixed(1)} µs CPU per exchange`);
+}
 fs.rmSync(dir, { recursive: true, force: true });

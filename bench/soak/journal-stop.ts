@@ -23,10 +23,14 @@ function entry(i: number): HarEntry {
   return {
     startedDateTime: new Date(started).toISOString(),
     time: 3.5,
-    request: { method: 'GET', url: `https://example.test/path/${i}?q=${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: headers(10, 'req'), queryString: [{ name: 'q', value: String(i) }], headersSize: -1, bodySize: 0 },
+    request: {
+      method: 'GET', url: `https://example.test/path/${i}?q=${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: headers(10, 'req'),
+      queryString: [{ name: 'q', value: String(i) }], headersSize: -1, bodySize: 0,
+    },
     response: {
       status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: headers(8, 'res'),
-      content: { size: bodyBytes, mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'y'.repeat(Math.max(0, bodyBytes - 24)) }) }, redirectURL: '', headersSize: -1, bodySize: bodyBytes,
+      content: { size: bodyBytes, mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'y'.repeat(Math.max(0, bodyBytes - 24)) }) },
+      redirectURL: '', headersSize: -1, bodySize: bodyBytes,
     },
     cache: {},
     timings: { blocked: 0.1, dns: -1, connect: -1, ssl: -1, send: 0.1, wait: 3, receive: 0.3 },
@@ -45,5 +49,9 @@ const journalBytes = fs.statSync(journalFile).size;
 const t0 = performance.now();
 const result = await exportJournal(journalFile, path.join(dir, 'rec.har'));
 const ms = performance.now() - t0;
-console.log(`entries=${result.entries} journal=${(journalBytes / 2 ** 20).toFixed(1)} MiB har=${(result.bytes / 2 ** 20).toFixed(1)} MiB export=${ms.toFixed(0)} ms (${((ms * 1000) / count).toFixed(1)} µs/entry) rss=${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+console.log(
+  `entries=${result.entries} journal=${mib(journalBytes)} MiB har=${mib(result.bytes)} MiB export=${ms.toFixed(0)} ms ` +
+    `(${((ms * 1000) / count).toFixed(1)} µs/entry) rss=${mib(process.memoryUsage().rss)} MiB`,
+);
 fs.rmSync(dir, { recursive: true, force: true });

@@ -22,7 +22,9 @@ import { scanHarFile } from '../../proxy/src/har/stream-reader.js';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { KINDS, LoadClient, sha1, startOrigins, type Kind } from '../../proxy/test/reliability/load.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, concurrency: { type: 'string' }, interval: { type: 'string' }, keep: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, concurrency: { type: 'string' }, interval: { type: 'string' }, keep: { type: 'boolean' } },
+});
 const REQUESTS = Number(values.requests ?? 200_000);
 const CONCURRENCY = Number(values.concurrency ?? 32);
 const INTERVAL_MS = Number(values.interval ?? 5) * 1000;
@@ -70,7 +72,10 @@ const trend: string[] = [];
 const timer = setInterval(async () => {
   const s = await ask<Stats>('stats', 'stats');
   const now = performance.now();
-  const line = `${((now - t0) / 1000).toFixed(0).padStart(5)} s ${String(done).padStart(7)} done ${((done - lastDone) / ((now - lastAt) / 1000)).toFixed(0).padStart(6)} req/s  rss ${MiB(s.rss)} MiB  heap ${MiB(s.heapUsed)} MiB  ext ${MiB(s.external)} MiB  fds ${String(s.fds).padStart(4)}  journaled ${s.entries}`;
+  const rate = ((done - lastDone) / ((now - lastAt) / 1000)).toFixed(0);
+  const line =
+    `${((now - t0) / 1000).toFixed(0).padStart(5)} s ${String(done).padStart(7)} done ${rate.padStart(6)} req/s  ` +
+    `rss ${MiB(s.rss)} MiB  heap ${MiB(s.heapUsed)} MiB  ext ${MiB(s.external)} MiB  fds ${String(s.fds).padStart(4)}  journaled ${s.entries}`;
   trend.push(line);
   console.log(line);
   lastDone = done;
@@ -90,8 +95,10 @@ await Promise.all(
 );
 clearInterval(timer);
 const loadSeconds = (performance.now() - t0) / 1000;
-console.log(`load: ${done} requests in ${loadSeconds.toFixed(1)} s (${(done / loadSeconds).toFixed(0)} req/s): ${KINDS.map((k) => `${k} ${perKind[k]}`).join(', ')}`);
-check(bad.length === 0, `every request answered with the served body (${bad.length} failed${bad.length ? `: ${bad.filter(Boolean).slice(0, 5).join('; ')}` : ''})`);
+const mix = KINDS.map((k) => `${k} ${perKind[k]}`).join(', ');
+console.log(`load: ${done} requests in ${loadSeconds.toFixed(1)} s (${(done / loadSeconds).toFixed(0)} req/s): ${mix}`);
+const firstBad = bad.length ? `: ${bad.filter(Boolean).slice(0, 5).join('; ')}` : '';
+check(bad.length === 0, `every request answered with the served body (${bad.length} failed${firstBad})`);
 
 await client.close();
 let after = await ask<Stats>('stats', 'stats');
@@ -103,8 +110,12 @@ while (after.fds > baseline.fds + 5 && Date.now() < fdDeadline) {
 check(after.fds <= baseline.fds + 5, `proxy fds back to baseline after the clients closed: ${after.fds} (idle ${baseline.fds})`);
 console.log(`after load: rss ${MiB(after.rss)} MiB, heap ${MiB(after.heapUsed)} MiB, journaled ${after.entries}`);
 
-const stopped = await ask<{ proxyStopMs: number; recordingStopMs: number; entries: number; failed: number; harFile: string }>('stop', 'stopped');
-console.log(`stop: proxy ${stopped.proxyStopMs.toFixed(0)} ms, recording (journal → HAR) ${stopped.recordingStopMs.toFixed(0)} ms for ${stopped.entries} entries; HAR ${MiB(fs.statSync(stopped.harFile).size)} MiB`);
+interface Stopped { proxyStopMs: number; recordingStopMs: number; entries: number; failed: number; harFile: string }
+const stopped = await ask<Stopped>('stop', 'stopped');
+console.log(
+  `stop: proxy ${stopped.proxyStopMs.toFixed(0)} ms, recording (journal → HAR) ${stopped.recordingStopMs.toFixed(0)} ms ` +
+    `for ${stopped.entries} entries; HAR ${MiB(fs.statSync(stopped.harFile).size)} MiB`,
+);
 check(stopped.failed === 0, `no entry failed to be recorded (${stopped.failed})`);
 
 const seen = new Map<number, number>();
@@ -113,10 +124,12 @@ const scan = await scanHarFile(stopped.harFile, (e) => {
   const id = Number(e.request.headers.find((h) => h.name.toLowerCase() === 'x-soak-id')?.value);
   seen.set(id, (seen.get(id) ?? 0) + 1);
   const served = origins.served.byId.get(id);
-  if (!served || served.response !== sha1(e.response.content.text ?? '') || served.request !== sha1(e.request.postData?.text ?? '')) mismatched++;
+  const same = served && served.response === sha1(e.response.content.text ?? '') && served.request === sha1(e.request.postData?.text ?? '');
+  if (!same) mismatched++;
 });
 check(scan.errors.length === 0, `the HAR reads back without errors (${scan.errors.map((e) => e.message).join('; ')})`);
-check(scan.entries === origins.served.byId.size && scan.entries === REQUESTS, `HAR entries ${scan.entries} = served ${origins.served.byId.size} = requests ${REQUESTS}`);
+const servedCount = origins.served.byId.size;
+check(scan.entries === servedCount && scan.entries === REQUESTS, `HAR entries ${scan.entries} = served ${servedCount} = requests ${REQUESTS}`);
 check([...seen.values()].every((n) => n === 1) && seen.size === REQUESTS, `each request id exactly once (${seen.size} distinct)`);
 check(mismatched === 0, `request and response bodies in the HAR are what was sent and served (${mismatched} differ)`);
 

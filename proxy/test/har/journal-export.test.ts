@@ -19,8 +19,14 @@ function entry(i: number, started: number, size: number): HarEntry {
   return {
     startedDateTime: new Date(started).toISOString(),
     time: 1,
-    request: { method: 'GET', url: `http://example.test/${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'x-i', value: String(i) }], queryString: [], headersSize: -1, bodySize: 0 },
-    response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size, mimeType: 'text/plain', text: `é${i}`.padEnd(size, 'x') }, redirectURL: '', headersSize: -1, bodySize: size },
+    request: {
+      method: 'GET', url: `http://example.test/${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'x-i', value: String(i) }],
+      queryString: [], headersSize: -1, bodySize: 0,
+    },
+    response: {
+      status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [],
+      content: { size, mimeType: 'text/plain', text: `é${i}`.padEnd(size, 'x') }, redirectURL: '', headersSize: -1, bodySize: size,
+    },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
   } as HarEntry;
@@ -47,7 +53,8 @@ describe('journal → HAR', () => {
     expect(r.entries).toBe(3000);
     expect(r.skipped).toBe(1);
     const parsed = JSON.parse(fs.readFileSync(har, 'utf8')) as { log: { entries: HarEntry[] } };
-    const sorted = expected.map((e, i) => ({ e, i })).sort((a, b) => Date.parse(a.e.startedDateTime) - Date.parse(b.e.startedDateTime) || a.i - b.i).map((x) => x.e);
+    const start = (e: HarEntry) => Date.parse(e.startedDateTime);
+    const sorted = expected.map((e, i) => ({ e, i })).sort((a, b) => start(a.e) - start(b.e) || a.i - b.i).map((x) => x.e);
     expect(parsed.log.entries.length).toBe(3000);
     for (let i = 0; i < sorted.length; i++) expect(parsed.log.entries[i], `entry ${i}`).toEqual(sorted[i]);
   });

@@ -19,7 +19,8 @@ function selfSigned(): string {
   const name = nameDer({ commonName: `race ${process.pid}`, organization: 'Netlens test' });
   const now = Date.now();
   const serialHex = crypto.randomBytes(16).toString('hex').replace(/^./, '1');
-  return createCertificate({ serialHex, issuer: name, subject: name, notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000), spki, ca: true, signingKey: key });
+  const validity = { notBefore: new Date(now - 60_000), notAfter: new Date(now + 86_400_000) };
+  return createCertificate({ serialHex, issuer: name, subject: name, ...validity, spki, ca: true, signingKey: key });
 }
 
 const fast = { ca: () => ({ keyPem, certPem: selfSigned() }), leaf: () => keyPem };

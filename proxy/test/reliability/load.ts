@@ -116,7 +116,8 @@ export class LoadClient {
       let text: string;
       if (kind === 'plain-h1') text = await this.plain(id, method, body);
       else if (kind === 'https-h1') {
-        const r = await undiciRequest(`https://127.0.0.1:${this.origins.httpsH1}/r/${id}`, { method, body, headers: { 'x-soak-id': String(id) }, dispatcher: this.undiciAgent });
+        const url = `https://127.0.0.1:${this.origins.httpsH1}/r/${id}`;
+        const r = await undiciRequest(url, { method, body, headers: { 'x-soak-id': String(id) }, dispatcher: this.undiciAgent });
         text = await r.body.text();
       } else text = await this.h2(id, method, body);
       const ok = text === responseBody(id);
@@ -129,7 +130,8 @@ export class LoadClient {
   private plain(id: number, method: string, body?: string): Promise<string> {
     const url = `http://127.0.0.1:${this.origins.plain}/r/${id}`;
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: this.proxyPort, path: url, method, agent: this.plainAgent, headers: { host: `127.0.0.1:${this.origins.plain}`, 'x-soak-id': String(id) } }, (res) => {
+      const headers = { host: `127.0.0.1:${this.origins.plain}`, 'x-soak-id': String(id) };
+      const req = http.request({ host: '127.0.0.1', port: this.proxyPort, path: url, method, agent: this.plainAgent, headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c) => (text += c));

@@ -31,7 +31,9 @@ process.on('message', async (m: string) => {
     const t1 = performance.now();
     const info = await recording.stop();
     const t2 = performance.now();
-    process.send!({ stopped: { proxyStopMs: t1 - t0, recordingStopMs: t2 - t1, entries: info.entryCount, failed: recording.recorder.stats.failed, harFile: store.harPath(info.id) } }, () => process.exit(0));
+    const { failed } = recording.recorder.stats;
+    const stopped = { proxyStopMs: t1 - t0, recordingStopMs: t2 - t1, entries: info.entryCount, failed, harFile: store.harPath(info.id) };
+    process.send!({ stopped }, () => process.exit(0));
   }
 });
 process.send!({ ready: true, port: proxy.address.port, pid: process.pid, journal: recording.recorder.journalFile, certPath: proxy.ca.certPath });
