@@ -12,6 +12,8 @@ import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
 import { h2HeaderObject } from '../server/headers.js';
 import { nodeStyleError } from './h1-errors.js';
+import { watchResponses, type ResponseWatch } from './h1-watch.js';
+import { sendAsteriskH1 } from './asterisk.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
 export interface UpstreamRequest {
@@ -26,6 +28,11 @@ export interface UpstreamRequest {
   timestamps: ExchangeTimestamps;
   timeoutMs: number;
   retries: number;
+  /**
+   * The request target to send instead of the URL's path: `*` for an asterisk-form
+   * `OPTIONS *` (RFC 9112 §3.2.4), which a URL cannot hold.
+   */
+  path?: string;
 }
 
 export interface UpstreamResponse {
@@ -49,8 +56,15 @@ const BACKOFF_MS = [25, 100, 250];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Set on an error when the origin had sent at least one byte of a response: such a
+ * request is never retried (the origin has seen it and acted on it), whatever the error.
+ */
+export const RESPONSE_STARTED = Symbol('responseStarted');
+
 function isRetryable(err: unknown): boolean {
-  const e = err as NodeJS.ErrnoException;
+  const e = err as NodeJS.ErrnoException & { [RESPONSE_STARTED]?: boolean };
+  if (e?.[RESPONSE_STARTED]) return false;
   return RETRYABLE.has(e?.code ?? '') || e?.message === 'socket hang up';
 }
 
@@ -88,11 +102,12 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
   const secure = url.protocol === 'https:' || url.protocol === 'wss:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (secure ? 443 : 80);
-  if (!secure) return sendH1(pool, req, false, host, port);
+  const h1 = (tls: boolean) => (req.path === '*' ? sendAsteriskH1(pool, req, tls, host, port) : sendH1(pool, req, tls, host, port));
+  if (!secure) return h1(false);
   // Known origins (every request after the first) go straight on, without waiting a turn for the probe.
   const known = pool.knownProtocol(host, port);
-  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port);
-  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port)));
+  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : h1(true);
+  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : h1(true)));
 }
 
 function timeoutError(ms: number): Error {
@@ -157,6 +172,8 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     const conn = pool.h1.acquire(secure, host, port);
     t.upstreamAssigned = performance.now();
     let socket: net.Socket | undefined;
+    let watch: ResponseWatch | undefined;
+    let status = 0;
     let conninfo: ConnectionInfo | undefined;
     let newConnection = false;
     /** The promise is settled (response head, or failure). */
@@ -174,9 +191,15 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       if (settled) return;
       settled = true;
       deadline.clear();
+      markStarted(err);
       // The connection is this request's alone: tearing it down ends the request (undici then calls onError).
       if (!finished) conn.destroy();
       reject(err);
+    };
+    /** Marks an error that came after response bytes as not retryable. */
+    const markStarted = (err: Error) => {
+      if (watch && watch.received > 0) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
+      return err;
     };
     const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
     const onBodyChunk = req.onBodyChunk;
@@ -186,6 +209,8 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
         socket = conn.socket;
         if (!socket) return;
         conninfo = connectionInfo(socket);
+        watch = watchResponses(socket);
+        watch.expectResponse();
         newConnection = claimSetup(conninfo, t);
       },
       onBodySent(chunk) {
@@ -194,11 +219,12 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       onRequestSent() {
         t.requestSent = performance.now();
       },
-      onHeaders(status, rawHeaders, resume, statusText) {
+      onHeaders(statusCode, rawHeaders, resume, statusText) {
         // 1xx (e.g. 103 Early Hints) is not forwarded, as with Node's client before.
-        if (status < 200) return true;
+        if (statusCode < 200) return true;
         if (settled) return false;
         settled = true;
+        status = statusCode;
         deadline.clear();
         t.responseHeaders = performance.now();
         resumeUpstream = resume;
@@ -212,7 +238,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
         });
         body = res;
         resolve({
-          status,
+          status: statusCode,
           statusText,
           headers: pairsFromBuffers(rawHeaders),
           protocol: h1Version(socket),
@@ -235,7 +261,14 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       },
       onError(err) {
         finish();
-        const error = nodeStyleError(err);
+        // undici checks Content-Length against the bytes read even for responses that
+        // have no body by definition (RFC 9110 §8.6: 304, and HEAD, may carry the
+        // length the full response would have): the response is complete, not broken.
+        if (settled && (status === 304 || status === 204) && (err as { code?: string }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+          body?.push(null);
+          return;
+        }
+        const error = markStarted(nodeStyleError(err, watch?.firstStatus));
         if (!settled) {
           settled = true;
           deadline.clear();
@@ -247,7 +280,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     };
     // Typed loosely: undici's types lag its runtime (servername, onBodySent(chunk), onRequestSent).
     const options = {
-      path: `${req.url.pathname}${req.url.search}`,
+      path: req.path ?? `${req.url.pathname}${req.url.search}`,
       method: req.method,
       headers: h1RequestHeaders(req.headers),
       body: req.body,
@@ -275,7 +308,7 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           ':method': req.method,
           ':scheme': 'https',
           ':authority': authority,
-          ':path': `${req.url.pathname}${req.url.search}`,
+          ':path': req.path ?? `${req.url.pathname}${req.url.search}`,
         };
         const hasBody = req.body !== null;
         let stream: http2.ClientHttp2Stream;

@@ -12,8 +12,30 @@ function renamed(err: CodedError, code: string, message = err.message): CodedErr
   return Object.assign(new Error(message, { cause: err }), { code });
 }
 
-export function nodeStyleError(err: unknown): Error {
+/** A response that is not valid HTTP/1.1, recorded as a protocol error (never retried, never "reset"). */
+function protocolError(err: CodedError, reason: string): CodedError {
+  return renamed(err, 'NL_UPSTREAM_PROTOCOL', reason);
+}
+
+/**
+ * @param firstStatus the status line undici was reading when it failed (h1-watch.ts), which
+ *   names the cause when undici's own error does not (its `bad upgrade`, or an assertion on a 101).
+ */
+export function nodeStyleError(err: unknown, firstStatus?: number): Error {
   const e = (err instanceof Error ? err : new Error(String(err))) as CodedError;
+  if (firstStatus === 101 && (e.code === 'ERR_ASSERTION' || e.message === 'bad upgrade')) {
+    return protocolError(e, 'answered 101 Switching Protocols to a request that did not ask to switch protocols');
+  }
+  if (e.code === 'UND_ERR_SOCKET' && (e.message === 'bad response' || e.message === 'bad upgrade')) {
+    return protocolError(e, `sent a response undici cannot use (${e.message}${firstStatus ? `, status ${firstStatus}` : ''})`);
+  }
+  // undici's llhttp parse errors carry the parser's reason in the message but, in undici 7.30,
+  // no HPE_* code (it looks the errno up in the wrong table): name = 'HTTPParserError'.
+  if (e.name === 'HTTPParserError') {
+    const reason = /\((.*)\)$/.exec(e.message)?.[1] ?? e.message;
+    return protocolError(e, `sent a response that is not valid HTTP/1.1: ${reason}${e.code ? ` (${e.code})` : ''}`);
+  }
+  if (e.code === 'ERR_ASSERTION') return protocolError(e, `sent a response the HTTP/1.1 client could not parse${firstStatus ? ` (status ${firstStatus})` : ''}`);
   switch (e.code) {
     // 'other side closed', 'closed', 'bad response', aborted/destroyed by us or by pool.close():
     // the connection ended before a complete response, as Node's ECONNRESET / 'socket hang up'.
@@ -24,7 +46,8 @@ export function nodeStyleError(err: unknown): Error {
     case 'UND_ERR_CLOSED':
       return renamed(e, 'ECONNRESET');
     case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
-      return renamed(e, 'HPE_UNEXPECTED_CONTENT_LENGTH');
+      // The origin closed before the body reached its Content-Length: a cut-off response, not bad syntax.
+      return renamed(e, 'ECONNRESET', 'the connection closed before the body reached its Content-Length');
     case 'UND_ERR_HEADERS_OVERFLOW':
       return renamed(e, 'HPE_HEADER_OVERFLOW', 'response headers are larger than the HTTP/1.1 client accepts');
     // A request undici will not write (a header value it refuses, a duplicate Host or

@@ -299,6 +299,10 @@ export class UpstreamPool {
     this.protocols.delete(originKey(host, port));
   }
 
+  /** Whether upstream certificates are verified (for connections made outside the pool, e.g. asterisk.ts). */
+  get rejectUnauthorized(): boolean {
+    return this.opts.rejectUnauthorized;
+  }
 
   get isClosed(): boolean {
     return this.closed;
