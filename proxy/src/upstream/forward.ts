@@ -268,7 +268,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           body?.push(null);
           return;
         }
-        const error = markStarted(nodeStyleError(err, watch?.firstStatus));
+        const error = markStarted(nodeStyleError(err, watch?.firstStatus, settled));
         if (!settled) {
           settled = true;
           deadline.clear();

@@ -21,8 +21,14 @@ function protocolError(err: CodedError, reason: string): CodedError {
  * @param firstStatus the status line undici was reading when it failed (h1-watch.ts), which
  *   names the cause when undici's own error does not (its `bad upgrade`, or an assertion on a 101).
  */
-export function nodeStyleError(err: unknown, firstStatus?: number): Error {
+export function nodeStyleError(err: unknown, firstStatus?: number, headReceived = true): Error {
   const e = (err instanceof Error ? err : new Error(String(err))) as CodedError;
+  // undici reports any parse error as a Content-Length mismatch once it has seen a
+  // Content-Length (client-h1.js createError checks that first): before the head was
+  // complete, that is a head llhttp refused for its framing headers, not a cut-off body.
+  if (!headReceived && e.code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+    return protocolError(e, 'sent a response head with unusable framing (Content-Length invalid, repeated, or combined with Transfer-Encoding)');
+  }
   if (firstStatus === 101 && (e.code === 'ERR_ASSERTION' || e.message === 'bad upgrade')) {
     return protocolError(e, 'answered 101 Switching Protocols to a request that did not ask to switch protocols');
   }

@@ -12,40 +12,44 @@
  * 2. `100 Continue` before the final response. RFC 9110 §15.2: a client MUST be
  *    able to parse 1xx responses it did not expect. undici 7 (client-h1.js,
  *    onHeadersComplete) destroys the socket on any 100 instead, so an origin that
- *    sends `100 Continue` to every request became a failed exchange. Other 1xx
- *    (103 Early Hints, 102) undici skips itself. Interim 100 heads at the start of
- *    a response are dropped here, before undici's parser.
+ *    sends `100 Continue` to every request became a failed exchange. Interim heads
+ *    (every 1xx but 101, which switches protocols) at the start of a response are
+ *    dropped here, before undici's parser: Netlens does not forward 1xx anyway, and a
+ *    100 after a 103 must go as well. The response-head deadline still bounds a 1xx storm.
  */
 import type net from 'node:net';
 
 /** An interim head larger than this is not a 100 we strip (undici's parser then judges the bytes). */
 const MAX_INTERIM_HEAD = 16 * 1024;
-const STATUS_100 = /^HTTP\/1\.[01] 100[ \r]/;
+const INTERIM = /^HTTP\/1\.[01] 1\d\d[ \r]/;
 const STATUS_LINE = /^HTTP\/\d\.\d (\d{3})/;
-const PREFIX = 'HTTP/1.1 100 ';
+const PREFIX = 'HTTP/1.1 1';
+/** Long enough to judge: "HTTP/1.1 1xx" plus the space or CR after it. */
+const JUDGE_AT = 13;
 
 export interface ResponseWatch {
   /** Response bytes undici was given (plus 100 heads dropped) since `expectResponse`. */
   received: number;
-  /** Status code of the first response head seen since `expectResponse` (100s included), if any. */
+  /** Status code of the response head being read (the final one once interim heads are dropped), if any. */
   firstStatus?: number;
-  /** Interim 100 heads dropped for the current request. */
-  dropped100: number;
+  /** Interim (1xx) heads dropped for the current request. */
+  droppedInterim: number;
   /** Call when a request is about to be written: its response starts with the next byte. */
   expectResponse(): void;
 }
 
 const watches = new WeakMap<net.Socket, ResponseWatch>();
 
-/** Whether `text` could still become a `100` status line once more bytes arrive. */
-function couldBe100(text: string): boolean {
+/** Whether `text` is, or could still become once more bytes arrive, an interim (1xx, not 101) status line. */
+function couldBeInterim(text: string): boolean {
   const n = Math.min(text.length, PREFIX.length);
   for (let i = 0; i < n; i++) {
     if (i === 7) {
       if (text[i] !== '0' && text[i] !== '1') return false;
     } else if (text[i] !== PREFIX[i]) return false;
   }
-  return text.length < PREFIX.length || STATUS_100.test(text);
+  if (text.length < JUDGE_AT) return true;
+  return INTERIM.test(text) && text.slice(9, 12) !== '101';
 }
 
 /** The watch for an upstream HTTP/1.1 socket (installed once per socket). */
@@ -56,11 +60,11 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
   let held: Buffer | null = null;
   const watch: ResponseWatch = {
     received: 0,
-    dropped100: 0,
+    droppedInterim: 0,
     expectResponse() {
       this.received = 0;
       this.firstStatus = undefined;
-      this.dropped100 = 0;
+      this.droppedInterim = 0;
       stripping = true;
       held = null;
     },
@@ -68,7 +72,7 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
   const read = socket.read;
   const filter = (chunk: Buffer): Buffer | null => {
     watch.received += chunk.length;
-    if (watch.firstStatus === undefined) {
+    if (watch.firstStatus === undefined || watch.firstStatus < 200) {
       const m = STATUS_LINE.exec(chunk.subarray(0, 16).toString('latin1'));
       if (m) watch.firstStatus = Number(m[1]);
     }
@@ -77,7 +81,7 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
     held = null;
     for (;;) {
       const start = data.subarray(0, 16).toString('latin1');
-      if (!couldBe100(start)) {
+      if (!couldBeInterim(start)) {
         stripping = false;
         return data.length ? data : null;
       }
@@ -90,11 +94,11 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
         held = data;
         return null;
       }
-      watch.dropped100++;
+      watch.droppedInterim++;
       data = data.subarray(end + 4);
       if (data.length === 0) return null;
       const m = STATUS_LINE.exec(data.subarray(0, 16).toString('latin1'));
-      if (m && Number(m[1]) !== 100) watch.firstStatus = Number(m[1]);
+      if (m && watch.firstStatus !== undefined && watch.firstStatus < 200) watch.firstStatus = Number(m[1]);
     }
   };
   // undici's parser pulls every byte through read(); a chunk that was all interim
