@@ -97,6 +97,7 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'ERR_HTTP2_STREAM_ERROR':
     case 'ERR_HTTP2_SESSION_ERROR':
     case 'ERR_HTTP2_GOAWAY_SESSION':
+    case 'NL_H2_REFUSED_STREAM':
     case 'ERR_STREAM_PREMATURE_CLOSE':
       return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection before a complete response (${e.message})` };
     case 'NL_UPSTREAM_PROTOCOL':

@@ -282,13 +282,20 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       finishExchange(ctx, x, error);
       resolve();
     };
-    response.body.on('data', (c: Buffer) => resCapture.push(c));
-    response.body.once('end', () => (x.timestamps.responseEnd = performance.now()));
-    response.body.once('error', (err) => {
+    const upstreamFailed = (err: Error) => {
       const { code, message } = classifyUpstreamError(err, target.host);
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
+    };
+    response.body.on('data', (c: Buffer) => resCapture.push(c));
+    response.body.once('end', () => {
+      x.timestamps.responseEnd = performance.now();
+      // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
+      const cut = response.incomplete?.();
+      if (cut) upstreamFailed(cut);
+      else res.end();
     });
+    response.body.once('error', upstreamFailed);
     res.once('finish', () => {
       x.timestamps.clientResponseEnd = performance.now();
       complete();
@@ -299,6 +306,6 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
         complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
       }
     });
-    response.body.pipe(res as NodeJS.WritableStream);
+    response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
 }

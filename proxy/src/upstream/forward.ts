@@ -47,11 +47,16 @@ export interface UpstreamResponse {
   retries: number;
   /** Aborts the upstream request (client went away). */
   abort(): void;
+  /**
+   * Asked when the body stream ends: an error if that end was not the origin's
+   * (an HTTP/2 stream ends, without an error, when its session is torn down mid-body).
+   */
+  incomplete?(): Error | undefined;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** Errors that mean "the connection failed before a response": safe to retry idempotent requests. */
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'NL_H2_DOWNGRADE']);
+const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'NL_H2_DOWNGRADE', 'NL_H2_REFUSED_STREAM']);
 const BACKOFF_MS = [25, 100, 250];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,6 +113,10 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
   const known = pool.knownProtocol(host, port);
   if (known) return known === 'h2' ? sendH2(pool, req, host, port) : h1(true);
   return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : h1(true)));
+}
+
+function refusedStream(): Error {
+  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: 'NL_H2_REFUSED_STREAM' });
 }
 
 function timeoutError(ms: number): Error {
@@ -329,9 +338,15 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           reject(err);
         };
         const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
-        stream.on('error', fail);
+        stream.on('error', (err: NodeJS.ErrnoException) => {
+          // REFUSED_STREAM: the origin did not process the request (RFC 9113 §8.7), so it may be retried.
+          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+          else fail(err);
+        });
         stream.on('close', () => {
-          if (!settled) fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
+          if (settled) return;
+          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+          else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
         });
         stream.on('response', (h) => {
           if (settled) return;
@@ -356,6 +371,11 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
             serverIPAddress: cleanIP(session.socket?.remoteAddress),
             retries: 0,
             abort: () => stream.close(http2.constants.NGHTTP2_CANCEL),
+            // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
+            incomplete: () =>
+              stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
+                ? Object.assign(new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`), { code: 'ERR_HTTP2_STREAM_ERROR' })
+                : undefined,
           });
         });
         if (hasBody) pipeBody(req, stream);

@@ -110,3 +110,32 @@ export function trickle(socket: net.Socket, text: string, everyMs: number): void
   };
   tick();
 }
+
+/** A TLS origin (certificate from `cert`) whose behaviour is chosen per connection by `onConnection`; counts handshakes. */
+export async function tlsOrigin(
+  cert: { certPem: string; keyPem: string },
+  alpn: string[],
+  onConnection: (socket: import('node:tls').TLSSocket) => void,
+): Promise<{ port: number; handshakes: () => number; close: () => Promise<void> }> {
+  const tls = await import('node:tls');
+  let handshakes = 0;
+  const sockets = new Set<net.Socket>();
+  const server = tls.createServer({ cert: cert.certPem, key: cert.keyPem, ALPNProtocols: alpn }, (s) => {
+    handshakes++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {});
+    onConnection(s);
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    handshakes: () => handshakes,
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}

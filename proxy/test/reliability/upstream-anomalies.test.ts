@@ -8,10 +8,11 @@
  * - that the proxy still serves a normal request afterwards, and nothing hangs.
  * The TLS / HTTP/2 origin modes are in upstream-anomalies-tls.test.ts.
  */
+import http2 from 'node:http2';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testProxy, type TestProxy } from '../proxy/harness.js';
-import { rawOrigin, trickle, viaProxy, type RawOrigin, type Respond } from './anomaly-origin.js';
+import { rawOrigin, tlsOrigin, trickle, viaProxy, type RawOrigin, type Respond } from './anomaly-origin.js';
 
 interface Mode {
   name: string;
@@ -176,5 +177,96 @@ describe(`upstream anomaly corpus (${modes.length} modes, plain HTTP/1.1 client 
     await new Promise((r) => probe.once('connect', r));
     probe.destroy();
     expect(await viaProxy(tp.proxy.address.port, `http://127.0.0.1:${origin.port}/normal`)).toMatchObject({ kind: 'response', status: 200 });
+  });
+});
+
+/** HTTP/2 origin modes: the stream's behaviour is chosen by its :path. */
+type H2Respond = (stream: http2.ServerHttp2Stream, session: http2.ServerHttp2Session) => void;
+interface H2Mode {
+  name: string;
+  why: string;
+  respond: H2Respond;
+  client: { status: number; body?: string; complete?: boolean } | 'closed';
+  code: string | null;
+  /** Streams the origin saw for this mode. */
+  streams: number;
+}
+
+const h2Modes: H2Mode[] = [
+  { name: 'h2-ok', why: 'baseline: an HTTP/2 origin answering well', respond: (st) => { st.respond({ ':status': 200 }); st.end('ok'); }, client: { status: 200, body: 'ok' }, code: null, streams: 1 },
+  { name: 'h2-rst-internal', why: 'RST_STREAM INTERNAL_ERROR before any response (the request may have run: no retry)', respond: (st) => st.close(http2.constants.NGHTTP2_INTERNAL_ERROR), client: 'closed', code: 'NL_UPSTREAM_RESET', streams: 1 },
+  { name: 'h2-refused-stream', why: 'RST_STREAM REFUSED_STREAM: not processed (RFC 9113 §8.7), so retried, then given up', respond: (st) => st.close(http2.constants.NGHTTP2_REFUSED_STREAM), client: 'closed', code: 'NL_UPSTREAM_RESET', streams: 3 },
+  { name: 'h2-rst-mid-body', why: 'RST_STREAM after the head and part of the body', respond: (st) => { st.respond({ ':status': 200, 'content-length': '100' }); st.write('part', () => setTimeout(() => st.close(http2.constants.NGHTTP2_INTERNAL_ERROR), 50)); }, client: { status: 200, complete: false }, code: 'NL_UPSTREAM_RESET', streams: 1 },
+  { name: 'h2-goaway-after-response', why: 'GOAWAY right after a complete response (a server draining): the next request takes a new connection', respond: (st, se) => { st.respond({ ':status': 200 }); st.end('ok', () => se.goaway(http2.constants.NGHTTP2_NO_ERROR)); }, client: { status: 200, body: 'ok' }, code: null, streams: 1 },
+  { name: 'h2-session-destroy', why: 'the origin drops the whole connection mid-stream', respond: (st, se) => { st.respond({ ':status': 200 }); st.write('part', () => setTimeout(() => se.destroy(), 50)); }, client: { status: 200, complete: false }, code: 'NL_UPSTREAM_RESET', streams: 1 },
+];
+
+describe('upstream anomaly corpus: TLS and HTTP/2 origins (plain client leg, https:// targets)', () => {
+  let h2origin: http2.Http2SecureServer;
+  let h2port = 0;
+  const streams = new Map<string, number>();
+  beforeAll(async () => {
+    const cert = tp.proxy.ca.issue(['127.0.0.1']);
+    h2origin = http2.createSecureServer({ cert: cert.certPem, key: cert.keyPem });
+    h2origin.on('stream', (st, headers) => {
+      const name = String(headers[':path']).slice(1);
+      streams.set(name, (streams.get(name) ?? 0) + 1);
+      st.on('error', () => {});
+      const mode = h2Modes.find((m) => m.name === name);
+      if (mode) mode.respond(st, st.session as http2.ServerHttp2Session);
+      else {
+        st.respond({ ':status': 200 });
+        st.end('ok');
+      }
+    });
+    h2origin.on('sessionError', () => {});
+    await new Promise<void>((r) => h2origin.listen(0, '127.0.0.1', r));
+    h2port = (h2origin.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => {
+    h2origin?.close();
+  });
+
+  it.each(h2Modes.map((m) => [m.name, m] as const))('%s', async (name, m) => {
+    const outcome = await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${h2port}/${name}`);
+    if (process.env.ANOMALY_DEBUG) {
+      await until(() => !!lastExchange(name));
+      console.log(name, JSON.stringify({ ...outcome, headers: undefined }), JSON.stringify(lastExchange(name)?.error), streams.get(name));
+    }
+    expect(outcome.kind).not.toBe('hung');
+    if (m.client === 'closed') expect(outcome).toMatchObject({ kind: 'closed' });
+    else {
+      expect(outcome).toMatchObject({ kind: 'response', status: m.client.status, complete: m.client.complete ?? true });
+      if (m.client.body !== undefined && outcome.kind === 'response') expect(outcome.body).toBe(m.client.body);
+    }
+    expect(await until(() => !!lastExchange(name))).toBe(true);
+    const x = lastExchange(name)!;
+    if (m.code === null) expect(x.error, JSON.stringify(x.error)).toBeUndefined();
+    else expect(x.error?.code, x.error?.message).toBe(m.code);
+    expect(x.upstreamProtocol ?? 'h2').toBe('h2');
+    expect(streams.get(name) ?? 0, 'streams the origin saw').toBe(m.streams);
+    expect(await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${h2port}/normal`)).toMatchObject({ kind: 'response', status: 200, body: 'ok' });
+  });
+
+  /** Origins that fail at the TLS or frame layer: one origin each. */
+  const tlsModes: { name: string; why: string; alpn: string[]; on: (s: import('node:tls').TLSSocket) => void; code: string; handshakes: number }[] = [
+    { name: 'tls-close-after-handshake', why: 'TLS completes, then the origin closes without a byte of HTTP: retried, then a reset', alpn: ['http/1.1'], on: (s) => s.end(), code: 'NL_UPSTREAM_RESET', handshakes: 3 },
+    { name: 'tls-h2-garbage-frames', why: 'ALPN says h2, then bytes that are not HTTP/2 frames', alpn: ['h2'], on: (s) => s.once('data', () => s.write(Buffer.alloc(64, 0xff))), code: 'NL_UPSTREAM_PROTOCOL', handshakes: 1 },
+    { name: 'tls-h2-silent-close', why: 'ALPN says h2, then the origin closes before its SETTINGS (the stream is cancelled; not retried, conservatively)', alpn: ['h2'], on: (s) => s.once('data', () => s.end()), code: 'NL_UPSTREAM_RESET', handshakes: 1 },
+  ];
+  it.each(tlsModes.map((m) => [m.name, m] as const))('%s', async (name, m) => {
+    const o = await tlsOrigin(tp.proxy.ca.issue(['127.0.0.1']), m.alpn, m.on);
+    try {
+      const outcome = await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${o.port}/${name}`);
+      expect(outcome).toMatchObject({ kind: 'closed' });
+      expect(await until(() => !!lastExchange(name))).toBe(true);
+      const x = lastExchange(name)!;
+      if (process.env.ANOMALY_DEBUG) console.log(name, JSON.stringify(x.error), o.handshakes());
+      expect(x.error?.code, x.error?.message).toBe(m.code);
+      expect(o.handshakes()).toBe(m.handshakes);
+      expect(await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${h2port}/normal`)).toMatchObject({ kind: 'response', status: 200 });
+    } finally {
+      await o.close();
+    }
   });
 });
