@@ -131,7 +131,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     headers: pairsFromFlat(req.rawHeaders),
   });
 
-  const bad = checkRequest(req, origin);
+  const bad = checkRequest(req, origin, ctx.options.maxHeaderSize);
   if (bad) {
     req.resume();
     answerProxyError(res, bad.status, bad.message);

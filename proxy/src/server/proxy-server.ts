@@ -158,8 +158,16 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       // browser leg is a plain HTTPS (HTTP/1.1) server.
       srv = opts.http2
         ? http2.createSecureServer(
-            // +4 pseudo-headers, +1 so that a request over the limit reaches request-checks.ts and gets 431.
-            { ...tlsOptions, allowHTTP1: true, settings: H2_SETTINGS, maxHeaderListPairs: MAX_HEADER_COUNT + 5, maxSessionMemory: 64 },
+            // nghttp2 resets a stream past maxHeaderListPairs with no status: leave that to the byte limit
+            // (one field per 4 bytes of head) so that a request over the line limit reaches request-checks.ts and gets 431.
+            // Likewise the header list size: twice the limit is accepted by nghttp2, and request-checks.ts answers 431 past the limit.
+            {
+              ...tlsOptions,
+              allowHTTP1: true,
+              settings: { ...H2_SETTINGS, maxHeaderListSize: 2 * opts.maxHeaderSize },
+              maxHeaderListPairs: Math.ceil(opts.maxHeaderSize / 4),
+              maxSessionMemory: 64,
+            },
             interceptHandler,
           )
         : https.createServer({ ...tlsOptions, maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, interceptHandler as http.RequestListener);

@@ -4,7 +4,7 @@
  *
  * - HTTP/1.x only on an HTTP/1 connection: llhttp accepts any `HTTP/d.d` request
  *   line, so `GET / HTTP/2.0` arrives here; it gets 505 (RFC 9110 §15.6.6).
- * - At most MAX_HEADER_COUNT header lines, else 431 (RFC 6585 §5). Node's HTTP/1
+ * - At most MAX_HEADER_COUNT header lines and maxHeaderSize bytes of head, else 431 (RFC 6585 §5). Node's HTTP/1
  *   server drops the lines past ~1,000 without a word (its parser's default
  *   maxHeaderPairs); the listeners are configured to keep one more than the limit
  *   so that a request over it is seen and refused, never forwarded truncated.
@@ -35,7 +35,15 @@ export function isAsteriskForm(req: ClientRequest, origin: RequestOrigin): boole
   return origin.transport === 'plain' && /^https?:\/\/[^/?#]+$/i.test(raw);
 }
 
-export function checkRequest(req: ClientRequest, origin: RequestOrigin): Refusal | null {
+/** Bytes of an HTTP/2 header list as an HTTP/1.1 head would carry it ("name: value\r\n"), for the same limit on both. */
+function headBytes(rawHeaders: string[]): number {
+  let n = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) n += rawHeaders[i]!.length + rawHeaders[i + 1]!.length + 4;
+  return n;
+}
+
+/** @param maxHeaderSize the request-head limit in bytes; Node's HTTP/1 parser enforces it itself, HTTP/2 is checked here. */
+export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeaderSize: number): Refusal | null {
   const h1 = req instanceof http.IncomingMessage;
   if (h1 && req.httpVersionMajor !== 1) {
     return {
@@ -47,6 +55,9 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin): Refusal
   const lines = req.rawHeaders.length / 2;
   if (lines > MAX_HEADER_COUNT) {
     return { status: 431, code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE, message: `The request has more than ${MAX_HEADER_COUNT} header lines` };
+  }
+  if (!h1 && headBytes(req.rawHeaders) > maxHeaderSize) {
+    return { status: 431, code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE, message: `The request's headers are larger than ${maxHeaderSize} bytes` };
   }
   if (req.url === '*' && !isAsteriskForm(req, origin)) {
     return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: 'The request target "*" is only valid with OPTIONS' };
