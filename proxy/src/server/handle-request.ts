@@ -108,7 +108,9 @@ export function answerProxyError(res: ClientResponse, status: number, message: s
 
 /** Writes the upstream response head to the client leg, in the client's protocol. */
 function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
-  const headers = stripHopByHop(up.headers);
+  let headers = stripHopByHop(up.headers);
+  // RFC 9110 §8.6: a server MUST NOT send Content-Length in a 204 (HTTP/2 clients reset the stream over it).
+  if (up.status === 204) headers = headers.filter(([k]) => k.length !== 14 || k.toLowerCase() !== 'content-length');
   if (res instanceof http.ServerResponse) {
     // Node would add its own Date; the origin's (or none) is what the client must see.
     res.sendDate = false;

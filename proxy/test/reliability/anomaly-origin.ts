@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import tls from 'node:tls';
 
 export interface ModeContext {
   /** How many requests this connection carried before this one. */
@@ -25,11 +26,11 @@ export interface RawOrigin {
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1; `modes` maps the first path segment to its behaviour. */
-export async function rawOrigin(modes: Record<string, Respond>): Promise<RawOrigin> {
+/** Listens on 127.0.0.1; `modes` maps the first path segment to its behaviour. With `cert`: over TLS (ALPN http/1.1). */
+export async function rawOrigin(modes: Record<string, Respond>, cert?: { certPem: string; keyPem: string }): Promise<RawOrigin> {
   const counts = new Map<string, number>();
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
+  const onConnection = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
@@ -53,7 +54,8 @@ export async function rawOrigin(modes: Record<string, Respond>): Promise<RawOrig
         else socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
       }
     });
-  });
+  };
+  const server = cert ? tls.createServer({ cert: cert.certPem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] }, onConnection) : net.createServer(onConnection);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as net.AddressInfo).port,
@@ -115,9 +117,8 @@ export function trickle(socket: net.Socket, text: string, everyMs: number): void
 export async function tlsOrigin(
   cert: { certPem: string; keyPem: string },
   alpn: string[],
-  onConnection: (socket: import('node:tls').TLSSocket) => void,
+  onConnection: (socket: tls.TLSSocket) => void,
 ): Promise<{ port: number; handshakes: () => number; close: () => Promise<void> }> {
-  const tls = await import('node:tls');
   let handshakes = 0;
   const sockets = new Set<net.Socket>();
   const server = tls.createServer({ cert: cert.certPem, key: cert.keyPem, ALPNProtocols: alpn }, (s) => {
