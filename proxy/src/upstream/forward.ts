@@ -330,11 +330,24 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         if (!hasBody) t.requestSent = performance.now();
         else stream.on('finish', () => (t.requestSent = performance.now()));
         let settled = false;
+        /** An interim (1xx) head came: the origin has the request, so it is never retried. */
+        let interim = false;
+        stream.once('headers', () => (interim = true));
+        // GOAWAY naming a last stream below ours: the origin will never process it (RFC 9113 §6.8),
+        // and Node leaves such a stream waiting; fail it now, as retryable.
+        const onGoaway = (_code: number, lastStreamID: number) => {
+          if (stream.id !== undefined && stream.id > lastStreamID) {
+            fail(Object.assign(new Error(`the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
+          }
+        };
+        session.on('goaway', onGoaway);
         const fail = (err: Error) => {
           if (settled) return;
           settled = true;
+          session.off('goaway', onGoaway);
           deadline.clear();
           stream.destroy();
+          if (interim) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
           reject(err);
         };
         const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
@@ -351,6 +364,7 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         stream.on('response', (h) => {
           if (settled) return;
           settled = true;
+          session.off('goaway', onGoaway);
           deadline.clear();
           t.responseHeaders = performance.now();
           const status = Number(h[':status']);
