@@ -161,6 +161,14 @@ describe('request line version', () => {
     expect(status((await plain(`GET http://127.0.0.1:${originPort}/v10 HTTP/1.0\r\n\r\n`)).text)).toBe(200);
   });
 
+  it('plain: HTTP/3.0 gets 505 from the handler, an unparseable version (HTTP/12.0) 505 from the parser, a bad method 400', async () => {
+    expect(status((await plain(`GET http://127.0.0.1:${originPort}/v30 HTTP/3.0\r\nHost: x\r\n\r\n`)).text)).toBe(505);
+    const unparseable = await plain(`GET http://127.0.0.1:${originPort}/v12 HTTP/12.0\r\nHost: x\r\n\r\n`);
+    expect(status(unparseable.text)).toBe(505);
+    expect(unparseable.text).toMatch(/HPE_INVALID_VERSION/);
+    expect(status((await plain(`G(T http://127.0.0.1:${originPort}/m HTTP/1.1\r\nHost: x\r\n\r\n`)).text)).toBe(400);
+  });
+
   it('intercepted HTTP/1.1: HTTP/2.0 gets 505; HTTP/1.1 is served', async () => {
     expect(status((await tunnelH1('GET /v20 HTTP/2.0\r\nHost: localhost\r\n\r\n')).text)).toBe(505);
     expect(status((await tunnelH1('GET /v11 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).text)).toBe(200);
