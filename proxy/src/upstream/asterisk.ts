@@ -26,7 +26,8 @@ export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure:
       ...(secure ? { servername: host, secureContext: pool.secureContext, rejectUnauthorized: pool.rejectUnauthorized } : {}),
     };
     const out = (secure ? https : http).request(options);
-    const deadline = pool.deadlines.add(req.timeoutMs, () => out.destroy(Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
+    const timeout = () => Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' });
+    const deadline = pool.deadlines.add(req.timeoutMs, () => out.destroy(timeout()));
     out.once('error', (err) => {
       deadline.clear();
       reject(err);

@@ -56,7 +56,15 @@ export interface UpstreamResponse {
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** Errors that mean "the connection failed before a response": safe to retry idempotent requests. */
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'NL_H2_DOWNGRADE', 'NL_H2_REFUSED_STREAM']);
+const RETRYABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'NL_H2_DOWNGRADE',
+  'NL_H2_REFUSED_STREAM',
+]);
 const BACKOFF_MS = [25, 100, 250];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -337,7 +345,8 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         // and Node leaves such a stream waiting; fail it now, as retryable.
         const onGoaway = (_code: number, lastStreamID: number) => {
           if (stream.id !== undefined && stream.id > lastStreamID) {
-            fail(Object.assign(new Error(`the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
+            const message = `the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`;
+            fail(Object.assign(new Error(message), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
           }
         };
         session.on('goaway', onGoaway);
@@ -388,7 +397,9 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
             // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
             incomplete: () =>
               stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
-                ? Object.assign(new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`), { code: 'ERR_HTTP2_STREAM_ERROR' })
+                ? Object.assign(new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`), {
+                    code: 'ERR_HTTP2_STREAM_ERROR',
+                  })
                 : undefined,
           });
         });

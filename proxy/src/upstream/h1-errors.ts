@@ -41,7 +41,9 @@ export function nodeStyleError(err: unknown, firstStatus?: number, headReceived 
     const reason = /\((.*)\)$/.exec(e.message)?.[1] ?? e.message;
     return protocolError(e, `sent a response that is not valid HTTP/1.1: ${reason}${e.code ? ` (${e.code})` : ''}`);
   }
-  if (e.code === 'ERR_ASSERTION') return protocolError(e, `sent a response the HTTP/1.1 client could not parse${firstStatus ? ` (status ${firstStatus})` : ''}`);
+  if (e.code === 'ERR_ASSERTION') {
+    return protocolError(e, `sent a response the HTTP/1.1 client could not parse${firstStatus ? ` (status ${firstStatus})` : ''}`);
+  }
   switch (e.code) {
     // 'other side closed', 'closed', 'bad response', aborted/destroyed by us or by pool.close():
     // the connection ended before a complete response, as Node's ECONNRESET / 'socket hang up'.

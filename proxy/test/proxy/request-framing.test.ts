@@ -120,7 +120,8 @@ async function tunnelH1(bytes: string, ms?: number) {
 /** One HTTP/2 request inside an intercepted tunnel: status, or the stream/session error. */
 async function tunnelH2(headers: http2.OutgoingHttpHeaders): Promise<{ status?: number; error?: string; body: string }> {
   const s = await intercepted('h2');
-  const session = http2.connect(`https://localhost:${tlsPort}`, { createConnection: () => s, maxHeaderListPairs: 4000, maxSendHeaderBlockLength: 1 << 20 } as http2.SecureClientSessionOptions);
+  const options = { createConnection: () => s, maxHeaderListPairs: 4000, maxSendHeaderBlockLength: 1 << 20 };
+  const session = http2.connect(`https://localhost:${tlsPort}`, options as http2.SecureClientSessionOptions);
   session.on('error', () => {});
   try {
     return await new Promise((resolve) => {
@@ -251,7 +252,8 @@ describe('header limits: one limit on every leg, 431 past it', () => {
 
   it('plain and intercepted HTTP/1.1: 1,000 header lines are forwarded whole; 1,001 get 431 (were silently cut to ~1,023)', async () => {
     const lines = (head: string) => head.split('\r\n').filter((l) => l.startsWith('X-H')).length;
-    expect(status((await plain(`GET http://127.0.0.1:${originPort}/n1000 HTTP/1.1\r\nHost: x\r\n${manyHeaders(998)}Connection: close\r\n\r\n`)).text)).toBe(200);
+    const whole = `GET http://127.0.0.1:${originPort}/n1000 HTTP/1.1\r\nHost: x\r\n${manyHeaders(998)}Connection: close\r\n\r\n`;
+    expect(status((await plain(whole)).text)).toBe(200);
     expect(lines(lastSeen())).toBe(998);
     expect(status((await tunnelH1(`GET /n1000 HTTP/1.1\r\nHost: localhost\r\n${manyHeaders(998)}Connection: close\r\n\r\n`)).text)).toBe(200);
     expect(lines(lastSeen())).toBe(998);

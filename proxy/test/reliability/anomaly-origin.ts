@@ -91,7 +91,8 @@ export function viaProxy(proxyPort: number, url: string, opts: { method?: string
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      const finish = (complete: boolean) => done({ kind: 'response', status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1'), complete, headers: res.headers });
+      const finish = (complete: boolean) =>
+        done({ kind: 'response', status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1'), complete, headers: res.headers });
       res.on('end', () => finish(res.complete));
       res.on('aborted', () => finish(false));
       res.on('error', () => finish(false));
