@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
 import { h2HeaderObject } from '../server/headers.js';
 import { nodeStyleError } from './h1-errors.js';
-import { watchResponses, type ResponseWatch } from './h1-watch.js';
+import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
 import { sendAsteriskH1 } from './asterisk.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
@@ -142,15 +142,11 @@ function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
 }
 
 /** The HTTP version of the response being parsed on an undici HTTP/1.1 socket. */
-let parserSymbol: symbol | undefined;
 function h1Version(socket: net.Socket | undefined): HttpProtocol {
-  // undici does not report the response's version; its llhttp parser (a socket
-  // property under an internal symbol, undici is pinned) knows it while the head is parsed.
+  // undici does not report the response's version; its llhttp parser knows it while the head is parsed.
   try {
-    if (!socket) return 'http/1.1';
-    parserSymbol ??= Object.getOwnPropertySymbols(socket).find((s) => s.description === 'parser');
-    const parser = parserSymbol && (socket as unknown as Record<symbol, { llhttp: Record<string, (p: number) => number>; ptr: number }>)[parserSymbol];
-    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr) === 0 ? 'http/1.0' : 'http/1.1';
+    const parser = undiciParser(socket);
+    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr!) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr!) === 0 ? 'http/1.0' : 'http/1.1';
   } catch {
     return 'http/1.1';
   }
@@ -285,7 +281,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           body?.push(null);
           return;
         }
-        const error = markStarted(nodeStyleError(err, watch?.firstStatus, settled));
+        const error = markStarted(nodeStyleError(err, { firstStatus: watch?.firstStatus, headReceived: settled, parserError: watch?.parserError }));
         if (!settled) {
           settled = true;
           deadline.clear();

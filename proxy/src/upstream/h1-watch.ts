@@ -18,6 +18,7 @@
  *    100 after a 103 must go as well. The response-head deadline still bounds a 1xx storm.
  */
 import type net from 'node:net';
+import { lazyRequire } from '../lazy-require.js';
 
 /** An interim head larger than this is not a 100 we strip (undici's parser then judges the bytes). */
 const MAX_INTERIM_HEAD = 16 * 1024;
@@ -34,8 +35,41 @@ export interface ResponseWatch {
   firstStatus?: number;
   /** Interim (1xx) heads dropped for the current request. */
   droppedInterim: number;
+  /** llhttp's error (e.g. HPE_INVALID_STATUS) when undici's parser failed on this socket. */
+  parserError?: string;
   /** Call when a request is about to be written: its response starts with the next byte. */
   expectResponse(): void;
+}
+
+interface UndiciParser {
+  llhttp: Record<string, (ptr: number) => number>;
+  ptr: number | null;
+}
+
+let parserSymbol: symbol | undefined;
+/** undici's llhttp parser for a socket (a property under an internal symbol; undici is pinned), if any. */
+export function undiciParser(socket: net.Socket | undefined): UndiciParser | undefined {
+  if (!socket) return undefined;
+  parserSymbol ??= Object.getOwnPropertySymbols(socket).find((s) => s.description === 'parser');
+  const parser = parserSymbol && (socket as unknown as Record<symbol, UndiciParser | undefined>)[parserSymbol];
+  return parser?.ptr ? parser : undefined;
+}
+
+const loadConstants = lazyRequire<{ ERROR: Record<string, number> }>('undici/lib/llhttp/constants.js');
+let errorNames: Map<number, string> | undefined;
+
+/** The HPE_* name of the error undici's parser stopped on (read before undici frees the parser on close). */
+function parserErrorName(socket: net.Socket): string | undefined {
+  try {
+    const parser = undiciParser(socket);
+    const errno = parser?.llhttp.llhttp_get_errno?.(parser.ptr!);
+    if (!errno) return undefined;
+    errorNames ??= new Map(Object.entries(loadConstants().ERROR).map(([name, n]) => [n, name]));
+    const name = errorNames.get(errno);
+    return name ? `HPE_${name}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const watches = new WeakMap<net.Socket, ResponseWatch>();
@@ -63,6 +97,7 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
     droppedInterim: 0,
     expectResponse() {
       this.received = 0;
+      this.parserError = undefined;
       this.firstStatus = undefined;
       this.droppedInterim = 0;
       stripping = true;
@@ -112,6 +147,8 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
       if (this.readableLength === 0) return null;
     }
   } as typeof socket.read;
+  // undici destroys the socket with the parse error, then frees the parser on 'close': read it in between.
+  socket.on('error', () => (watch.parserError ??= parserErrorName(socket)));
   watches.set(socket, watch);
   return watch;
 }
