@@ -102,18 +102,26 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
       this.droppedInterim = 0;
       stripping = true;
       held = null;
+      headStart = '';
     },
   };
   const read = socket.read;
+  /** The first bytes of the head being read, until its status is known (null once it is, or cannot be). */
+  let headStart: string | null = '';
+  /** Reads the status of the current head from its first bytes, which may come in several chunks. */
+  const noteStatus = (bytes: Buffer) => {
+    if (headStart === null) return;
+    headStart += bytes.subarray(0, 16 - headStart.length).toString('latin1');
+    const m = STATUS_LINE.exec(headStart);
+    if (m) watch.firstStatus = Number(m[1]);
+    if (m || headStart.length >= 16) headStart = null;
+  };
   const filter = (chunk: Buffer): Buffer | null => {
     watch.received += chunk.length;
-    if (watch.firstStatus === undefined || watch.firstStatus < 200) {
-      const m = STATUS_LINE.exec(chunk.subarray(0, 16).toString('latin1'));
-      if (m) watch.firstStatus = Number(m[1]);
-    }
-    if (!stripping) return chunk;
+    noteStatus(chunk);
     let data = held ? Buffer.concat([held, chunk]) : chunk;
     held = null;
+    if (!stripping) return data;
     for (;;) {
       const start = data.subarray(0, 16).toString('latin1');
       if (!couldBeInterim(start)) {
@@ -131,9 +139,9 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
       }
       watch.droppedInterim++;
       data = data.subarray(end + 4);
+      headStart = '';
+      noteStatus(data);
       if (data.length === 0) return null;
-      const m = STATUS_LINE.exec(data.subarray(0, 16).toString('latin1'));
-      if (m && watch.firstStatus !== undefined && watch.firstStatus < 200) watch.firstStatus = Number(m[1]);
     }
   };
   // undici's parser pulls every byte through read(); a chunk that was all interim
