@@ -129,11 +129,12 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
         return data.length ? data : null;
       }
       const end = data.indexOf('\r\n\r\n');
+      // Past the bound, whether complete or not, it is not stripped (the same answer however the bytes are chunked).
+      if ((end < 0 ? data.length : end) > MAX_INTERIM_HEAD) {
+        stripping = false;
+        return data;
+      }
       if (end < 0) {
-        if (data.length > MAX_INTERIM_HEAD) {
-          stripping = false;
-          return data;
-        }
         held = data;
         return null;
       }

@@ -309,6 +309,12 @@ export const modes: Mode[] = [
     client: { status: 200, body: 'ok' }, code: null, requests: 1,
   },
   {
+    name: 'huge-interim',
+    why: 'a 100 Continue head of 20 KiB: past the 16 KiB an interim head may have, refused rather than buffered',
+    respond: send(`HTTP/1.1 100 Continue${CRLF}X-Pad: ${'p'.repeat(20 * 1024)}${CRLF}${CRLF}${ok()}`),
+    client: 'closed', code: 'NL_UPSTREAM_PROTOCOL', requests: 1,
+  },
+  {
     name: 'continue-then-close',
     why: '100 Continue and then the origin dies: it answered, so no retry',
     respond: sendEnd(`HTTP/1.1 100 Continue${CRLF}${CRLF}`),
