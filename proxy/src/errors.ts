@@ -19,6 +19,8 @@ export const ErrorCodes = {
   CLIENT_ABORTED: 'NL_CLIENT_ABORTED',
   /** The client sent something that is not valid HTTP. */
   CLIENT_MALFORMED: 'NL_CLIENT_MALFORMED',
+  /** The client's request head is over a limit (bytes or header lines): answered 431. */
+  REQUEST_HEADERS_TOO_LARGE: 'NL_REQUEST_HEADERS_TOO_LARGE',
   /** A request the proxy will not forward (e.g. open relay attempt, loop). */
   REQUEST_REFUSED: 'NL_REQUEST_REFUSED',
   /** A client that is not on loopback tried to use the proxy. */
@@ -100,17 +102,23 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'ERR_HTTP2_STREAM_ERROR':
     case 'ERR_HTTP2_SESSION_ERROR':
     case 'ERR_HTTP2_GOAWAY_SESSION':
+    case 'NL_H2_REFUSED_STREAM':
     case 'ERR_STREAM_PREMATURE_CLOSE':
       return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection before a complete response (${e.message})` };
-    case 'HPE_INVALID_CONSTANT':
-    case 'HPE_INVALID_STATUS':
-    case 'HPE_INVALID_VERSION':
-    case 'HPE_INVALID_HEADER_TOKEN':
-    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'NL_UPSTREAM_PROTOCOL':
+      return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} ${e.message}` };
     case 'ERR_HTTP2_ERROR':
     case 'ERR_HTTP2_PROTOCOL_ERROR':
-      return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} sent an invalid HTTP response (${e.message})` };
+    case 'ERR_HTTP2_INVALID_HEADER_VALUE':
+    case 'ERR_HTTP2_INVALID_INFO_STATUS':
+    case 'ERR_HTTP2_STATUS_INVALID':
+      return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} sent an invalid HTTP/2 response (${e.message})` };
     default:
+      // llhttp's parse errors (HPE_INVALID_STATUS, HPE_INVALID_CHUNK_SIZE, HPE_UNEXPECTED_CONTENT_LENGTH, ...):
+      // the origin answered, but not in HTTP. The parser's reason tells the user which rule it broke.
+      if (sys.startsWith('HPE_')) {
+        return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} sent an invalid HTTP response: ${sys} (${e.message})` };
+      }
       if (sys.startsWith('ERR_TLS') || sys.startsWith('ERR_SSL') || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? '') || sys.includes('CERT')) {
         return {
           code: ErrorCodes.UPSTREAM_TLS,

@@ -19,6 +19,8 @@ import { emitRequest, finishExchange, newExchangeRecord } from './exchange-recor
 import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
+import { checkRequest, isAsteriskForm } from './request-checks.js';
+import { takeTurn } from './connection-order.js';
 
 export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -32,7 +34,8 @@ export interface RequestOrigin {
 }
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
-  if (req.httpVersion === '2.0') return 'h2';
+  // By the connection, not the request line: an HTTP/1 connection can carry a request line that says "HTTP/2.0".
+  if (!(req instanceof http.IncomingMessage)) return 'h2';
   return req.httpVersion === '1.0' ? 'http/1.0' : 'http/1.1';
 }
 
@@ -53,7 +56,9 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
   const scheme = origin.transport === 'intercepted' ? 'https' : 'http';
   const authority = (req.headers[':authority'] as string | undefined) ?? req.headers.host ?? `${origin.target?.host}:${origin.target?.port}`;
   try {
-    const url = new URL(`${scheme}://${authority}${raw.startsWith('/') ? raw : `/${raw}`}`);
+    // Asterisk-form (OPTIONS *) has no path; the URL gets "/" and the upstream request line "*" (see isAsteriskForm).
+    const path = raw === '*' ? '/' : raw.startsWith('/') ? raw : `/${raw}`;
+    const url = new URL(`${scheme}://${authority}${path}`);
     // The tunnel's target wins over a Host header that names another server
     // (the request travels to where the client opened the tunnel).
     if (origin.target) {
@@ -66,8 +71,14 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
   }
 }
 
-function requestHeadersFor(received: RawHeaders, url: URL): RawHeaders {
+function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin): RawHeaders {
   const pairs = stripHopByHop(received);
+  // RFC 9112 §3.2.2: a proxy that receives an absolute-form target replaces Host with
+  // the target URI's authority, so the origin sees the host the request is really for.
+  if (origin.transport === 'plain') {
+    const i = pairs.findIndex(([k]) => k.toLowerCase() === 'host');
+    if (i >= 0) pairs[i] = [pairs[i]![0], url.host];
+  }
   // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
   // (an HTTP/2 upstream gets it back as :authority).
   if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
@@ -97,7 +108,9 @@ export function answerProxyError(res: ClientResponse, status: number, message: s
 
 /** Writes the upstream response head to the client leg, in the client's protocol. */
 function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
-  const headers = stripHopByHop(up.headers);
+  let headers = stripHopByHop(up.headers);
+  // RFC 9110 §8.6: a server MUST NOT send Content-Length in a 204 (HTTP/2 clients reset the stream over it).
+  if (up.status === 204) headers = headers.filter(([k]) => k.length !== 14 || k.toLowerCase() !== 'content-length');
   if (res instanceof http.ServerResponse) {
     // Node would add its own Date; the origin's (or none) is what the client must see.
     res.sendDate = false;
@@ -120,6 +133,14 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     headers: pairsFromFlat(req.rawHeaders),
   });
 
+  const bad = checkRequest(req, origin, ctx.options.maxHeaderSize);
+  if (bad) {
+    req.resume();
+    answerProxyError(res, bad.status, bad.message);
+    x.timestamps.clientResponseEnd = performance.now();
+    finishExchange(ctx, x, { code: bad.code, message: bad.message, side: 'client' });
+    return;
+  }
   if (typeof target === 'string') {
     req.resume();
     answerProxyError(res, 400, target);
@@ -137,6 +158,22 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   }
 
   if (ctx.events.hasListeners) emitRequest(ctx, x);
+
+  // Pipelined HTTP/1 requests are forwarded one at a time, in the order they came:
+  // the client reads the answers in that order, and the origin must see the requests
+  // in it too (they may depend on each other). Node's server hands them over at once.
+  if (res instanceof http.ServerResponse) {
+    const turn = takeTurn(req.socket, res);
+    if (turn.wait) await turn.wait;
+    if (res.destroyed || req.socket.destroyed) {
+      // A response queued behind others on a closed connection never emits 'close': end its turn here.
+      turn.done();
+      req.resume();
+      x.timestamps.clientResponseEnd = performance.now();
+      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the request was forwarded', side: 'client' });
+      return;
+    }
+  }
 
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
@@ -170,7 +207,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: target,
-      headers: requestHeadersFor(x.request.headers, target),
+      headers: requestHeadersFor(x.request.headers, target, origin),
+      ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
       body,
       onBodyChunk: (c) => reqCapture.push(c),
       timestamps: x.timestamps,
@@ -246,13 +284,20 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       finishExchange(ctx, x, error);
       resolve();
     };
-    response.body.on('data', (c: Buffer) => resCapture.push(c));
-    response.body.once('end', () => (x.timestamps.responseEnd = performance.now()));
-    response.body.once('error', (err) => {
+    const upstreamFailed = (err: Error) => {
       const { code, message } = classifyUpstreamError(err, target.host);
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
+    };
+    response.body.on('data', (c: Buffer) => resCapture.push(c));
+    response.body.once('end', () => {
+      x.timestamps.responseEnd = performance.now();
+      // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
+      const cut = response.incomplete?.();
+      if (cut) upstreamFailed(cut);
+      else res.end();
     });
+    response.body.once('error', upstreamFailed);
     res.once('finish', () => {
       x.timestamps.clientResponseEnd = performance.now();
       complete();
@@ -263,6 +308,6 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
         complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
       }
     });
-    response.body.pipe(res as NodeJS.WritableStream);
+    response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
 }

@@ -20,6 +20,8 @@ import { admitClient, isSelf } from './client-guard.js';
 import { handleConnect, ORIGIN, type WithOrigin } from './connect.js';
 import { answerProxyError, handleRequest, type ClientRequest, type ClientResponse, type RequestOrigin } from './handle-request.js';
 import { handleUpgrade } from './upgrade.js';
+import { answerClientError } from './client-error.js';
+import { MAX_HEADER_COUNT } from './request-checks.js';
 import type { ProxyContext } from './context.js';
 
 export interface ProxyHandle {
@@ -105,14 +107,16 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
   });
   // Malformed request lines, bad headers, oversized heads: answer and keep serving others.
-  const onClientError = (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
-    if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    const why = tooLarge ? `request head larger than ${opts.maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`);
-  };
+  const onClientError = answerClientError(opts.maxHeaderSize);
   server.on('clientError', onClientError);
+  // One more header line than the limit is kept, so a request over it is refused (request-checks.ts), not truncated.
+  const limitHeaders = (srv: { maxHeadersCount: number | null; maxHeaderSize?: number }) => {
+    srv.maxHeadersCount = MAX_HEADER_COUNT + 1;
+    // The HTTP/1.1 fallback of http2.createSecureServer reads this property (it takes no maxHeaderSize option):
+    // without it, intercepted HTTP/1.1 had Node's 16 KiB limit while plain forwarding had ours.
+    srv.maxHeaderSize = opts.maxHeaderSize;
+  };
+  limitHeaders(server);
 
   // Upstream connections opened as intercepted clients connect (see pool.preconnect):
   // one per HTTP/1.1 client connection to the origin, the probe for HTTP/2.
@@ -153,8 +157,21 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       // http2.createSecureServer always offers h2 by ALPN, so with HTTP/2 off the
       // browser leg is a plain HTTPS (HTTP/1.1) server.
       srv = opts.http2
-        ? http2.createSecureServer({ ...tlsOptions, allowHTTP1: true, settings: H2_SETTINGS, maxHeaderListPairs: 2000, maxSessionMemory: 64 }, interceptHandler)
+        ? http2.createSecureServer(
+            // nghttp2 resets a stream past maxHeaderListPairs with no status: leave that to the byte limit
+            // (one field per 4 bytes of head) so that a request over the line limit reaches request-checks.ts and gets 431.
+            // Likewise the header list size: twice the limit is accepted by nghttp2, and request-checks.ts answers 431 past the limit.
+            {
+              ...tlsOptions,
+              allowHTTP1: true,
+              settings: { ...H2_SETTINGS, maxHeaderListSize: 2 * opts.maxHeaderSize },
+              maxHeaderListPairs: Math.ceil(opts.maxHeaderSize / 4),
+              maxSessionMemory: 64,
+            },
+            interceptHandler,
+          )
         : https.createServer({ ...tlsOptions, maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, interceptHandler as http.RequestListener);
+      limitHeaders(srv as unknown as http.Server);
       // The connection-level receive window starts at HTTP/2's 64 KiB whatever the
       // SETTINGS say; a client uploading over several streams (or one large body)
       // would stall on WINDOW_UPDATEs. Chrome's 15 MiB, as on the upstream side.
@@ -178,6 +195,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
 
   // Cleartext HTTP inside a CONNECT tunnel (e.g. ws:// over CONNECT).
   const tunnelHttpServer = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0 }, onRequest(fallbackOrigin('connect-plain')));
+  limitHeaders(tunnelHttpServer);
   tunnelHttpServer.on('clientError', onClientError);
   tunnelHttpServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
     handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'connect-plain', clientConnectionId: 'c?' }),

@@ -12,6 +12,8 @@ import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
 import { h2HeaderObject } from '../server/headers.js';
 import { nodeStyleError } from './h1-errors.js';
+import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
+import { sendAsteriskH1 } from './asterisk.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
 export interface UpstreamRequest {
@@ -26,6 +28,11 @@ export interface UpstreamRequest {
   timestamps: ExchangeTimestamps;
   timeoutMs: number;
   retries: number;
+  /**
+   * The request target to send instead of the URL's path: `*` for an asterisk-form
+   * `OPTIONS *` (RFC 9112 §3.2.4), which a URL cannot hold.
+   */
+  path?: string;
 }
 
 export interface UpstreamResponse {
@@ -40,17 +47,37 @@ export interface UpstreamResponse {
   retries: number;
   /** Aborts the upstream request (client went away). */
   abort(): void;
+  /**
+   * Asked when the body stream ends: an error if that end was not the origin's
+   * (an HTTP/2 stream ends, without an error, when its session is torn down mid-body).
+   */
+  incomplete?(): Error | undefined;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** Errors that mean "the connection failed before a response": safe to retry idempotent requests. */
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_STREAM_CANCEL', 'NL_H2_DOWNGRADE']);
+const RETRYABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'NL_H2_DOWNGRADE',
+  'NL_H2_REFUSED_STREAM',
+]);
 const BACKOFF_MS = [25, 100, 250];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Set on an error when the origin had sent at least one byte of a response: such a
+ * request is never retried (the origin has seen it and acted on it), whatever the error.
+ */
+export const RESPONSE_STARTED = Symbol('responseStarted');
+
 function isRetryable(err: unknown): boolean {
-  const e = err as NodeJS.ErrnoException;
+  const e = err as NodeJS.ErrnoException & { [RESPONSE_STARTED]?: boolean };
+  if (e?.[RESPONSE_STARTED]) return false;
   return RETRYABLE.has(e?.code ?? '') || e?.message === 'socket hang up';
 }
 
@@ -88,11 +115,16 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
   const secure = url.protocol === 'https:' || url.protocol === 'wss:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (secure ? 443 : 80);
-  if (!secure) return sendH1(pool, req, false, host, port);
+  const h1 = (tls: boolean) => (req.path === '*' ? sendAsteriskH1(pool, req, tls, host, port) : sendH1(pool, req, tls, host, port));
+  if (!secure) return h1(false);
   // Known origins (every request after the first) go straight on, without waiting a turn for the probe.
   const known = pool.knownProtocol(host, port);
-  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port);
-  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : sendH1(pool, req, true, host, port)));
+  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : h1(true);
+  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : h1(true)));
+}
+
+function refusedStream(): Error {
+  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: 'NL_H2_REFUSED_STREAM' });
 }
 
 function timeoutError(ms: number): Error {
@@ -110,15 +142,11 @@ function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
 }
 
 /** The HTTP version of the response being parsed on an undici HTTP/1.1 socket. */
-let parserSymbol: symbol | undefined;
 function h1Version(socket: net.Socket | undefined): HttpProtocol {
-  // undici does not report the response's version; its llhttp parser (a socket
-  // property under an internal symbol, undici is pinned) knows it while the head is parsed.
+  // undici does not report the response's version; its llhttp parser knows it while the head is parsed.
   try {
-    if (!socket) return 'http/1.1';
-    parserSymbol ??= Object.getOwnPropertySymbols(socket).find((s) => s.description === 'parser');
-    const parser = parserSymbol && (socket as unknown as Record<symbol, { llhttp: Record<string, (p: number) => number>; ptr: number }>)[parserSymbol];
-    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr) === 0 ? 'http/1.0' : 'http/1.1';
+    const parser = undiciParser(socket);
+    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr!) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr!) === 0 ? 'http/1.0' : 'http/1.1';
   } catch {
     return 'http/1.1';
   }
@@ -157,6 +185,8 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     const conn = pool.h1.acquire(secure, host, port);
     t.upstreamAssigned = performance.now();
     let socket: net.Socket | undefined;
+    let watch: ResponseWatch | undefined;
+    let status = 0;
     let conninfo: ConnectionInfo | undefined;
     let newConnection = false;
     /** The promise is settled (response head, or failure). */
@@ -174,9 +204,15 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       if (settled) return;
       settled = true;
       deadline.clear();
+      markStarted(err);
       // The connection is this request's alone: tearing it down ends the request (undici then calls onError).
       if (!finished) conn.destroy();
       reject(err);
+    };
+    /** Marks an error that came after response bytes as not retryable. */
+    const markStarted = (err: Error) => {
+      if (watch && watch.received > 0) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
+      return err;
     };
     const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
     const onBodyChunk = req.onBodyChunk;
@@ -186,6 +222,8 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
         socket = conn.socket;
         if (!socket) return;
         conninfo = connectionInfo(socket);
+        watch = watchResponses(socket);
+        watch.expectResponse();
         newConnection = claimSetup(conninfo, t);
       },
       onBodySent(chunk) {
@@ -194,11 +232,12 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       onRequestSent() {
         t.requestSent = performance.now();
       },
-      onHeaders(status, rawHeaders, resume, statusText) {
+      onHeaders(statusCode, rawHeaders, resume, statusText) {
         // 1xx (e.g. 103 Early Hints) is not forwarded, as with Node's client before.
-        if (status < 200) return true;
+        if (statusCode < 200) return true;
         if (settled) return false;
         settled = true;
+        status = statusCode;
         deadline.clear();
         t.responseHeaders = performance.now();
         resumeUpstream = resume;
@@ -212,7 +251,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
         });
         body = res;
         resolve({
-          status,
+          status: statusCode,
           statusText,
           headers: pairsFromBuffers(rawHeaders),
           protocol: h1Version(socket),
@@ -235,7 +274,14 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       },
       onError(err) {
         finish();
-        const error = nodeStyleError(err);
+        // undici checks Content-Length against the bytes read even for responses that
+        // have no body by definition (RFC 9110 §8.6: 304, and HEAD, may carry the
+        // length the full response would have): the response is complete, not broken.
+        if (settled && (status === 304 || status === 204) && (err as { code?: string }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
+          body?.push(null);
+          return;
+        }
+        const error = markStarted(nodeStyleError(err, { firstStatus: watch?.firstStatus, headReceived: settled, parserError: watch?.parserError }));
         if (!settled) {
           settled = true;
           deadline.clear();
@@ -247,7 +293,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     };
     // Typed loosely: undici's types lag its runtime (servername, onBodySent(chunk), onRequestSent).
     const options = {
-      path: `${req.url.pathname}${req.url.search}`,
+      path: req.path ?? `${req.url.pathname}${req.url.search}`,
       method: req.method,
       headers: h1RequestHeaders(req.headers),
       body: req.body,
@@ -275,7 +321,7 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           ':method': req.method,
           ':scheme': 'https',
           ':authority': authority,
-          ':path': `${req.url.pathname}${req.url.search}`,
+          ':path': req.path ?? `${req.url.pathname}${req.url.search}`,
         };
         const hasBody = req.body !== null;
         let stream: http2.ClientHttp2Stream;
@@ -288,21 +334,42 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
         if (!hasBody) t.requestSent = performance.now();
         else stream.on('finish', () => (t.requestSent = performance.now()));
         let settled = false;
+        /** An interim (1xx) head came: the origin has the request, so it is never retried. */
+        let interim = false;
+        stream.once('headers', () => (interim = true));
+        // GOAWAY naming a last stream below ours: the origin will never process it (RFC 9113 §6.8),
+        // and Node leaves such a stream waiting; fail it now, as retryable.
+        const onGoaway = (_code: number, lastStreamID: number) => {
+          if (stream.id !== undefined && stream.id > lastStreamID) {
+            const message = `the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`;
+            fail(Object.assign(new Error(message), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
+          }
+        };
+        session.on('goaway', onGoaway);
         const fail = (err: Error) => {
           if (settled) return;
           settled = true;
+          session.off('goaway', onGoaway);
           deadline.clear();
           stream.destroy();
+          if (interim) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
           reject(err);
         };
         const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
-        stream.on('error', fail);
+        stream.on('error', (err: NodeJS.ErrnoException) => {
+          // REFUSED_STREAM: the origin did not process the request (RFC 9113 §8.7), so it may be retried.
+          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+          else fail(err);
+        });
         stream.on('close', () => {
-          if (!settled) fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
+          if (settled) return;
+          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+          else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
         });
         stream.on('response', (h) => {
           if (settled) return;
           settled = true;
+          session.off('goaway', onGoaway);
           deadline.clear();
           t.responseHeaders = performance.now();
           const status = Number(h[':status']);
@@ -323,6 +390,13 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
             serverIPAddress: cleanIP(session.socket?.remoteAddress),
             retries: 0,
             abort: () => stream.close(http2.constants.NGHTTP2_CANCEL),
+            // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
+            incomplete: () =>
+              stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
+                ? Object.assign(new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`), {
+                    code: 'ERR_HTTP2_STREAM_ERROR',
+                  })
+                : undefined,
           });
         });
         if (hasBody) pipeBody(req, stream);

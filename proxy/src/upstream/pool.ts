@@ -260,6 +260,8 @@ export class UpstreamPool {
     const session = http2.connect(authority, { createConnection: () => socket, settings: { initialWindowSize: H2_STREAM_WINDOW } });
     session.once('connect', () => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
     info.set(session, connectionInfo(socket));
+    // One 'goaway' listener per request in flight (forward.ts), as many as the origin's concurrent streams.
+    session.setMaxListeners(0);
     this.sessions.set(key, session);
     const forget = () => {
       if (this.sessions.get(key) === session) this.sessions.delete(key);
@@ -299,6 +301,10 @@ export class UpstreamPool {
     this.protocols.delete(originKey(host, port));
   }
 
+  /** Whether upstream certificates are verified (for connections made outside the pool, e.g. asterisk.ts). */
+  get rejectUnauthorized(): boolean {
+    return this.opts.rejectUnauthorized;
+  }
 
   get isClosed(): boolean {
     return this.closed;
