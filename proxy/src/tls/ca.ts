@@ -18,6 +18,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { certificateDer, createCertificate, nameDer, subjectNameDer } from './x509.js';
+import { LruMap } from './lru.js';
 
 /** CA lifetime: long enough that users trust it once; it is local to this install. */
 const CA_VALIDITY_YEARS = 10;
@@ -45,7 +46,20 @@ export interface CertificateAuthority {
   hostCredentials(host: string): { certPem: string; keyPem: string };
   /** A cached TLS secure context for a host (what the interceptor serves). */
   secureContext(host: string): tls.SecureContext;
+  /**
+   * Bounds the per-host caches (certificates and TLS contexts) to this many hosts, least
+   * recently used dropped first (re-signed on next use, ~1 ms). Default DEFAULT_HOST_CACHE_SIZE.
+   */
+  limitHostCache(hosts: number): void;
 }
+
+/**
+ * Hosts whose certificate and TLS context stay in memory. A secure context holds an
+ * OpenSSL SSL_CTX (~50 KiB with its chain and key); 500 of them bound the cache to tens of
+ * MiB however many hosts a long session visits, while a browsing session's working set of
+ * hosts (tens to a few hundred) never has to re-sign.
+ */
+export const DEFAULT_HOST_CACHE_SIZE = 500;
 
 interface CAFiles {
   certPath: string;
@@ -169,8 +183,12 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
   }
   const leafSpkiHash = spkiHash(leafKeyPem);
   const fingerprint = new crypto.X509Certificate(certPem).fingerprint256;
-  const contexts = new Map<string, tls.SecureContext>();
-  const credentials = new Map<string, { certPem: string; keyPem: string }>();
+  const contexts = new LruMap<string, tls.SecureContext>(DEFAULT_HOST_CACHE_SIZE);
+  const credentials = new LruMap<string, { certPem: string; keyPem: string }>(DEFAULT_HOST_CACHE_SIZE);
+  const limitHostCache = (hosts: number) => {
+    contexts.resize(hosts);
+    credentials.resize(hosts);
+  };
 
   const issue = (hosts: string[]): { certPem: string; keyPem: string } => {
     const names = [...new Set(hosts.map((h) => h.replace(/^\[|\]$/g, '').toLowerCase()))];
@@ -212,5 +230,5 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
     return ctx;
   };
 
-  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, hostCredentials, secureContext };
+  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, hostCredentials, secureContext, limitHostCache };
 }

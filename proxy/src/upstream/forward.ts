@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
 import { h2HeaderObject } from '../server/headers.js';
 import { nodeStyleError } from './h1-errors.js';
+import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
 export interface UpstreamRequest {
@@ -164,6 +165,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     /** undici is done with the request (response complete, or failed): the connection is released. */
     let finished = false;
     let body: Readable | undefined;
+    let watchdog: BodyWatchdog | undefined;
     let resumeUpstream: (() => void) | undefined;
     const finish = () => {
       if (finished) return;
@@ -211,6 +213,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           },
         });
         body = res;
+        watchdog = watchBody(res, pool.bodyTimeoutMs);
         resolve({
           status,
           statusText,
@@ -227,9 +230,11 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       },
       onData(chunk) {
         // false pauses undici's parser until the reader asks for more (read → resume).
+        watchdog?.touch();
         return body ? body.push(chunk) : true;
       },
       onComplete() {
+        watchdog?.stop();
         finish();
         body?.push(null);
       },
@@ -305,6 +310,13 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           settled = true;
           deadline.clear();
           t.responseHeaders = performance.now();
+          // Idle timer on the stream (reset by every frame): a stalled body fails it.
+          const bodyMs = pool.bodyTimeoutMs;
+          if (bodyMs > 0) {
+            stream.setTimeout(bodyMs, () => {
+              if (stream.readableLength === 0) stream.destroy(bodyTimeoutError(bodyMs));
+            });
+          }
           const status = Number(h[':status']);
           const pairs: RawHeaders = [];
           for (const [k, v] of Object.entries(h)) {
