@@ -58,6 +58,8 @@ function refuse(socket: net.Socket, status: string, message: string): void {
 }
 
 export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: IncomingMessage, socket: net.Socket & WithOrigin, head: Buffer): void {
+  // The HTTP server no longer listens for this socket's errors: a reset must not become an uncaught exception.
+  socket.on('error', () => socket.destroy());
   const target = parseAuthority(req.url);
   const clientConnectionId = socket[ORIGIN]?.clientConnectionId ?? ctx.nextClientConnectionId();
   if (!target) {
@@ -85,8 +87,13 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
   }, ctx.options.headerTimeoutMs);
   silent.unref();
   socket.once('close', () => clearTimeout(silent));
+  // A client that closes before saying anything: the socket allows half-open (it comes from an
+  // HTTP server), so without this our side would wait in CLOSE-WAIT for the timer.
+  const early = () => socket.destroy();
+  socket.once('end', early);
   function dispatch(first: Buffer) {
     clearTimeout(silent);
+    socket.off('end', early);
     socket.pause();
     socket.unshift(first);
     if (first[0] === TLS_HANDSHAKE) intercept(ctx, targets, socket, origin('intercepted'), req);
