@@ -30,7 +30,8 @@ beforeAll(async () => {
   dataDir = tempDataDir();
   const ca = loadOrCreateCA(dataDir);
   origin = await httpOrigin();
-  tlsOrigin = await httpsOrigin(ca, { h2: true }, (req, res) => {
+  tlsOrigin = await httpsOrigin(ca, { h2: true }, (req, anyRes) => {
+    const res = anyRes as http.ServerResponse;
     if (req.url === '/stall') {
       res.writeHead(200, { 'content-length': '10' });
       res.write('01234'); // then silence
@@ -38,7 +39,8 @@ beforeAll(async () => {
     }
     res.end('ok');
   });
-  stall = await httpOrigin((_req, res) => {
+  stall = await httpOrigin((_req, anyRes) => {
+    const res = anyRes as http.ServerResponse;
     res.writeHead(200, { 'Content-Length': '10' });
     res.write('01234');
   });
