@@ -83,14 +83,18 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   const headMs = ctx.options.upstreamTimeoutMs;
   upstreamReq.setTimeout(headMs, () => upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
   let answered = false;
-  // The client gave up before the origin answered: release the upstream side and record it.
+  // The client gave up before the origin answered (closed, or half-closed: nginx's 499 too):
+  // release both sides and record it.
   const onClientGone = () => {
     if (answered) return;
+    answered = true;
     upstreamReq.destroy();
+    socket.destroy();
     finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the upgrade was answered', side: 'client' });
   };
   socket.once('close', onClientGone);
-  head = sendBody(upstreamReq, socket, head, framing);
+  socket.once('end', onClientGone);
+  const early = readUntilAnswered(upstreamReq, socket, head, framing);
   upstreamReq.on('socket', (s: net.Socket) => {
     x.timestamps.upstreamAssigned = performance.now();
     s.setNoDelay(noDelay);
@@ -102,6 +106,7 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   upstreamReq.on('upgrade', (res, upSocket: net.Socket, upHead: Buffer) => {
     answered = true;
     socket.off('close', onClientGone);
+    socket.off('end', onClientGone);
     upSocket.setTimeout(0);
     x.timestamps.responseHeaders = performance.now();
     x.upstreamProtocol = 'http/1.1';
@@ -112,10 +117,11 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     upSocket.setNoDelay(noDelay);
     socket.write(rawHead(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}`, res.rawHeaders));
     x.timestamps.clientResponseHeaders = performance.now();
-    const bytes = { up: head.length, down: upHead.length };
+    const sent = early.stop();
+    const bytes = { up: sent.length, down: upHead.length };
     x.tunnelBytes = bytes;
     if (upHead.length) socket.write(upHead);
-    if (head.length) upSocket.write(head);
+    if (sent.length) upSocket.write(sent);
     socket.on('data', (c: Buffer) => (bytes.up += c.length));
     upSocket.on('data', (c: Buffer) => (bytes.down += c.length));
     socket.pipe(upSocket).on('error', () => socket.destroy());
@@ -133,7 +139,9 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   upstreamReq.on('response', (res) => {
     // The origin declined the upgrade: relay its answer as a normal response.
     answered = true;
+    early.stop();
     socket.off('close', onClientGone);
+    socket.off('end', onClientGone);
     x.timestamps.responseHeaders = performance.now();
     x.response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: 'http/1.1', headers: pairsFromFlat(res.rawHeaders), body: emptyBody() };
     const h = stripHopByHop(pairsFromFlat(res.rawHeaders));
@@ -171,31 +179,42 @@ function upgradeBody(headers: RawHeaders): number | string {
   return Number(cl.trim());
 }
 
+/** Bytes the client sends after its head while the origin has not answered, kept for the new protocol. */
+const EARLY_BYTES_LIMIT = 64 * 1024;
+
 /**
- * Writes the request body (`length` bytes: from `head`, then from the socket) upstream and
- * ends the request; returns the bytes after the body (the new protocol's, if any).
+ * Until the origin answers: writes the request body (`length` bytes: from `head`, then from
+ * the socket) upstream and ends the request, and keeps reading the client so that its close is
+ * seen (a socket nobody reads never reports the peer's FIN). Bytes after the body are kept (up
+ * to 64 KiB, then reading pauses) and handed back by `stop` for the upgraded connection.
  */
-function sendBody(upstreamReq: http.ClientRequest, socket: Duplex, head: Buffer, length: number): Buffer {
-  if (length === 0) {
-    upstreamReq.end();
-    return head;
-  }
-  upstreamReq.write(head.subarray(0, length));
-  let remaining = length - Math.min(length, head.length);
-  if (remaining === 0) {
-    upstreamReq.end();
-    return head.subarray(length);
-  }
-  const onData = (c: Buffer) => {
-    const part = c.subarray(0, remaining);
-    remaining -= part.length;
-    upstreamReq.write(part);
-    if (remaining > 0) return;
-    socket.off('data', onData);
-    socket.pause();
-    if (part.length < c.length) socket.unshift(c.subarray(part.length));
-    upstreamReq.end();
+function readUntilAnswered(upstreamReq: http.ClientRequest, socket: Duplex, head: Buffer, length: number): { stop(): Buffer } {
+  let remaining = length;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  const take = (c: Buffer) => {
+    if (remaining > 0) {
+      const part = c.subarray(0, remaining);
+      remaining -= part.length;
+      upstreamReq.write(part);
+      if (remaining === 0) upstreamReq.end();
+      c = c.subarray(part.length);
+    }
+    if (c.length) {
+      kept.push(c);
+      keptBytes += c.length;
+      if (keptBytes >= EARLY_BYTES_LIMIT) socket.pause();
+    }
   };
-  socket.on('data', onData);
-  return Buffer.alloc(0);
+  if (length === 0) upstreamReq.end();
+  if (head.length) take(head);
+  socket.on('data', take);
+  socket.resume();
+  return {
+    stop() {
+      socket.off('data', take);
+      socket.pause();
+      return Buffer.concat(kept);
+    },
+  };
 }
