@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { HttpProtocol, RawHeaders } from './model.js';
+import { DEFAULT_HOST_CACHE_SIZE } from './tls/ca.js';
 
 /** A client request as the `respond` hook sees it (server replay, replay/server-replay.ts). */
 export interface HookRequest {
@@ -75,7 +76,7 @@ export interface ProxyOptions {
   bodyTimeoutMs?: number;
   /** An upstream response body that makes no progress for this long ends the exchange (NL_UPSTREAM_BODY_TIMEOUT). Default 60 s. */
   upstreamBodyTimeoutMs?: number;
-  /** Most intercepted hosts whose certificate / TLS context is kept in memory (least recently used dropped). Default 500. */
+  /** Most intercepted hosts whose certificate / TLS context is kept in memory (least recently used dropped). Default 256 (~34 KiB each). */
   hostCacheSize?: number;
   /** Largest request head accepted from clients, bytes. Default 64 KiB. */
   maxHeaderSize?: number;
@@ -124,7 +125,7 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     idleTimeoutMs: options.idleTimeoutMs ?? 75_000,
     bodyTimeoutMs: options.bodyTimeoutMs ?? 60_000,
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 60_000,
-    hostCacheSize: options.hostCacheSize ?? 500,
+    hostCacheSize: options.hostCacheSize ?? DEFAULT_HOST_CACHE_SIZE,
     respond: options.respond,
   };
 }

@@ -13,7 +13,12 @@
  *    (408 if no response started, else a close), or a response the client
  *    stops reading for `bodyTimeoutMs` (a close).
  * HTTP/2 session: no open stream for `idleTimeoutMs` (from the handshake or the
- * last stream's end) → GOAWAY and close.
+ * last stream's end) → GOAWAY and close. And a liveness PING once per quiet spell
+ * (no byte from the client for 1 s), destroyed if unanswered in 5 s: after a
+ * connection error (a frame over SETTINGS_MAX_FRAME_SIZE, a bad header block)
+ * nghttp2 sends GOAWAY and Node stops reading the socket without telling
+ * JavaScript, so the client's FIN is never seen and the socket sat in CLOSE-WAIT
+ * for good (h2spec left 37 behind). The unanswered PING is how we notice.
  *
  * Why not Node's own headersTimeout / socket.setTimeout: the first is checked only
  * for servers that listen (not for sockets handed over from CONNECT) and the second
@@ -55,10 +60,20 @@ interface H2Conn {
   streams: number;
   since: number;
   closingAt?: number;
+  lastRead: number;
+  lastReadAt: number;
+  /** A liveness PING was sent in the current quiet spell (at this time; cleared when answered or bytes arrive). */
+  pingAt?: number;
+  /** The current quiet spell already had its PING answered. */
+  pinged: boolean;
 }
 
 const TIMEOUT_RECORD_TTL_MS = 10_000;
 const GOAWAY_GRACE_MS = 1_000;
+/** HTTP/2 liveness check (see the file comment): after this long without a byte from the client… */
+const H2_QUIET_MS = 1_000;
+/** …one PING, which must be answered within this long. */
+const H2_PING_TIMEOUT_MS = 5_000;
 
 function bytesRead(socket: net.Socket): number {
   // An intercepted h1 socket is a TLS socket over the CONNECT socket: count the wire bytes.
@@ -79,7 +94,7 @@ export class ClientTimeouts {
   private timer: NodeJS.Timeout | undefined;
   private readonly period: number;
   /** Connections closed by each kind of timeout so far (for tests and docs). */
-  readonly counts = { header: 0, idle: 0, body: 0, send: 0, h2Idle: 0 };
+  readonly counts = { header: 0, idle: 0, body: 0, send: 0, h2Idle: 0, h2Dead: 0 };
 
   constructor(private readonly opts: ClientTimeoutOptions) {
     const shortest = Math.min(opts.headerTimeoutMs, opts.idleTimeoutMs, opts.bodyTimeoutMs);
@@ -129,7 +144,8 @@ export class ClientTimeouts {
 
   /** Starts watching an HTTP/2 session on an intercepted connection. */
   watchH2(session: http2.ServerHttp2Session): void {
-    const conn: H2Conn = { session, streams: 0, since: performance.now() };
+    const now = performance.now();
+    const conn: H2Conn = { session, streams: 0, since: now, lastRead: bytesRead(session.socket as net.Socket), lastReadAt: now, pinged: false };
     this.h2.add(conn);
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
       conn.streams++;
@@ -253,6 +269,32 @@ export class ClientTimeouts {
       this.counts.h2Idle++;
       conn.closingAt = now;
       session.close();
+      return;
+    }
+    const read = bytesRead(session.socket as net.Socket);
+    if (read !== conn.lastRead) {
+      conn.lastRead = read;
+      conn.lastReadAt = now;
+      conn.pinged = false;
+      conn.pingAt = undefined;
+      return;
+    }
+    if (conn.pingAt !== undefined) {
+      if (now - conn.pingAt >= H2_PING_TIMEOUT_MS) {
+        this.counts.h2Dead++;
+        session.destroy();
+      }
+    } else if (!conn.pinged && now - conn.lastReadAt >= H2_QUIET_MS) {
+      conn.pingAt = now;
+      try {
+        session.ping((err) => {
+          conn.pingAt = undefined;
+          conn.pinged = true;
+          if (err && !session.destroyed) session.destroy();
+        });
+      } catch {
+        session.destroy();
+      }
     }
   }
 
