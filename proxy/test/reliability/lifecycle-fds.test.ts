@@ -9,7 +9,7 @@
  * CLOSE-WAIT (the state the leak left them in).
  */
 import http2 from 'node:http2';
-import type net from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpOrigin, httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
 import { abort, closeWaitCount, connect, eventually, fdCount, inBatches, readUntil, seeded, sleep, tlsOver, tunnel } from './lifecycle-helpers.js';
@@ -137,6 +137,19 @@ describe('fds return to baseline after abrupt client closes', () => {
         if (rnd() < 0.5) await readUntil(s, '\r\n\r\n', 5000);
         abort(s, rnd);
       }, 4);
+      // A client that never closes: the proxy releases its side (fd) once the 502 is flushed,
+      // instead of holding it in FIN-WAIT-2 until the client closes.
+      await sleep(200);
+      const before = fdCount();
+      const idle = net.connect({ port: tp.proxy.address.port, host: '127.0.0.1', allowHalfOpen: true });
+      idle.on('error', () => {});
+      await new Promise((r) => idle.once('connect', r));
+      idle.write(`CONNECT 127.0.0.1:${closed} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const reply = await readUntil(idle, 'never', 5000);
+      expect(reply).toMatch(/^HTTP\/1\.1 502 /);
+      expect(idle.readableEnded).toBe(true);
+      expect(await eventually(() => fdCount() <= before + 1, 2000), `fds ${before} → ${fdCount()} (the client's own socket is the +1)`).toBe(true);
+      idle.destroy();
     } finally {
       await tp.stop();
     }
