@@ -98,7 +98,10 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'NL_UPSTREAM_TIMEOUT':
       return { code: ErrorCodes.UPSTREAM_TIMEOUT, message: `${target} did not answer in time` };
     case 'NL_UPSTREAM_BODY_TIMEOUT':
-      return { code: ErrorCodes.UPSTREAM_BODY_TIMEOUT, message: `${target} stopped sending the response body (${e.message}); the client's connection was closed` };
+      return {
+        code: ErrorCodes.UPSTREAM_BODY_TIMEOUT,
+        message: `${target} stopped sending the response body (${e.message}); the client's connection was closed`,
+      };
     case 'ECONNRESET':
     case 'EPIPE':
     case 'ERR_HTTP2_STREAM_ERROR':

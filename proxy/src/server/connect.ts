@@ -83,7 +83,8 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
     socket.off('data', dispatch);
     socket.destroy();
     const ms = ctx.options.headerTimeoutMs;
-    recordConnectFailure(ctx, req, origin('intercepted'), start, ErrorCodes.CLIENT_TIMEOUT, `The client sent nothing in the tunnel to ${target.host} for ${ms} ms`);
+    const why = `The client sent nothing in the tunnel to ${target.host} for ${ms} ms`;
+    recordConnectFailure(ctx, req, origin('intercepted'), start, ErrorCodes.CLIENT_TIMEOUT, why);
   }, ctx.options.headerTimeoutMs);
   silent.unref();
   socket.once('close', () => clearTimeout(silent));

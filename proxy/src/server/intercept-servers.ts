@@ -69,7 +69,11 @@ export function createInterceptor(ctx: ProxyContext, hooks: InterceptHooks): Int
   // browser leg is a plain HTTPS (HTTP/1.1) server. Neither ever listens.
   const server: http2.Http2SecureServer | https.Server = opts.http2
     ? http2.createSecureServer({ allowHTTP1: true, settings: H2_SETTINGS, maxHeaderListPairs: 2000, maxSessionMemory: 64 }, hooks.onRequest)
-    : https.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 }, hooks.onRequest as http.RequestListener);
+    : https.createServer(
+        // Node's timers off: ClientTimeouts bounds the client legs (see timeouts.ts).
+        { maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 },
+        hooks.onRequest as http.RequestListener,
+      );
   if (opts.http2) {
     server.on('session', (session: http2.ServerHttp2Session) => {
       session.setLocalWindowSize(H2_CONNECTION_WINDOW);

@@ -6,7 +6,8 @@
  * intercepting TLS server exactly as a browser's would.
  *
  * Needs the h2spec binary (H2SPEC=/path, or on PATH, or /tmp/gobin/h2spec:
- * `GOBIN=/tmp/gobin go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1`).
+ * `GOBIN=/tmp/gobin go install github.com/summerwind/h2spec/cmd/h2spec@latest`, which
+ * resolves to v2.2.1+incompatible; `@v2.2.1` itself is refused by the module proxy).
  * Without it the test skips and says why (CI does not install Go tools).
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -18,7 +19,7 @@ import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type 
 import { closeWaitCount, eventually, fdCount, sleep } from './lifecycle-helpers.js';
 
 function findH2spec(): string | undefined {
-  if (process.env.H2SPEC) return process.env.H2SPEC;
+  if (process.env.H2SPEC) return fs.existsSync(process.env.H2SPEC) ? process.env.H2SPEC : undefined;
   try {
     return execFileSync('sh', ['-c', 'command -v h2spec'], { encoding: 'utf8' }).trim() || undefined;
   } catch {
@@ -27,7 +28,8 @@ function findH2spec(): string | undefined {
 }
 
 const h2spec = findH2spec();
-if (!h2spec) console.log('[lifecycle-h2spec] skipped: no h2spec binary (set H2SPEC, or: GOBIN=/tmp/gobin go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1)');
+const INSTALL = 'GOBIN=/tmp/gobin go install github.com/summerwind/h2spec/cmd/h2spec@latest (v2.2.1)';
+if (!h2spec) console.log(`[lifecycle-h2spec] skipped: no h2spec binary (set H2SPEC, or: ${INSTALL})`);
 
 interface Score {
   total: number;
@@ -113,7 +115,8 @@ describe.skipIf(!h2spec)('h2spec on the intercepting listener', () => {
     const front = await connectFront(tp.proxy.address.port, `127.0.0.1:${origin.port}`);
     const proxyScore = await runH2spec((front.address() as net.AddressInfo).port);
     await new Promise((r) => front.close(r));
-    console.log(`[lifecycle-h2spec] bare Node http2: ${bareScore.passed}/${bareScore.total}; Netlens intercepting listener: ${proxyScore.passed}/${proxyScore.total}`);
+    const score = (s: Score) => `${s.passed}/${s.total}`;
+    console.log(`[lifecycle-h2spec] bare Node http2: ${score(bareScore)}; Netlens intercepting listener: ${score(proxyScore)}`);
     const onlyProxy = proxyScore.failures.filter((f) => !bareScore.failures.includes(f));
     if (onlyProxy.length) console.log(`[lifecycle-h2spec] failing only through Netlens:\n  ${onlyProxy.join('\n  ')}`);
     expect(bareScore.total).toBeGreaterThan(100);

@@ -24,7 +24,8 @@ describe('per-host memory', () => {
       );
     });
     const r = JSON.parse(out.trim().split('\n').pop()!) as { growthMiB: number; perHostKiB: number; beforeMiB: number; afterMiB: number; seconds: number };
-    console.log(`[lifecycle-memory] ${HOSTS} hosts: RSS ${r.beforeMiB} → ${r.afterMiB} MiB (+${r.growthMiB} MiB, ${r.perHostKiB} KiB/host) in ${r.seconds} s`);
+    const growth = `+${r.growthMiB} MiB, ${r.perHostKiB} KiB/host`;
+    console.log(`[lifecycle-memory] ${HOSTS} hosts: RSS ${r.beforeMiB} → ${r.afterMiB} MiB (${growth}) in ${r.seconds} s`);
     expect(r.growthMiB).toBeLessThan(LIMIT_MIB);
   });
 

@@ -59,7 +59,8 @@ describe('Upgrade requests', () => {
     const reply = await readUntil(s, '\r\n\r\n', 5000);
     expect(reply).toMatch(/^HTTP\/1\.1 400 /);
     s.destroy();
-    expect(await eventually(() => tp.exchanges().some((x) => x.request.url.endsWith('/up-chunked') && x.error?.code === 'NL_CLIENT_MALFORMED'), 2000)).toBe(true);
+    const refused = () => tp.exchanges().some((x) => x.request.url.endsWith('/up-chunked') && x.error?.code === 'NL_CLIENT_MALFORMED');
+    expect(await eventually(refused, 2000)).toBe(true);
   });
 
   it('times out 100 Upgrades to a silent origin: all recorded NL_UPSTREAM_TIMEOUT, every socket freed', async () => {
@@ -71,7 +72,8 @@ describe('Upgrade requests', () => {
     await Promise.all(clients.map((s) => new Promise((r) => (s.destroyed ? r(null) : s.once('close', r)))));
     const recorded = () => tp.exchanges().filter((x) => /\/silent-\d+$/.test(x.request.url) && x.error?.code === 'NL_UPSTREAM_TIMEOUT').length;
     expect(await eventually(() => recorded() === 100, 5000)).toBe(true);
-    expect(await eventually(() => silentSockets.size === 0 && fdCount() <= base + 5, 5000), `fds ${base} → ${fdCount()}, origin sockets ${silentSockets.size}`).toBe(true);
+    const freed = await eventually(() => silentSockets.size === 0 && fdCount() <= base + 5, 5000);
+    expect(freed, `fds ${base} → ${fdCount()}, origin sockets ${silentSockets.size}`).toBe(true);
   });
 
   it('a client that abandons an unanswered Upgrade frees the upstream socket and is recorded', async () => {
