@@ -11,12 +11,19 @@ export const ErrorCodes = {
   UPSTREAM_DNS: 'NL_UPSTREAM_DNS',
   /** Upstream did not answer in time. */
   UPSTREAM_TIMEOUT: 'NL_UPSTREAM_TIMEOUT',
+  /** Upstream sent part of a response body, then nothing for `upstreamBodyTimeoutMs`: the client's stream is closed. */
+  UPSTREAM_BODY_TIMEOUT: 'NL_UPSTREAM_BODY_TIMEOUT',
   /** Upstream TLS failed (certificate not trusted, handshake error). */
   UPSTREAM_TLS: 'NL_UPSTREAM_TLS',
   /** Upstream spoke something that is not valid HTTP. */
   UPSTREAM_PROTOCOL: 'NL_UPSTREAM_PROTOCOL',
   /** The client went away before the exchange finished. */
   CLIENT_ABORTED: 'NL_CLIENT_ABORTED',
+  /**
+   * The client was too slow: no complete request head within `headerTimeoutMs` (or no TLS
+   * handshake inside a tunnel), or its request body / reading of the response stalled for `bodyTimeoutMs`.
+   */
+  CLIENT_TIMEOUT: 'NL_CLIENT_TIMEOUT',
   /** The client sent something that is not valid HTTP. */
   CLIENT_MALFORMED: 'NL_CLIENT_MALFORMED',
   /** The client's request head is over a limit (bytes or header lines): answered 431. */
@@ -97,6 +104,11 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'ETIMEDOUT':
     case 'NL_UPSTREAM_TIMEOUT':
       return { code: ErrorCodes.UPSTREAM_TIMEOUT, message: `${target} did not answer in time` };
+    case 'NL_UPSTREAM_BODY_TIMEOUT':
+      return {
+        code: ErrorCodes.UPSTREAM_BODY_TIMEOUT,
+        message: `${target} stopped sending the response body (${e.message}); the client's connection was closed`,
+      };
     case 'ECONNRESET':
     case 'EPIPE':
     case 'ERR_HTTP2_STREAM_ERROR':

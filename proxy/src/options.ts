@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { HttpProtocol, RawHeaders } from './model.js';
+import { DEFAULT_HOST_CACHE_SIZE } from './tls/ca.js';
 
 /** A client request as the `respond` hook sees it (server replay, replay/server-replay.ts). */
 export interface HookRequest {
@@ -63,6 +64,20 @@ export interface ProxyOptions {
   retries?: number;
   /** Upstream response-head timeout in ms. Default 60 s. */
   upstreamTimeoutMs?: number;
+  /**
+   * Client legs (HTTP/1.x heads, TLS handshakes inside CONNECT): a request head, or the first byte
+   * and TLS handshake of a tunnel, must arrive complete within this many ms. 408 (or a close when no
+   * HTTP is possible yet). Default 60 s (nginx client_header_timeout).
+   */
+  headerTimeoutMs?: number;
+  /** A client connection with no request in flight (HTTP/1.1 keep-alive, HTTP/2 without streams) is closed after this long. Default 75 s. */
+  idleTimeoutMs?: number;
+  /** A client request body, or the client's reading of a response, that makes no progress for this long ends the exchange. Default 60 s. */
+  bodyTimeoutMs?: number;
+  /** An upstream response body that makes no progress for this long ends the exchange (NL_UPSTREAM_BODY_TIMEOUT). Default 60 s. */
+  upstreamBodyTimeoutMs?: number;
+  /** Most intercepted hosts whose certificate / TLS context is kept in memory (least recently used dropped). Default 256 (~34 KiB each). */
+  hostCacheSize?: number;
   /** Largest request head accepted from clients, bytes. Default 64 KiB. */
   maxHeaderSize?: number;
   /** Answer requests from elsewhere than the network (server replay). Default: none, everything is forwarded. */
@@ -106,6 +121,11 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     retries: options.retries ?? 2,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
     maxHeaderSize: options.maxHeaderSize ?? 64 * 1024,
+    headerTimeoutMs: options.headerTimeoutMs ?? 60_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 75_000,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 60_000,
+    upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 60_000,
+    hostCacheSize: options.hostCacheSize ?? DEFAULT_HOST_CACHE_SIZE,
     respond: options.respond,
   };
 }

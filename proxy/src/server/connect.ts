@@ -14,6 +14,7 @@ import { emptyBody } from './body-capture.js';
 import { pairsFromFlat } from './headers.js';
 import type { ProxyContext } from './context.js';
 import type { RequestOrigin } from './handle-request.js';
+import type { Interceptor } from './intercept-servers.js';
 
 /** Attached to client sockets (raw and TLS) so handlers know where a request came from. */
 export const ORIGIN = Symbol('netlens.origin');
@@ -23,15 +24,12 @@ export type WithOrigin = { [ORIGIN]?: RequestOrigin };
 const TLS_HANDSHAKE = 0x16;
 
 export interface ConnectTargets {
-  /**
-   * The TLS server (HTTP/2 + HTTP/1.1 by ALPN) for a CONNECT target: emit the raw
-   * socket as 'connection'. One per host, because a client that sends no SNI
-   * (e.g. a CONNECT to an IP address) gets the server's default certificate, which
-   * must name that host.
-   */
-  interceptServerFor(host: string): net.Server;
+  /** TLS termination (HTTP/2 + HTTP/1.1 by ALPN) for intercepted tunnels. */
+  interceptor: Interceptor;
   /** Receives cleartext connections from inside a tunnel (emit 'connection'). */
   tunnelHttpServer: net.Server;
+  /** Puts a cleartext-in-tunnel connection under the client timeouts. */
+  watchCleartext(socket: net.Socket, clientConnectionId: string): void;
   /** Upstream tunnel sockets, closed on stop. */
   tunnelSockets: Set<net.Socket>;
 }
@@ -46,11 +44,22 @@ export function parseAuthority(target: string | undefined): { host: string; port
   return { host: (m[1] ?? m[2]).toLowerCase(), port };
 }
 
+/**
+ * Answers and closes. destroySoon: the socket (half-open capable, from the HTTP server)
+ * is released once the answer is flushed, not when the client gets round to closing.
+ */
 function refuse(socket: net.Socket, status: string, message: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${message}\n`);
+  socket.destroySoon();
 }
 
 export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: IncomingMessage, socket: net.Socket & WithOrigin, head: Buffer): void {
+  // The HTTP server no longer listens for this socket's errors: a reset must not become an uncaught exception.
+  socket.on('error', () => socket.destroy());
   const target = parseAuthority(req.url);
   const clientConnectionId = socket[ORIGIN]?.clientConnectionId ?? ctx.nextClientConnectionId();
   if (!target) {
@@ -68,16 +77,34 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
   }
   socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
   const origin = (transport: RequestOrigin['transport']): RequestOrigin => ({ transport, clientConnectionId, target });
-  const dispatch = (first: Buffer) => {
+  const start = performance.now();
+  // The client must start talking (ClientHello or a request line) within the header timeout.
+  const silent = setTimeout(() => {
+    socket.off('data', dispatch);
+    socket.destroy();
+    const ms = ctx.options.headerTimeoutMs;
+    const why = `The client sent nothing in the tunnel to ${target.host} for ${ms} ms`;
+    recordConnectFailure(ctx, req, origin('intercepted'), start, ErrorCodes.CLIENT_TIMEOUT, why);
+  }, ctx.options.headerTimeoutMs);
+  silent.unref();
+  socket.once('close', () => clearTimeout(silent));
+  // A client that closes before saying anything: the socket allows half-open (it comes from an
+  // HTTP server), so without this our side would wait in CLOSE-WAIT for the timer.
+  const early = () => socket.destroy();
+  socket.once('end', early);
+  function dispatch(first: Buffer) {
+    clearTimeout(silent);
+    socket.off('end', early);
     socket.pause();
     socket.unshift(first);
     if (first[0] === TLS_HANDSHAKE) intercept(ctx, targets, socket, origin('intercepted'), req);
     else {
       socket[ORIGIN] = origin('connect-plain');
       targets.tunnelHttpServer.emit('connection', socket);
+      targets.watchCleartext(socket, clientConnectionId);
       socket.resume();
     }
-  };
+  }
   if (head.length) dispatch(head);
   else socket.once('data', dispatch);
 }
@@ -85,30 +112,30 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
 function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socket & WithOrigin, origin: RequestOrigin, req: IncomingMessage): void {
   const host = origin.target!.host;
   const start = performance.now();
-  let server: net.Server;
+  socket[ORIGIN] = origin;
+  // The TLS socket wraps the raw socket itself (it also replays the bytes we peeked at).
+  // Do not resume the raw socket here: the peeked ClientHello would flow out as
+  // 'data' events before the TLS socket reads the buffer on the next tick.
   try {
-    server = targets.interceptServerFor(host);
+    targets.interceptor.accept(socket, host, ({ error, timedOut }) => {
+      if (timedOut) {
+        recordConnectFailure(ctx, req, origin, start, ErrorCodes.CLIENT_TIMEOUT, `No TLS handshake from the client for ${host}: ${error.message}`);
+        return;
+      }
+      // Usually: the client does not trust the Netlens CA. Record it so users see why.
+      recordConnectFailure(
+        ctx,
+        req,
+        origin,
+        start,
+        'NL_CLIENT_TLS',
+        `TLS handshake with the client failed for ${host}: ${tlsReason(error)}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
+      );
+    });
   } catch (err) {
     socket.destroy();
     recordConnectFailure(ctx, req, origin, start, ErrorCodes.INTERNAL, `Cannot create a certificate for ${host}: ${(err as Error).message}`);
-    return;
   }
-  socket[ORIGIN] = origin;
-  // tls.Server wraps the raw socket itself (it also replays the byte we peeked at).
-  // Do not resume the raw socket here: the peeked ClientHello would flow out as
-  // 'data' events before the TLS socket reads the buffer on the next tick.
-  server.emit('connection', socket);
-  socket.once('netlens:tls-error', (err: Error) => {
-    // Usually: the client does not trust the Netlens CA. Record it so users see why.
-    recordConnectFailure(
-      ctx,
-      req,
-      origin,
-      start,
-      'NL_CLIENT_TLS',
-      `TLS handshake with the client failed for ${host}: ${tlsReason(err)}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
-    );
-  });
 }
 
 /** OpenSSL messages carry file paths and codes; keep the readable part ("tlsv1 alert unknown ca"). */
@@ -151,6 +178,11 @@ function tunnel(
   emitRequest(ctx, x);
   const upstream = net.connect({ host: target.host, port: target.port, noDelay: !ctx.options.nagle });
   upstream.setNoDelay(!ctx.options.nagle);
+  // An origin that never completes the TCP handshake: the OS would wait minutes.
+  const connectMs = ctx.options.upstreamTimeoutMs;
+  upstream.setTimeout(connectMs, () => {
+    if (!connected) upstream.destroy(Object.assign(new Error(`no connection within ${connectMs} ms`), { code: 'ETIMEDOUT' }));
+  });
   targets.tunnelSockets.add(upstream);
   const conn = connectionInfo(upstream);
   x.timestamps.upstreamAssigned = start;
@@ -169,6 +201,7 @@ function tunnel(
   };
   upstream.once('connect', () => {
     connected = true;
+    upstream.setTimeout(0);
     const now = performance.now();
     x.timestamps.connectEnd = now;
     x.timestamps.requestSent = now;

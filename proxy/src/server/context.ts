@@ -14,6 +14,8 @@ export interface ProxyContext {
   nextClientConnectionId(): string;
   /** Whether host:port is this proxy's own listening address. */
   isSelf(host: string, port: number): boolean;
+  /** The client timeout that closed this connection just now, if one did (its exchange is recorded with it). */
+  clientTimeoutReason?(clientConnectionId: string): import('../model.js').ExchangeError | undefined;
   /** Why a target must not be forwarded (a loop back into the proxy), or null. */
   refuseTarget(url: URL, origin: RequestOrigin): { status: number; message: string } | null;
 }

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Exchange, ExchangeError, HttpProtocol, RawHeaders } from '../model.js';
+import { ErrorCodes } from '../errors.js';
 import { computeClientTimings, computeTimings } from '../upstream/timings.js';
 import { emptyBody } from './body-capture.js';
 import type { ProxyContext } from './context.js';
@@ -56,6 +57,8 @@ export function emitRequest(ctx: ProxyContext, x: Exchange): void {
 
 /** Computes the phases and emits the final `complete` (or `error`) event. */
 export function finishExchange(ctx: ProxyContext, x: Exchange, error?: ExchangeError): void {
+  // A client "abort" the proxy itself caused by a timeout is recorded as that timeout.
+  if (error?.code === ErrorCodes.CLIENT_ABORTED) error = ctx.clientTimeoutReason?.(x.clientConnectionId) ?? error;
   x.timings = computeTimings(x.timestamps);
   x.clientTimings = computeClientTimings(x.timestamps, x.timings);
   if (error) x.error = error;

@@ -4,8 +4,6 @@
  * pool around one context and one event stream.
  */
 import http from 'node:http';
-import http2 from 'node:http2';
-import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Socket } from 'node:net';
@@ -17,7 +15,9 @@ import { resolveOptions, type ProxyOptions } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { UpstreamPool } from '../upstream/pool.js';
 import { admitClient, isSelf } from './client-guard.js';
-import { handleConnect, ORIGIN, type WithOrigin } from './connect.js';
+import { handleConnect, ORIGIN, type ConnectTargets, type WithOrigin } from './connect.js';
+import { createInterceptor } from './intercept-servers.js';
+import { ClientTimeouts } from './timeouts.js';
 import { answerProxyError, handleRequest, type ClientRequest, type ClientResponse, type RequestOrigin } from './handle-request.js';
 import { handleUpgrade } from './upgrade.js';
 import { answerClientError } from './client-error.js';
@@ -34,10 +34,6 @@ export interface ProxyHandle {
   stop(): Promise<void>;
 }
 
-/** HTTP/2 settings for the browser leg: enough concurrent streams for image-heavy pages. */
-const H2_SETTINGS: http2.Settings = { maxConcurrentStreams: 1000, initialWindowSize: 1 << 20 };
-const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
-
 function originOf(socket: unknown): RequestOrigin | undefined {
   return (socket as WithOrigin | undefined)?.[ORIGIN];
 }
@@ -51,10 +47,15 @@ function originOf(socket: unknown): RequestOrigin | undefined {
  */
 const STREAM_HIGH_WATER_MARK = 64 * 1024;
 
+/** HTTP/1.x client legs: Node's timers off (see timeouts.ts for why), keep-alive bounded by ClientTimeouts. */
+const H1_SERVER_OPTIONS: http.ServerOptions = { requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 };
+
 export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandle> {
   if (stream.getDefaultHighWaterMark(false) < STREAM_HIGH_WATER_MARK) stream.setDefaultHighWaterMark(false, STREAM_HIGH_WATER_MARK);
   const opts = resolveOptions(options);
   const ca = loadOrCreateCA(opts.dataDir);
+  ca.limitHostCache(opts.hostCacheSize);
+  const timeouts = new ClientTimeouts(opts);
   const events = new EventStream();
   const pool = new UpstreamPool({
     nagle: opts.nagle,
@@ -63,6 +64,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     // origin whose certificate Netlens issued) works without extra flags.
     ca: [...tls.rootCertificates, ca.certPem, ...opts.upstreamCA],
     rejectUnauthorized: !opts.insecureUpstream,
+    bodyTimeoutMs: opts.upstreamBodyTimeoutMs,
   });
   let exchangeCounter = 0;
   let connectionCounter = 0;
@@ -75,6 +77,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     nextExchangeId: () => `x${++exchangeCounter}`,
     nextClientConnectionId: () => `c${++connectionCounter}`,
     isSelf: (host, port) => isSelf(host, port, listenAddr),
+    clientTimeoutReason: (id) => timeouts.reasonFor(id),
     refuseTarget: (url) => {
       const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
       if (isSelf(url.hostname, port, listenAddr)) return { status: 400, message: 'Refusing to forward a request to the proxy itself (request loop)' };
@@ -89,6 +92,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     socket.once('close', () => clientSockets.delete(socket));
   };
   const onRequest = (origin: (req: ClientRequest) => RequestOrigin) => (req: ClientRequest, res: ClientResponse) => {
+    if (req.httpVersion !== '2.0') timeouts.onRequest(req as http.IncomingMessage, res as http.ServerResponse);
     handleRequest(ctx, req, res, origin(req)).catch((err) => {
       // A bug, not a network failure: keep serving others and say what happened.
       process.emitWarning(`Netlens: request handler failed: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
@@ -99,12 +103,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
 
   // The listener: absolute-form HTTP requests, CONNECT, and upgrades (ws:// via the proxy).
-  const server = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, onRequest(fallbackOrigin('plain')));
+  // Node's own timers are off (requestTimeout 0, headersTimeout 0): ClientTimeouts bounds every client leg.
+  const server = http.createServer({ ...H1_SERVER_OPTIONS, maxHeaderSize: opts.maxHeaderSize }, onRequest(fallbackOrigin('plain')));
   server.on('connection', (socket: Socket & WithOrigin) => {
     if (!admitClient(socket, opts.allowRemoteClients)) return;
     track(socket);
     socket.setNoDelay(!opts.nagle);
     socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
+    timeouts.watchH1(socket, socket[ORIGIN].clientConnectionId);
   });
   // Malformed request lines, bad headers, oversized heads: answer and keep serving others.
   const onClientError = answerClientError(opts.maxHeaderSize);
@@ -135,77 +141,47 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     pool.preconnect(target.host, target.port, n);
   };
 
-  // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN.
-  const interceptHandler = onRequest(fallbackOrigin('intercepted'));
-  const interceptServers = new Map<string, http2.Http2SecureServer | https.Server>();
-  const interceptServerFor = (host: string): net.Server => {
-    let srv = interceptServers.get(host);
-    if (!srv) {
-      const { certPem, keyPem } = ca.hostCredentials(host);
-      const tlsOptions = {
-        cert: certPem,
-        key: keyPem,
-        // Clients that send SNI get a certificate for the name they will verify.
-        SNICallback: (servername: string, cb: (err: Error | null, ctx?: tls.SecureContext) => void) => {
-          try {
-            cb(null, ca.secureContext(servername));
-          } catch (err) {
-            cb(err as Error);
-          }
-        },
-      };
-      // http2.createSecureServer always offers h2 by ALPN, so with HTTP/2 off the
-      // browser leg is a plain HTTPS (HTTP/1.1) server.
-      srv = opts.http2
-        ? http2.createSecureServer(
-            // nghttp2 resets a stream past maxHeaderListPairs with no status: leave that to the byte limit
-            // (one field per 4 bytes of head) so that a request over the line limit reaches request-checks.ts and gets 431.
-            // Likewise the header list size: twice the limit is accepted by nghttp2, and request-checks.ts answers 431 past the limit.
-            {
-              ...tlsOptions,
-              allowHTTP1: true,
-              settings: { ...H2_SETTINGS, maxHeaderListSize: 2 * opts.maxHeaderSize },
-              maxHeaderListPairs: Math.ceil(opts.maxHeaderSize / 4),
-              maxSessionMemory: 64,
-            },
-            interceptHandler,
-          )
-        : https.createServer({ ...tlsOptions, maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0, keepAliveTimeout: 60_000 }, interceptHandler as http.RequestListener);
-      limitHeaders(srv as unknown as http.Server);
-      // The connection-level receive window starts at HTTP/2's 64 KiB whatever the
-      // SETTINGS say; a client uploading over several streams (or one large body)
-      // would stall on WINDOW_UPDATEs. Chrome's 15 MiB, as on the upstream side.
-      if (opts.http2) srv.on('session', (session: http2.ServerHttp2Session) => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
-      // Requests find their origin (connection id, CONNECT target) on the raw socket.
-      srv.on('secureConnection', (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
-        const origin = (tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN]);
-        if (origin?.target) preconnectFor(origin.target, tlsSocket);
-      });
-      srv.on('tlsClientError', (err: Error, tlsSocket: tls.TLSSocket & { _parent?: net.Socket }) => {
-        tlsSocket._parent?.emit('netlens:tls-error', err);
-      });
-      srv.on('clientError' as 'sessionError', onClientError as never);
-      srv.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
-        handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'intercepted', clientConnectionId: 'c?' }),
-      );
-      interceptServers.set(host, srv);
-    }
-    return srv as unknown as net.Server;
-  };
+  // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN, one server for all hosts.
+  const interceptor = createInterceptor(ctx, {
+    onRequest: onRequest(fallbackOrigin('intercepted')),
+    onClientError,
+    onUpgrade: (req, socket, head) => {
+      timeouts.release(socket);
+      handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'intercepted', clientConnectionId: 'c?' });
+    },
+    // Requests find their origin (connection id, CONNECT target) on the TLS socket.
+    onSecure: (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
+      const origin = (tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN]);
+      if (origin?.target) preconnectFor(origin.target, tlsSocket);
+      if (tlsSocket.alpnProtocol !== 'h2') timeouts.watchH1(tlsSocket, origin?.clientConnectionId ?? 'c?');
+    },
+    onSession: (session) => timeouts.watchH2(session),
+    configureServer: (srv) => limitHeaders(srv as unknown as http.Server),
+  });
 
   // Cleartext HTTP inside a CONNECT tunnel (e.g. ws:// over CONNECT).
-  const tunnelHttpServer = http.createServer({ maxHeaderSize: opts.maxHeaderSize, requestTimeout: 0 }, onRequest(fallbackOrigin('connect-plain')));
+  const tunnelHttpServer = http.createServer({ ...H1_SERVER_OPTIONS, maxHeaderSize: opts.maxHeaderSize }, onRequest(fallbackOrigin('connect-plain')));
   limitHeaders(tunnelHttpServer);
   tunnelHttpServer.on('clientError', onClientError);
-  tunnelHttpServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
-    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'connect-plain', clientConnectionId: 'c?' }),
-  );
+  tunnelHttpServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+    timeouts.release(socket);
+    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'connect-plain', clientConnectionId: 'c?' });
+  });
 
-  const targets = { interceptServerFor, tunnelHttpServer, tunnelSockets };
-  server.on('connect', (req: http.IncomingMessage, socket: Socket & WithOrigin, head: Buffer) => handleConnect(ctx, targets, req, socket, head));
-  server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) =>
-    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'plain', clientConnectionId: 'c?' }),
-  );
+  const targets: ConnectTargets = {
+    interceptor,
+    tunnelHttpServer,
+    tunnelSockets,
+    watchCleartext: (socket, id) => timeouts.watchH1(socket, id),
+  };
+  server.on('connect', (req: http.IncomingMessage, socket: Socket & WithOrigin, head: Buffer) => {
+    timeouts.release(socket);
+    handleConnect(ctx, targets, req, socket, head);
+  });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
+    timeouts.release(socket);
+    handleUpgrade(ctx, req, socket, head, originOf(socket) ?? { transport: 'plain', clientConnectionId: 'c?' });
+  });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
@@ -235,7 +211,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const stop = () =>
     (stopping ??= new Promise<void>((resolve) => {
       server.close(() => resolve());
-      for (const srv of interceptServers.values()) srv.close();
+      timeouts.close();
       tunnelHttpServer.close();
       for (const s of clientSockets) s.destroy();
       for (const s of tunnelSockets) s.destroy();

@@ -9,6 +9,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
+import type { RawHeaders } from '../model.js';
 import type { Exchange } from '../model.js';
 import { classifyUpstreamError, ErrorCodes } from '../errors.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
@@ -52,6 +53,14 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     finish({ code: ErrorCodes.CLIENT_MALFORMED, message, side: 'client' });
     return;
   }
+  // The request's own body (rare, but legal) must reach the origin before the new protocol's bytes.
+  const framing = upgradeBody(headers);
+  if (typeof framing === 'string') {
+    socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${framing}\n`);
+    (socket as net.Socket).destroySoon?.();
+    finish({ code: ErrorCodes.CLIENT_MALFORMED, message: framing, side: 'client' });
+    return;
+  }
   emitRequest(ctx, x);
   const secure = target.protocol === 'https:';
   const host = target.hostname.replace(/^\[|\]$/g, '');
@@ -70,6 +79,22 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     ...({ secureContext: ctx.pool.secureContext } as object),
     rejectUnauthorized: !ctx.options.insecureUpstream,
   });
+  // An origin that never answers the handshake (or stalls it): the same head deadline as any request.
+  const headMs = ctx.options.upstreamTimeoutMs;
+  upstreamReq.setTimeout(headMs, () => upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
+  let answered = false;
+  // The client gave up before the origin answered (closed, or half-closed: nginx's 499 too):
+  // release both sides and record it.
+  const onClientGone = () => {
+    if (answered) return;
+    answered = true;
+    upstreamReq.destroy();
+    socket.destroy();
+    finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the upgrade was answered', side: 'client' });
+  };
+  socket.once('close', onClientGone);
+  socket.once('end', onClientGone);
+  const early = readUntilAnswered(upstreamReq, socket, head, framing);
   upstreamReq.on('socket', (s: net.Socket) => {
     x.timestamps.upstreamAssigned = performance.now();
     s.setNoDelay(noDelay);
@@ -79,6 +104,10 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   });
   upstreamReq.on('finish', () => (x.timestamps.requestSent = performance.now()));
   upstreamReq.on('upgrade', (res, upSocket: net.Socket, upHead: Buffer) => {
+    answered = true;
+    socket.off('close', onClientGone);
+    socket.off('end', onClientGone);
+    upSocket.setTimeout(0);
     x.timestamps.responseHeaders = performance.now();
     x.upstreamProtocol = 'http/1.1';
     x.upstreamConnectionId = connectionInfo(upSocket).id;
@@ -88,10 +117,11 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     upSocket.setNoDelay(noDelay);
     socket.write(rawHead(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}`, res.rawHeaders));
     x.timestamps.clientResponseHeaders = performance.now();
-    const bytes = { up: head.length, down: upHead.length };
+    const sent = early.stop();
+    const bytes = { up: sent.length, down: upHead.length };
     x.tunnelBytes = bytes;
     if (upHead.length) socket.write(upHead);
-    if (head.length) upSocket.write(head);
+    if (sent.length) upSocket.write(sent);
     socket.on('data', (c: Buffer) => (bytes.up += c.length));
     upSocket.on('data', (c: Buffer) => (bytes.down += c.length));
     socket.pipe(upSocket).on('error', () => socket.destroy());
@@ -108,12 +138,29 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   });
   upstreamReq.on('response', (res) => {
     // The origin declined the upgrade: relay its answer as a normal response.
+    answered = true;
+    early.stop();
+    socket.off('close', onClientGone);
+    socket.off('end', onClientGone);
     x.timestamps.responseHeaders = performance.now();
     x.response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: 'http/1.1', headers: pairsFromFlat(res.rawHeaders), body: emptyBody() };
     const h = stripHopByHop(pairsFromFlat(res.rawHeaders));
     socket.write(rawHead(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}`, [...flatFromPairs(h), 'Connection', 'close']));
     res.pipe(socket);
-    res.once('end', () => finish());
+    res.once('end', () => {
+      (socket as net.Socket).destroySoon?.();
+      finish();
+    });
+    res.once('error', (err) => {
+      socket.destroy();
+      const { code, message } = classifyUpstreamError(err, target.host);
+      finish({ code, message, side: 'upstream' });
+    });
+    socket.once('close', () => {
+      if (res.complete) return;
+      res.destroy();
+      finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+    });
   });
   upstreamReq.on('error', (err) => {
     const { code, message } = classifyUpstreamError(err, target.host);
@@ -121,5 +168,53 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     finish({ code, message, side: 'upstream' });
   });
   socket.on('error', () => upstreamReq.destroy());
-  upstreamReq.end();
+}
+
+/** Body framing of an Upgrade request: a byte count (0: none), or why it cannot be forwarded. */
+function upgradeBody(headers: RawHeaders): number | string {
+  if (getHeader(headers, 'transfer-encoding') !== undefined) return 'an Upgrade request with a chunked body cannot be forwarded; send Content-Length';
+  const cl = getHeader(headers, 'content-length');
+  if (cl === undefined) return 0;
+  if (!/^\d{1,15}$/.test(cl.trim())) return `invalid Content-Length "${cl.slice(0, 40)}"`;
+  return Number(cl.trim());
+}
+
+/** Bytes the client sends after its head while the origin has not answered, kept for the new protocol. */
+const EARLY_BYTES_LIMIT = 64 * 1024;
+
+/**
+ * Until the origin answers: writes the request body (`length` bytes: from `head`, then from
+ * the socket) upstream and ends the request, and keeps reading the client so that its close is
+ * seen (a socket nobody reads never reports the peer's FIN). Bytes after the body are kept (up
+ * to 64 KiB, then reading pauses) and handed back by `stop` for the upgraded connection.
+ */
+function readUntilAnswered(upstreamReq: http.ClientRequest, socket: Duplex, head: Buffer, length: number): { stop(): Buffer } {
+  let remaining = length;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  const take = (c: Buffer) => {
+    if (remaining > 0) {
+      const part = c.subarray(0, remaining);
+      remaining -= part.length;
+      upstreamReq.write(part);
+      if (remaining === 0) upstreamReq.end();
+      c = c.subarray(part.length);
+    }
+    if (c.length) {
+      kept.push(c);
+      keptBytes += c.length;
+      if (keptBytes >= EARLY_BYTES_LIMIT) socket.pause();
+    }
+  };
+  if (length === 0) upstreamReq.end();
+  if (head.length) take(head);
+  socket.on('data', take);
+  socket.resume();
+  return {
+    stop() {
+      socket.off('data', take);
+      socket.pause();
+      return Buffer.concat(kept);
+    },
+  };
 }

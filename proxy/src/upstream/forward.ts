@@ -14,6 +14,7 @@ import { h2HeaderObject } from '../server/headers.js';
 import { nodeStyleError } from './h1-errors.js';
 import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
 import { sendAsteriskH1 } from './asterisk.js';
+import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 
 export interface UpstreamRequest {
@@ -194,6 +195,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
     /** undici is done with the request (response complete, or failed): the connection is released. */
     let finished = false;
     let body: Readable | undefined;
+    let watchdog: BodyWatchdog | undefined;
     let resumeUpstream: (() => void) | undefined;
     const finish = () => {
       if (finished) return;
@@ -250,6 +252,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           },
         });
         body = res;
+        watchdog = watchBody(res, pool.bodyTimeoutMs);
         resolve({
           status: statusCode,
           statusText,
@@ -266,9 +269,11 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
       },
       onData(chunk) {
         // false pauses undici's parser until the reader asks for more (read → resume).
+        watchdog?.touch();
         return body ? body.push(chunk) : true;
       },
       onComplete() {
+        watchdog?.stop();
         finish();
         body?.push(null);
       },
@@ -372,6 +377,13 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           session.off('goaway', onGoaway);
           deadline.clear();
           t.responseHeaders = performance.now();
+          // Idle timer on the stream (reset by every frame): a stalled body fails it.
+          const bodyMs = pool.bodyTimeoutMs;
+          if (bodyMs > 0) {
+            stream.setTimeout(bodyMs, () => {
+              if (stream.readableLength === 0) stream.destroy(bodyTimeoutError(bodyMs));
+            });
+          }
           const status = Number(h[':status']);
           const pairs: RawHeaders = [];
           for (const [k, v] of Object.entries(h)) {

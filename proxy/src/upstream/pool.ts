@@ -36,6 +36,8 @@ export interface PoolOptions {
   /** CA certificates trusted upstream (PEM); undefined = Node's defaults. */
   ca?: string[];
   rejectUnauthorized: boolean;
+  /** Response-body progress deadline, ms (0: none). See body-timeout.ts. */
+  bodyTimeoutMs?: number;
 }
 
 type Protocol = 'h2' | 'http/1.1';
@@ -95,6 +97,11 @@ export class UpstreamPool {
    * measured that as hundreds of milliseconds of CPU per page load.
    */
   readonly secureContext: tls.SecureContext;
+
+  /** Response-body progress deadline, ms (0: none). */
+  get bodyTimeoutMs(): number {
+    return this.opts.bodyTimeoutMs ?? 0;
+  }
 
   constructor(private readonly opts: PoolOptions) {
     this.secureContext = tls.createSecureContext({ ca: opts.ca });
