@@ -30,7 +30,7 @@ async function serveOnce(args: string[], env: NodeJS.ProcessEnv, until: RegExp):
 }
 
 const baseEnv = () => {
-  const env = { ...process.env, NETLENS_DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, NETLENS_DATA_DIR: dataDir };
   delete env.DISPLAY;
   delete env.WAYLAND_DISPLAY;
   return env;
