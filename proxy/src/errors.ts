@@ -65,6 +65,8 @@ export const ErrorCodes = {
   HAR_INVALID: 'NL_HAR_INVALID',
   /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */
   SESSION_STORE: 'NL_SESSION_STORE',
+  /** Rename to a name another session already has: names are unique so commands can take a name instead of an id. */
+  SESSION_NAME_TAKEN: 'NL_SESSION_NAME_TAKEN',
   /** Server replay: no recorded response matched and the policy is `kill` (connection closed). */
   REPLAY_UNMATCHED: 'NL_REPLAY_UNMATCHED',
   /** A HAR cannot be replayed: no entry has a usable request and response (e.g. every request failed). */

@@ -8,3 +8,8 @@ export function formatExchangeLine(x: Exchange): string {
   const tag = x.transport === 'tunnel' ? ' [tunnel]' : '';
   return `${x.request.method.padEnd(7)} ${x.request.url} ${status} ${proto} ${ms}${tag}${x.error ? ` — ${x.error.message}` : ''}`;
 }
+
+/** "1 entry", "2 entries", "0 requests": a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}

@@ -83,3 +83,8 @@ export function prettyJson(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** "1 request", "2 requests", "1,024 requests": a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
