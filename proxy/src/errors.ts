@@ -50,6 +50,8 @@ export const ErrorCodes = {
   FEATURE_UNAVAILABLE: 'NL_FEATURE_UNAVAILABLE',
   /** No Chrome/Chromium executable was found (set CHROME_PATH or install one). */
   BROWSER_NOT_FOUND: 'NL_BROWSER_NOT_FOUND',
+  /** "Launch browser" with no page to load on a machine without a display: a headless Chrome would be invisible and useless. */
+  BROWSER_NO_DISPLAY: 'NL_BROWSER_NO_DISPLAY',
   /** Chrome started but did not open its DevTools port, or exited early. */
   BROWSER_LAUNCH: 'NL_BROWSER_LAUNCH',
   /** A page load failed in the browser, timed out, or gave a HAR with fewer entries than the page has. */

@@ -152,6 +152,10 @@ export interface BrowserInfo {
   pid?: number;
   /** The URL the browser opened. */
   url: string;
+  /** Started without a window (no display here): it loads `url` through the proxy, nobody can see or click it. */
+  headless?: boolean;
+  /** What happened and what to do, for the UI to show as is (set when headless). */
+  message?: string;
 }
 
 export interface SessionInfo {

@@ -365,7 +365,7 @@ export class CoreService implements NetlensApi {
     if (!this.proxy) throw new NetlensError(ErrorCodes.LISTEN_FAILED, 'Start the proxy first: the browser is launched wired to it.');
     const b = await this.browser.launch({ proxyUrl: this.proxy.address.url, spkiHash: this.proxy.ca.leafSpkiHash, url, dataDir: this.options.dataDir });
     this.browsers.add(b);
-    return { pid: b.pid, url: b.url };
+    return { pid: b.pid, url: b.url, ...(b.headless ? { headless: true } : {}), ...(b.message ? { message: b.message } : {}) };
   }
 
   // ── sessions ──────────────────────────────────────────────────────────────

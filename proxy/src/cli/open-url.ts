@@ -3,19 +3,15 @@
  * cannot work (no display, no opener) instead of doing nothing silently.
  */
 import { spawn } from 'node:child_process';
+import { noDisplayReason } from '../browser/display.js';
+
+export { noDisplayReason };
 
 /** The opener for this platform: `open` (macOS), `start` (Windows), `xdg-open` elsewhere. */
 function opener(url: string, platform: NodeJS.Platform): [string, string[]] {
   if (platform === 'darwin') return ['open', [url]];
   if (platform === 'win32') return ['cmd', ['/c', 'start', '', url]];
   return ['xdg-open', [url]];
-}
-
-/** Why no browser can open here (Linux/BSD without an X or Wayland display), or undefined. */
-export function noDisplayReason(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
-  if (platform === 'darwin' || platform === 'win32') return undefined;
-  if (env.DISPLAY || env.WAYLAND_DISPLAY) return undefined;
-  return 'there is no display ($DISPLAY and $WAYLAND_DISPLAY are unset)';
 }
 
 /**

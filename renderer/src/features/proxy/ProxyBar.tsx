@@ -72,7 +72,8 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
         title={!status.features.browser ? 'Browser launch is not part of this build' : !p.running ? 'Start the proxy first' : 'Opens Chrome with a fresh profile, wired to the proxy and trusting its CA'}
         onClick={() => run(async () => {
           const b = await api.launchBrowser();
-          toast.show(`Chrome started (pid ${b.pid ?? '?'}) through the proxy`, 'ok');
+          // The core explains a headless start (no display here); otherwise a window opened.
+          toast.show(b.message ?? `Chrome started (pid ${b.pid ?? '?'}) through the proxy: its window is open`, b.headless ? 'info' : 'ok');
         })}
         data-testid="launch-browser"
       >
