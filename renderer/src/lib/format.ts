@@ -74,6 +74,13 @@ export function base64ToBytes(b64: string): Uint8Array {
 }
 
 /** Pretty JSON when the text parses as JSON; undefined otherwise. */
+/** Bytes → base64, in chunks (a spread of a large array would overflow the call stack). */
+export function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
 export function prettyJson(text: string): string | undefined {
   const t = text.trim();
   if (!(t.startsWith('{') || t.startsWith('['))) return undefined;
