@@ -1,13 +1,12 @@
 /**
  * A body whose Content-Encoding does not decode (corrupt gzip) is shown as raw
  * bytes with a note saying so: live (bodyView), from a stored session
- * (harBodyView) and from a HAR opened in the page (renderer harBody).
+ * (harBodyView); the HAR opened in the page: renderer/src/lib/har-body-decode.test.ts.
  */
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bodyView, harBodyView } from '../../src/api/body-view.js';
 import { decodeFailureNote } from '../../src/api/decode-note.js';
-import { harBody } from '../../../renderer/src/lib/har-rows.js';
 import type { HarEntry } from '../../src/api/har-types.js';
 
 const corrupt = Buffer.from('1f8b0800000000000003' + 'deadbeef'.repeat(8), 'hex');
@@ -36,10 +35,10 @@ describe('undecodable bodies', () => {
     expect(good.decodeError).toBeUndefined();
   });
 
-  it('stored session and HAR opened in the page: _decodingError becomes the same note over the raw bytes', () => {
+  it('stored session: _decodingError becomes the same note over the raw bytes', () => {
     const e = entry({ text: corrupt.toString('base64'), encoding: 'base64', _decodingError: 'gzip: incorrect header check' });
     const expected = 'Content-Encoding gzip could not be decoded: incorrect header check; showing the raw bytes.';
-    for (const view of [harBodyView(e, 'response'), harBody(e, 'response')]) {
+    for (const view of [harBodyView(e, 'response')]) {
       expect(view.decodeError).toBe(expected);
       expect(view.kind).toBe('base64');
       expect(Buffer.from(view.data, 'base64')).toEqual(corrupt);
@@ -47,7 +46,6 @@ describe('undecodable bodies', () => {
     // A body that decoded has no note.
     const fine = entry({ text: '<p>hi</p>' });
     expect(harBodyView(fine, 'response').decodeError).toBeUndefined();
-    expect(harBody(fine, 'response').decodeError).toBeUndefined();
   });
 
   it('decodeFailureNote', () => {
