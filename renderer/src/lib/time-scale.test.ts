@@ -57,16 +57,19 @@ describe('time scale', () => {
   });
 
   it('a zoomed axis counts from the capture start (origin), like the range text and the tooltips', () => {
-    // Capture 0–2000 ms (epoch 1e12…), zoomed to 1250–1750: the axis must read 1300 ms…, not restart at 0.
+    // Capture 0–2000 ms (epoch 1e12…), zoomed to 1250–1750: the axis must read 1.3 s…, not restart at 0.
     const origin = 1e12;
     const s = createTimeScale({ start: origin + 1250, end: origin + 1750 }, 500);
     const ticks = s.ticks(80, origin); // 80 px = 80 ms → 100 ms steps
-    expect(ticks.map((t) => t.label)).toEqual(['1300 ms', '1400 ms', '1500 ms', '1600 ms', '1700 ms']);
+    expect(ticks.map((t) => t.label)).toEqual(['1.3 s', '1.4 s', '1.5 s', '1.6 s', '1.7 s']);
     expect(ticks.map((t) => t.px)).toEqual([50, 150, 250, 350, 450]);
     // Without an origin: relative to the range start, as before (the lab's side-by-side charts).
     expect(s.ticks(80)[0]).toEqual({ time: origin + 1250, px: 0, label: '0 ms' });
     // The range starts exactly on a tick: it is kept.
-    expect(createTimeScale({ start: 1000, end: 1500 }, 500).ticks(80, 0)[0]!.label).toBe('1000 ms');
+    expect(createTimeScale({ start: 1000, end: 1500 }, 500).ticks(80, 0).map((t) => t.label)).toEqual(['1 s', '1.1 s', '1.2 s', '1.3 s', '1.4 s', '1.5 s']);
+    // Deep zoom far from the start: enough decimals to tell the ticks apart.
+    const deep = createTimeScale({ start: 61_234.5, end: 61_236.5 }, 400).ticks(80, 0).map((t) => t.label);
+    expect(deep).toEqual(['61.2345 s', '61.235 s', '61.2355 s', '61.236 s', '61.2365 s']);
   });
 
   it('property: every tick lies in the range, sits at toPx(time), and its label reads time − origin', () => {

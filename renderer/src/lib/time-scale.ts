@@ -92,6 +92,8 @@ function formatTick(t: number, step: number): string {
   if (step >= HOUR) return `${+(t / HOUR).toFixed(1)} h`;
   if (step >= MINUTE) return `${+(t / MINUTE).toFixed(1)} min`;
   if (step >= 1000) return `${+(t / 1000).toFixed(step >= 10_000 ? 0 : 1)} s`;
+  // Past a second (a zoomed axis far from the capture start) read seconds, as the range text does: "1.1 s", not "1100 ms".
+  if (Math.abs(t) >= 1000) return `${+(t / 1000).toFixed(Math.max(0, Math.ceil(-Math.log10(step / 1000) - 1e-9)))} s`;
   if (step >= 1) return `${Math.round(t)} ms`;
   return `${+t.toFixed(Math.min(3, Math.ceil(-Math.log10(step))))} ms`;
 }
