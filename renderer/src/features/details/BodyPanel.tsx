@@ -16,9 +16,6 @@ function ImageBody({ body }: { body: BodyView }) {
   const [size, setSize] = useState<{ w: number; h: number } | 'broken'>();
   return (
     <div className="body-view">
-      <div className="body-meta" data-testid="body-image-size">
-        {size === undefined ? 'Image' : size === 'broken' ? 'The browser could not decode this image.' : `Image · ${size.w} × ${size.h} px`}
-      </div>
       <img
         src={`data:${body.mimeType};base64,${body.data}`}
         alt="Response body"
@@ -26,6 +23,9 @@ function ImageBody({ body }: { body: BodyView }) {
         onLoad={(e) => setSize({ w: e.currentTarget.naturalWidth, h: e.currentTarget.naturalHeight })}
         onError={() => setSize('broken')}
       />
+      <div className={size === 'broken' ? 'note error' : 'muted'} style={{ marginTop: 6 }} data-testid="body-image-size">
+        {size === undefined ? '' : size === 'broken' ? 'The browser could not decode this image.' : `${size.w} × ${size.h} px`}
+      </div>
     </div>
   );
 }
