@@ -156,7 +156,7 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
       const why = status + failedWhy;
       throw new NetlensError(
         ErrorCodes.PAGE_LOAD,
-        `The browser HAR of ${options.url} has ${har.log.entries.length} entries, fewer than the ${expected} the page loads${why}`,
+        `The browser HAR of ${options.url} has ${har.log.entries.length} ${har.log.entries.length === 1 ? 'entry' : 'entries'}, fewer than the ${expected} the page loads${why}`,
       );
     }
     return { har, loadMs: (lastEndS - firstRequestS) * 1000, failed, eventCount: log.length };

@@ -43,7 +43,7 @@ Session names are unique: importing a second "page" names it "page (2)"
       case 'list': {
         need(0, 'list');
         const recovered = await store.recover();
-        for (const r of recovered) stderr.write(`recovered interrupted recording "${r.name}" (${r.entryCount} entries)\n`);
+        for (const r of recovered) stderr.write(`recovered interrupted recording "${r.name}" (${plural(r.entryCount, 'entry', 'entries')})\n`);
         const sessions = await store.list();
         if (values.json) {
           stdout.write(JSON.stringify(sessions, null, 2) + '\n');
