@@ -447,7 +447,8 @@ export class CoreService implements NetlensApi {
     const lines = changed.slice(0, 10).map((r) => formatResendRow(r).trim());
     if (changed.length > 10) lines.push(`… and ${changed.length - 10} more`);
     const via = proxy ? `through the proxy (see the live capture)` : 'directly (the proxy is off)';
-    return { message: [`Resent ${s.total} request${s.total === 1 ? '' : 's'} of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
+    const resent = `Resent ${s.total} request${s.total === 1 ? '' : 's'}`;
+    return { message: [`${resent} of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
   }
 
   // ── lab ───────────────────────────────────────────────────────────────────

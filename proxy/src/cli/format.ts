@@ -9,7 +9,4 @@ export function formatExchangeLine(x: Exchange): string {
   return `${x.request.method.padEnd(7)} ${x.request.url} ${status} ${proto} ${ms}${tag}${x.error ? ` — ${x.error.message}` : ''}`;
 }
 
-/** "1 entry", "2 entries", "0 requests": a count with its noun in the right number. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
+export { plural } from '../plural.js';
