@@ -18,6 +18,9 @@ test('without a display: Launch browser explains; with a start page Chrome runs 
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     await page.goto(serve.url);
+    // The empty Traffic view does not offer Launch browser as the way in; the button's tooltip says why.
+    await expect(page.getByTestId('traffic-empty')).toContainText('This machine has no display: point a browser on your desktop at it');
+    await expect(page.getByTestId('launch-browser')).toHaveAttribute('title', /no display, so no Chrome window can be shown/);
     await page.getByTestId('launch-browser').click();
     const err = page.getByTestId('toast-error');
     await expect(err).toContainText('Chrome was not started: there is no display', { timeout: 30_000 });

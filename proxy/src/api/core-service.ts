@@ -44,6 +44,7 @@ import { resend } from '../replay/client-replay.js';
 import { formatResendRow, summarizeResend } from '../replay/report.js';
 import type { Har } from '../har/types.js';
 import type { CellId } from '../lab/types.js';
+import { noDisplayReason } from '../browser/display.js';
 
 export interface CoreServiceOptions {
   dataDir: string;
@@ -354,7 +355,7 @@ export class CoreService implements NetlensApi {
       version: this.options.version ?? '0.0.0',
       dataDir: this.options.dataDir,
       proxy,
-      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true },
+      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true, display: !noDisplayReason() },
       exchangeCount: this.order.length,
     };
   }

@@ -34,7 +34,15 @@ function EmptyLive({ status, onOpenSessions }: { status?: AppStatus; onOpenSessi
       {p?.running ? (
         <>
           <p>
-            The proxy listens on <code>{p.address?.url}</code>. Press <b>Launch browser</b> for a Chrome wired to it, or point any client at it, e.g.
+            The proxy listens on <code>{p.address?.url}</code>.{' '}
+            {status?.features.display === false ? (
+              // No display (a server, SSH): Launch browser cannot show a window here, so do not offer it as the way in.
+              <>This machine has no display: point a browser on your desktop at it (trust the CA), or any client, e.g.</>
+            ) : (
+              <>
+                Press <b>Launch browser</b> for a Chrome wired to it, or point any client at it, e.g.
+              </>
+            )}
           </p>
           <p>
             <code>curl -x {p.address?.url} {p.ca ? `--cacert "${p.ca.certPath}" ` : ''}https://example.com/</code>
