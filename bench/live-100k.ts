@@ -19,11 +19,18 @@ import { startHttpTransport } from '../proxy/src/api/http-transport.js';
 import { EventStream } from '../proxy/src/events.js';
 import type { Exchange } from '../proxy/src/model.js';
 import type { ProxyHandle } from '../proxy/src/server/proxy-server.js';
+import { intArg, scriptArgs } from './lib/usage.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name: string, fallback: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
-const N = arg('--entries', 100_000);
-const RATE = arg('--rate', 5_000);
+const USAGE = `Usage: npx tsx bench/live-100k.ts [--entries N] [--rate PER_SECOND]
+
+Streams N fake exchanges (default 100,000) into the UI served to Debian Chromium and
+prints how far the UI lags behind, frame gaps and the page's JS heap (not a test).
+`;
+const { values: flags } = scriptArgs(USAGE, { entries: { type: 'string' }, rate: { type: 'string' } });
+const arg = (name: 'entries' | 'rate', fallback: number) => intArg(flags[name], fallback, `--${name}`, USAGE, 1, 10_000_000);
+const N = arg('entries', 100_000);
+const RATE = arg('rate', 5_000);
 const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--disable-extensions', '--disable-pings', '--no-default-browser-check', '--disable-features=NetworkTimeServiceQuerying',

@@ -15,9 +15,30 @@ import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
+import { exitOnHelp, intArg, usageError } from './lib/usage.js';
 
-const mode = process.argv[2] === 'plain' ? 'plain' : process.argv[2] === 'h2' ? 'h2' : 'https';
-const seconds = Number(process.argv[3] ?? 8);
+const USAGE = `Usage: npx tsx bench/profile.ts [https|plain|h2] [seconds] [minimal]
+
+Runs the recording, intercepting Netlens (bundled) under node --cpu-prof, drives it
+with the bench's load and prints the functions with the most self time, plus the
+.cpuprofile path (open it in Chrome DevTools or speedscope).
+
+Arguments:
+  https | plain | h2   load: undici via CONNECT c=16 (default), wrk GET c=64, or
+                       bursts of 200 image GETs on one HTTP/2 connection
+  seconds              how long to drive the load (default 8)
+  minimal              profile the minimal node:http proxy instead of Netlens
+
+Environment:
+  NETLENS_PROFILE_RECORD=0   profile Netlens without recording
+`;
+exitOnHelp(USAGE);
+const argv = process.argv.slice(2);
+if (argv.length > 3 || argv.some((a) => a.startsWith('-'))) usageError(`unexpected arguments: ${argv.join(' ')}`, USAGE);
+if (argv[0] !== undefined && !['https', 'plain', 'h2'].includes(argv[0])) usageError(`the load is https, plain or h2 (got "${argv[0]}")`, USAGE);
+if (argv[2] !== undefined && argv[2] !== 'minimal') usageError(`the third argument can only be "minimal" (got "${argv[2]}")`, USAGE);
+const mode = argv[0] === 'plain' ? 'plain' : argv[0] === 'h2' ? 'h2' : 'https';
+const seconds = intArg(argv[1], 8, 'seconds', USAGE, 1, 3600);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
 const ca = loadOrCreateCA(dataDir);

@@ -14,9 +14,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { intArg, scriptArgs } from './lib/usage.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const N = Number(process.argv[process.argv.indexOf('--entries') + 1]) || 100_000;
+const USAGE = `Usage: npx tsx bench/render-100k.ts [--entries N]
+
+Starts netlens serve, imports a generated N-entry session (default 100,000) and drives
+Debian Chromium to measure opening, scrolling, filtering and the Waterfall (not a test).
+
+Environment:
+  PROFILE=1   also record a CPU profile of the scroll
+`;
+const N = intArg(scriptArgs(USAGE, { entries: { type: 'string' } }).values.entries, 100_000, '--entries', USAGE, 1, 10_000_000);
 const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--disable-extensions', '--disable-pings', '--no-default-browser-check', '--disable-features=NetworkTimeServiceQuerying',

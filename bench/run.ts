@@ -15,7 +15,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
 import { curl } from './lib/curl.js';
@@ -27,30 +26,51 @@ import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
+import { intArg, scriptArgs, usageError } from './lib/usage.js';
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    rounds: { type: 'string' },
-    duration: { type: 'string' },
-    'large-mib': { type: 'string' },
-    only: { type: 'string' },
-    peers: { type: 'string' },
-    'page-runs': { type: 'string' },
-    'page-images': { type: 'string' },
-    out: { type: 'string' },
-  },
+const USAGE = `Usage: npm run bench -- [flags]      (or: npx tsx bench/run.ts [flags])
+
+Netlens against its peers (other proxies) in one run, conditions interleaved,
+medians over rounds. Prints progress and tables and writes docs/benchmarks.md.
+Takes minutes (--quick: about one); run it on an otherwise idle machine.
+
+Flags:
+  --quick               short smoke run (1 round, 3 s loads, 64 MiB bodies, 200-image page)
+  --rounds N            rounds per condition (default 5; --quick 1)
+  --duration S          seconds per load run (default 5; --quick 3)
+  --large-mib N         size of the large-body transfers (default 256; --quick 64)
+  --page-runs N         page loads per lab cell (default 5; --quick 2)
+  --page-images LIST    image counts of the pages to load, e.g. 200,1000 (--quick: 200)
+  --only LIST           scenarios: plain,https,large,page (default all)
+  --peers LIST          peers to include besides Netlens, or "none" (default all found)
+  --out FILE            report file (default docs/benchmarks.md)
+  -h, --help            this help
+
+Example:
+  npm run bench -- --quick --only plain,https --peers none
+`;
+const { values } = scriptArgs(USAGE, {
+  quick: { type: 'boolean', default: false },
+  rounds: { type: 'string' },
+  duration: { type: 'string' },
+  'large-mib': { type: 'string' },
+  only: { type: 'string' },
+  peers: { type: 'string' },
+  'page-runs': { type: 'string' },
+  'page-images': { type: 'string' },
+  out: { type: 'string' },
 });
 const quick = values.quick!;
-const rounds = Number(values.rounds ?? (quick ? 1 : 5));
-const durationS = Number(values.duration ?? (quick ? 3 : 5));
-const largeMiB = Number(values['large-mib'] ?? (quick ? 64 : 256));
-const only = new Set((values.only ?? 'plain,https,large,page').split(','));
-const pageRuns = Number(values['page-runs'] ?? (quick ? 2 : 5));
+const rounds = intArg(values.rounds, quick ? 1 : 5, '--rounds', USAGE, 1, 1000);
+const durationS = intArg(values.duration, quick ? 3 : 5, '--duration', USAGE, 1, 3600);
+const largeMiB = intArg(values['large-mib'], quick ? 64 : 256, '--large-mib', USAGE, 1, 65_536);
+const SCENARIOS = ['plain', 'https', 'large', 'page'];
+const only = new Set((values.only ?? SCENARIOS.join(',')).split(','));
+for (const o of only) if (!SCENARIOS.includes(o)) usageError(`--only takes ${SCENARIOS.join(',')} (got "${o}")`, USAGE);
+const pageRuns = intArg(values['page-runs'], quick ? 2 : 5, '--page-runs', USAGE, 1, 1000);
 const pageImages = (values['page-images'] ?? (quick ? '200' : '200,1000')).split(',').map(Number);
 if (!pageImages.length || pageImages.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) {
-  console.error(`--page-images takes image counts separated by commas, e.g. 200,1000 (got "${values['page-images']}")`);
-  process.exit(2);
+  usageError(`--page-images takes image counts separated by commas, e.g. 200,1000 (got "${values['page-images']}")`, USAGE);
 }
 const peerFilter = values.peers === undefined ? undefined : new Set(values.peers.split(','));
 const wanted = (p: P.Peer) => !peerFilter || peerFilter.has(p.name);

@@ -53,7 +53,8 @@ export function menuActions(ctx: ActionContext): MenuActions {
       const { exchangeCount } = await service.getStatus();
       const info = await service.saveSession({ name: saveCaptureName() });
       ctx.onSaved(exchangeCount);
-      await dialog.showMessageBox(parent(), { type: 'info', message: `Saved "${info.name}"`, detail: `${info.entryCount} requests. It is listed under Sessions and File → Recent sessions.` });
+      const count = info.entryCount === 1 ? '1 request' : `${info.entryCount} requests`;
+      await dialog.showMessageBox(parent(), { type: 'info', message: `Saved "${info.name}"`, detail: `${count}. It is listed under Sessions and File → Recent sessions.` });
     }),
     exportHar: guarded(ctx, 'The HAR could not be exported', async () => {
       const har = await service.exportHar({});

@@ -10,6 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
+import { handleArgs } from './usage.mjs';
+
+handleArgs(`Usage: npm run build:cli   (or: node scripts/build-cli.mjs)
+
+Bundles the CLI and the core it runs into dist/cli/main.mjs (esbuild), which
+bin/netlens.js runs with plain node while it is newer than every source file.
+Takes no arguments. "npm run build" also runs it after building the renderer.
+`);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'cli');

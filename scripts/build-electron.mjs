@@ -12,6 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
+import { handleArgs } from './usage.mjs';
+
+handleArgs(`Usage: npm run build:electron   (or: node scripts/build-electron.mjs)
+
+Compiles the Electron host: dist/electron/main.mjs (main process, ESM) and
+dist/electron/preload.cjs (sandboxed preload, CommonJS). Takes no arguments.
+`);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist', 'electron');

@@ -7,6 +7,15 @@
 // optional (with os/cpu for platform packages, so npm skips them on other
 // platforms without fetching). Run it after `npm install` changes the lock.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { handleArgs } from './usage.mjs';
+
+handleArgs(`Usage: node scripts/lock-optional-platforms.mjs
+
+Adds a package-lock.json entry for every optional dependency that has none (the
+registry we build from lacks some platform packages, and "npm ci" then refuses the
+lock). Run it after "npm install" changes the lock. Rewrites package-lock.json;
+takes no arguments.
+`);
 
 const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));

@@ -5,6 +5,23 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { handleArgs } from './usage.mjs';
+
+handleArgs(
+  `Usage: npm test [-- --no-e2e]   (or: node scripts/test.js [--no-e2e])
+
+Type-checks (tsc), runs the unit and integration tests (vitest, real sockets on
+127.0.0.1), then the end-to-end tests (Playwright with Debian's Chromium against
+"netlens serve"; run "npm run build" first). Ends with "N passed, N failed, N skipped".
+
+Flags:
+  --no-e2e     skip the end-to-end tests
+  -h, --help   this help
+
+One file: npx vitest run path/to/file.test.ts; e2e only: npm run test:e2e
+`,
+  ['--no-e2e'],
+);
 
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 mkdirSync('test-results', { recursive: true });

@@ -12,6 +12,13 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/load/h2-burst.ts <config JSON>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 interface Config {
   /** https://host:port of the test site. */

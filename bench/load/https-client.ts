@@ -9,6 +9,13 @@
 import fs from 'node:fs';
 import { procCpuMs } from '../lib/proc.js';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/load/https-client.ts <config JSON>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 interface Config {
   url: string;

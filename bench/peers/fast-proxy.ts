@@ -7,6 +7,13 @@ import http from 'node:http';
 import type net from 'node:net';
 import fastProxy from 'fast-proxy';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/fast-proxy.ts <dataDir> <originBase>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const base = process.argv[3]!;
 const { proxy } = fastProxy({ base });

@@ -7,6 +7,13 @@
 import path from 'node:path';
 import { Proxy } from 'http-mitm-proxy';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/http-mitm-proxy.ts <dataDir>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const sslCaDir = path.join(process.argv[2]!, 'http-mitm-proxy');
 const proxy = new Proxy();

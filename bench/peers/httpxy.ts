@@ -3,6 +3,13 @@ import http from 'node:http';
 import type net from 'node:net';
 import { createProxyServer } from 'httpxy';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/httpxy.ts
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const proxy = createProxyServer({ agent });

@@ -11,6 +11,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getLocal } from 'mockttp';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/mockttp.ts <dataDir> [h2]
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const caDir = path.join(process.argv[2]!, 'ca');
 const cert = fs.readFileSync(path.join(caDir, 'netlens-ca.pem'), 'utf8');

@@ -10,6 +10,13 @@ import path from 'node:path';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const [dataDir, intercept, record] = process.argv.slice(2);
 const recording = record === '1';

@@ -12,6 +12,13 @@ import http2 from 'node:http2';
 import type net from 'node:net';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/node-minimal-h2-mitm.ts <dataDir>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const ca = loadOrCreateCA(process.argv[2]!);
 const sessions = new Map<string, http2.ClientHttp2Session>();

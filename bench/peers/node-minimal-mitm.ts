@@ -11,6 +11,13 @@ import https from 'node:https';
 import type net from 'node:net';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/peers/node-minimal-mitm.ts <dataDir>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const ca = loadOrCreateCA(process.argv[2]!);
 const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });

@@ -12,6 +12,13 @@ import https from 'node:https';
 import type net from 'node:net';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
+import { exitOnHelp } from '../lib/usage.js';
+
+exitOnHelp(`Usage: npx tsx bench/servers/origin.ts <dataDir>
+
+A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
+Run "npm run bench -- --help" for the benchmark itself.
+`);
 
 const SMALL = Buffer.from(JSON.stringify({ id: 42, name: 'netlens-bench', tags: ['a', 'b', 'c'], ok: true, items: [1, 2, 3, 4, 5, 6, 7, 8] }));
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);

@@ -11,8 +11,15 @@ import path from 'node:path';
 import { EventStream } from '../../proxy/src/events.js';
 import { FLUSH_MAX_PENDING, HarRecorder } from '../../proxy/src/har/recorder.js';
 import { makeExchange } from '../../proxy/test/har/make-exchange.js';
+import { intArg, scriptArgs } from '../lib/usage.js';
 
-const total = Number(process.argv[2] ?? 100_000);
+const USAGE = `Usage: npx tsx bench/soak/journal-flush-cost.ts [exchanges]
+
+The CPU cost of the recorder's loss window: N finished exchanges (default 100000)
+journaled with one write per exchange and batched per event-loop turn; prints CPU µs
+per exchange.
+`;
+const total = intArg(scriptArgs(USAGE, {}, 1).positionals[0], 100_000, 'exchanges', USAGE, 1, 100_000_000);
 const PER_TURN = 20;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-flush-cost-'));
 

@@ -10,9 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { exportJournal, JournalWriter, entryRecord } from '../../proxy/src/har/journal.js';
 import type { HarEntry } from '../../proxy/src/har/types.js';
+import { intArg, scriptArgs } from '../lib/usage.js';
 
-const count = Number(process.argv[2] ?? 200_000);
-const bodyBytes = Number(process.argv[3] ?? 120);
+const USAGE = `Usage: npx tsx bench/soak/journal-stop.ts [entries] [bodyBytes]
+
+What stopping a recording costs: writes a journal of N realistic entries (default
+200000, bodies of bodyBytes, default 120) and times exportJournal.
+`;
+const [countArg, bytesArg] = scriptArgs(USAGE, {}, 2).positionals;
+const count = intArg(countArg, 200_000, 'entries', USAGE, 1, 100_000_000);
+const bodyBytes = intArg(bytesArg, 120, 'bodyBytes', USAGE, 0, 100_000_000);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-journal-stop-'));
 const journalFile = path.join(dir, 'rec.journal');
 

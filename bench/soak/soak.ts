@@ -17,17 +17,34 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { intArg, scriptArgs } from '../lib/usage.js';
 import { scanHarFile } from '../../proxy/src/har/stream-reader.js';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { KINDS, LoadClient, sha1, startOrigins, type Kind } from '../../proxy/test/reliability/load.js';
 
-const { values } = parseArgs({
-  options: { requests: { type: 'string' }, concurrency: { type: 'string' }, interval: { type: 'string' }, keep: { type: 'boolean' } },
+const USAGE = `Usage: npm run soak -- [--requests N] [--concurrency N] [--interval S] [--keep]
+
+A long day in a few minutes: a recording, intercepting proxy in its own process under
+mixed load, its RSS, heap, fds and journaled entries printed every few seconds; then
+checks every answer, the fds back to idle and the HAR byte for byte. Exits 1 when a
+check fails. Not part of npm test.
+
+Flags:
+  --requests N      requests to send (default 200000)
+  --concurrency N   requests in flight (default 32)
+  --interval S      seconds between resource samples (default 5)
+  --keep            keep the data directory (HAR, journal) afterwards
+  -h, --help        this help
+`;
+const { values } = scriptArgs(USAGE, {
+  requests: { type: 'string' },
+  concurrency: { type: 'string' },
+  interval: { type: 'string' },
+  keep: { type: 'boolean' },
 });
-const REQUESTS = Number(values.requests ?? 200_000);
-const CONCURRENCY = Number(values.concurrency ?? 32);
-const INTERVAL_MS = Number(values.interval ?? 5) * 1000;
+const REQUESTS = intArg(values.requests, 200_000, '--requests', USAGE, 1, 100_000_000);
+const CONCURRENCY = intArg(values.concurrency, 32, '--concurrency', USAGE, 1, 10_000);
+const INTERVAL_MS = intArg(values.interval, 5, '--interval', USAGE, 1, 3600) * 1000;
 const CHILD = path.resolve(import.meta.dirname, '../../proxy/test/reliability/recording-child.ts');
 
 interface Stats { rss: number; heapUsed: number; external: number; fds: number; entries: number }

@@ -59,6 +59,8 @@ export const ErrorCodes = {
   FEATURE_UNAVAILABLE: 'NL_FEATURE_UNAVAILABLE',
   /** No Chrome/Chromium executable was found (set CHROME_PATH or install one). */
   BROWSER_NOT_FOUND: 'NL_BROWSER_NOT_FOUND',
+  /** "Launch browser" with no page to load on a machine without a display: a headless Chrome would be invisible and useless. */
+  BROWSER_NO_DISPLAY: 'NL_BROWSER_NO_DISPLAY',
   /** Chrome started but did not open its DevTools port, or exited early. */
   BROWSER_LAUNCH: 'NL_BROWSER_LAUNCH',
   /** A page load failed in the browser, timed out, or gave a HAR with fewer entries than the page has. */
@@ -74,6 +76,8 @@ export const ErrorCodes = {
   HAR_INVALID: 'NL_HAR_INVALID',
   /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */
   SESSION_STORE: 'NL_SESSION_STORE',
+  /** Rename to a name another session already has: names are unique so commands can take a name instead of an id. */
+  SESSION_NAME_TAKEN: 'NL_SESSION_NAME_TAKEN',
   /** Server replay: no recorded response matched and the policy is `kill` (connection closed). */
   REPLAY_UNMATCHED: 'NL_REPLAY_UNMATCHED',
   /** A HAR cannot be replayed: no entry has a usable request and response (e.g. every request failed). */

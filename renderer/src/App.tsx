@@ -11,7 +11,7 @@ import { api, type ConnectionState } from './api';
 import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
 import { harToRows } from './lib/har-rows';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
-import { formatBytes, formatMs } from './lib/format';
+import { formatBytes, formatMs, plural } from './lib/format';
 import { liveSource, harSource, type ExchangeSource } from './features/details/source';
 import { ProxyBar } from './features/proxy/ProxyBar';
 import { TrafficView } from './features/traffic/TrafficView';
@@ -105,7 +105,7 @@ export function App() {
       setDataset({ kind: 'session', info, log, rows: harToRows(log) });
       setSelectedId(undefined);
       setView('traffic');
-      toast.show(`Opened "${info.name}": ${log.entries.length} requests`, 'ok');
+      toast.show(`Opened "${info.name}": ${plural(log.entries.length, 'request')}`, 'ok');
     },
     [toast],
   );
@@ -169,7 +169,7 @@ export function App() {
         {(view === 'traffic' || view === 'waterfall') && dataset.kind === 'session' && (
           <div className="source-banner" data-testid="session-banner">
             <span>
-              Viewing session <b>{dataset.info.name}</b> · {dataset.rows.length.toLocaleString()} requests ({dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
+              Viewing session <b>{dataset.info.name}</b> · {plural(dataset.rows.length, 'request')} ({dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
             </span>
             <div className="spacer" />
             <button className="btn small" onClick={backToLive}>
@@ -198,7 +198,7 @@ export function App() {
       <footer className="statusbar" data-testid="statusbar">
         <span>
           <b>{filtered.length.toLocaleString()}</b>
-          {filtered.length !== rows.length ? ` / ${rows.length.toLocaleString()}` : ''} requests
+          {filtered.length !== rows.length ? ` / ${rows.length.toLocaleString()}` : ''} {rows.length === 1 ? 'request' : 'requests'}
         </span>
         <span>
           <b>{formatBytes(transferred)}</b> transferred

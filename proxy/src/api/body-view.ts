@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
 import type { HarEntry } from './har-types.js';
+import { decodeFailureNote } from './decode-note.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
@@ -89,7 +90,7 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
       bytes = decodeContent(bytes, encoding, capture.truncated);
       contentEncoding = encoding;
     } catch (err) {
-      decodeError = `Could not decode ${encoding} body (${(err as Error).message}); showing the raw bytes.`;
+      decodeError = decodeFailureNote(encoding, (err as Error).message);
     }
   }
   const decodedSize = bytes.length;
@@ -115,11 +116,19 @@ export function harBodyView(entry: HarEntry, side: 'request' | 'response'): Body
   const mimeType = (content?.mimeType ?? '').split(';')[0]!.trim().toLowerCase();
   const wireSize = side === 'request' ? (entry.request?.bodySize ?? -1) : (entry.response?.bodySize ?? -1);
   const text = content?.text;
-  const base = { mimeType, wireSize, captureTruncated: Boolean(content?._truncated), displayTruncated: false };
+  // The recorder keeps undecodable bodies as their raw (still encoded) bytes and says why in _decodingError.
+  const failed = (content as { _decodingError?: unknown } | undefined)?._decodingError;
+  const base = {
+    mimeType,
+    wireSize,
+    captureTruncated: Boolean(content?._truncated),
+    displayTruncated: false,
+    ...(typeof failed === 'string' ? { decodeError: decodeFailureNote(undefined, failed) } : {}),
+  };
   if (typeof text !== 'string' || text === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
   const bytes = (content as { encoding?: string }).encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   const displayTruncated = bytes.length > DISPLAY_LIMIT;
   const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
-  const asText = isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown));
+  const asText = typeof failed !== 'string' && (isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown)));
   return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize: bytes.length, displayTruncated };
 }

@@ -143,7 +143,8 @@ export interface AppStatus {
   dataDir: string;
   proxy: ProxyStatus;
   /** Optional parts of the core, present when their modules are installed. */
-  features: { sessions: boolean; lab: boolean; browser: boolean; replay: boolean };
+  /** `display`: a window can be shown here (false on Linux without $DISPLAY/$WAYLAND_DISPLAY: Launch browser then explains instead). */
+  features: { sessions: boolean; lab: boolean; browser: boolean; replay: boolean; display?: boolean };
   /** Exchanges recorded by the live capture so far. */
   exchangeCount: number;
 }
@@ -152,6 +153,10 @@ export interface BrowserInfo {
   pid?: number;
   /** The URL the browser opened. */
   url: string;
+  /** Started without a window (no display here): it loads `url` through the proxy, nobody can see or click it. */
+  headless?: boolean;
+  /** What happened and what to do, for the UI to show as is (set when headless). */
+  message?: string;
 }
 
 export interface SessionInfo {

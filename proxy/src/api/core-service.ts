@@ -44,6 +44,7 @@ import { resend } from '../replay/client-replay.js';
 import { formatResendRow, summarizeResend } from '../replay/report.js';
 import type { Har } from '../har/types.js';
 import type { CellId } from '../lab/types.js';
+import { noDisplayReason } from '../browser/display.js';
 
 export interface CoreServiceOptions {
   dataDir: string;
@@ -354,7 +355,7 @@ export class CoreService implements NetlensApi {
       version: this.options.version ?? '0.0.0',
       dataDir: this.options.dataDir,
       proxy,
-      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true },
+      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true, display: !noDisplayReason() },
       exchangeCount: this.order.length,
     };
   }
@@ -365,7 +366,7 @@ export class CoreService implements NetlensApi {
     if (!this.proxy) throw new NetlensError(ErrorCodes.LISTEN_FAILED, 'Start the proxy first: the browser is launched wired to it.');
     const b = await this.browser.launch({ proxyUrl: this.proxy.address.url, spkiHash: this.proxy.ca.leafSpkiHash, url, dataDir: this.options.dataDir });
     this.browsers.add(b);
-    return { pid: b.pid, url: b.url };
+    return { pid: b.pid, url: b.url, ...(b.headless ? { headless: true } : {}), ...(b.message ? { message: b.message } : {}) };
   }
 
   // ── sessions ──────────────────────────────────────────────────────────────
@@ -447,7 +448,8 @@ export class CoreService implements NetlensApi {
     const lines = changed.slice(0, 10).map((r) => formatResendRow(r).trim());
     if (changed.length > 10) lines.push(`… and ${changed.length - 10} more`);
     const via = proxy ? `through the proxy (see the live capture)` : 'directly (the proxy is off)';
-    return { message: [`Resent ${s.total} requests of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
+    const resent = `Resent ${s.total} request${s.total === 1 ? '' : 's'}`;
+    return { message: [`${resent} of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
   }
 
   // ── lab ───────────────────────────────────────────────────────────────────

@@ -19,6 +19,7 @@ import { lazyRequire } from '../lazy-require.js';
 import type { Har } from '../api/har-types.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BrowserHandle } from './launch.js';
+import { plural } from '../plural.js';
 
 const cdp = lazyRequire<typeof import('chrome-remote-interface')['default']>('chrome-remote-interface');
 const harCapturer = lazyRequire<typeof import('chrome-har-capturer')>('chrome-har-capturer');
@@ -156,7 +157,7 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
       const why = status + failedWhy;
       throw new NetlensError(
         ErrorCodes.PAGE_LOAD,
-        `The browser HAR of ${options.url} has ${har.log.entries.length} entries, fewer than the ${expected} the page loads${why}`,
+        `The browser HAR of ${options.url} has ${plural(har.log.entries.length, 'entry', 'entries')}, fewer than the ${expected} the page loads${why}`,
       );
     }
     return { har, loadMs: (lastEndS - firstRequestS) * 1000, failed, eventCount: log.length };

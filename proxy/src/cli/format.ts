@@ -8,3 +8,5 @@ export function formatExchangeLine(x: Exchange): string {
   const tag = x.transport === 'tunnel' ? ' [tunnel]' : '';
   return `${x.request.method.padEnd(7)} ${x.request.url} ${status} ${proto} ${ms}${tag}${x.error ? ` — ${x.error.message}` : ''}`;
 }
+
+export { plural } from '../plural.js';

@@ -99,6 +99,8 @@ interface Sent {
 function tlsConnection(url: URL, proxy: URL | undefined, tlsOpts: tls.ConnectionOptions, timeoutMs: number): Promise<tls.TLSSocket> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || 443;
+  // SNI must not carry an IP (RFC 6066), but the certificate is still checked against `host`:
+  // without `host` a tunnelled socket is checked against Node's fallback "localhost" and an IP origin always fails.
   const servername = net.isIP(host) ? undefined : host;
   // Resolve once the handshake is done so TLS errors reject here, not on a socket nobody listens to.
   const secure = (o: tls.ConnectionOptions) =>
@@ -123,7 +125,7 @@ function tlsConnection(url: URL, proxy: URL | undefined, tlsOpts: tls.Connection
         reject(Object.assign(new Error(`the proxy refused CONNECT ${authority} (${res.statusCode})`), { code: 'ECONNREFUSED' }));
         return;
       }
-      secure({ socket }).then(resolve, reject);
+      secure({ socket, host }).then(resolve, reject);
     });
     req.once('timeout', () => req.destroy(Object.assign(new Error('CONNECT timed out'), { code: 'ETIMEDOUT' })));
     req.once('error', reject);

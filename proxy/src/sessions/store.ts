@@ -20,12 +20,15 @@ import { scanHarFile } from '../har/stream-reader.js';
 import { HarRecorder } from '../har/recorder.js';
 import type { Har, HarEntry, HarHead } from '../har/types.js';
 import { NETLENS_CREATOR, writeHar, type WriteResult } from '../har/writer.js';
+import { uniqueName } from './unique-name.js';
 import { IndexDamagedError, SessionIndex, type SessionRecord, type SessionSource } from './index-file.js';
 
 export type { SessionRecord, SessionSource } from './index-file.js';
 
 export interface ImportResult {
   info: SessionRecord;
+  /** The name asked for, when another session had it and `info.name` got a " (2)" suffix. */
+  requestedName?: string;
   /** Deviations from HAR 1.2 that were read anyway (see har/reader.ts). */
   warnings: HarIssue[];
 }
@@ -128,6 +131,10 @@ export class SessionStore {
     return this.index.update((sessions) => {
       const s = sessions.find((x) => x.id === id);
       if (!s) throw new NetlensError(ErrorCodes.NOT_FOUND, `No session "${id}" (it was deleted meanwhile).`);
+      const clash = sessions.find((x) => x.id !== id && x.name === name.trim());
+      if (clash) {
+        throw new NetlensError(ErrorCodes.SESSION_NAME_TAKEN, `Session ${clash.id} is already named "${name.trim()}"; names are unique, choose another one.`);
+      }
       s.name = name.trim();
       return { ...s };
     });
@@ -160,7 +167,7 @@ export class SessionStore {
         }
       }
       const info = await this.saveEntries(entries(), { name, source: options.source ?? 'import', origin, head: { creator, browser, pages: pages ?? [], comment, extra } });
-      return { info, warnings: scan.warnings };
+      return { info, warnings: scan.warnings, ...(info.name !== name ? { requestedName: name } : {}) };
     } finally {
       journal.close();
       await fs.rm(spool, { force: true });
@@ -176,7 +183,7 @@ export class SessionStore {
     const { log } = result.har;
     const { version: _v, creator, browser, pages, entries, comment, ...extra } = log;
     const info = await this.saveEntries(entries, { name: meta.name, source: meta.source, origin: meta.origin, head: { creator, browser, pages: pages ?? [], comment, extra } });
-    return { info, warnings: result.warnings };
+    return { info, warnings: result.warnings, ...(info.name !== meta.name ? { requestedName: meta.name } : {}) };
   }
 
   /** Stores entries as a new session (streaming: entries may be an async iterable). */
@@ -197,7 +204,11 @@ export class SessionStore {
       state: 'saved',
       ...(options.origin ? { origin: options.origin } : {}),
     };
-    await this.index.update((sessions) => void sessions.push(info));
+    await this.index.update((sessions) => {
+      // Chosen under the index lock: two imports at once cannot both take the free name.
+      info.name = uniqueName(options.name, sessions.map((s) => s.name));
+      sessions.push(info);
+    });
     return info;
   }
 
@@ -254,7 +265,10 @@ export class SessionStore {
     // Journal first: if the index cannot be written, recover() still finds the journal.
     const recorder = new HarRecorder(events, { journalFile: this.journalPath(id), name, onError: options.onError });
     try {
-      await this.index.update((sessions) => void sessions.push(info));
+      await this.index.update((sessions) => {
+        info.name = uniqueName(info.name, sessions.map((s) => s.name));
+        sessions.push(info);
+      });
     } catch (err) {
       recorder.stop();
       throw err;

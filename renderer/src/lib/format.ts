@@ -74,6 +74,13 @@ export function base64ToBytes(b64: string): Uint8Array {
 }
 
 /** Pretty JSON when the text parses as JSON; undefined otherwise. */
+/** Bytes → base64, in chunks (a spread of a large array would overflow the call stack). */
+export function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
 export function prettyJson(text: string): string | undefined {
   const t = text.trim();
   if (!(t.startsWith('{') || t.startsWith('['))) return undefined;
@@ -82,4 +89,9 @@ export function prettyJson(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** "1 request", "2 requests", "1,024 requests": a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }

@@ -5,7 +5,8 @@
  * write odd protocol names.
  */
 import type { BodyView, ExchangeDetail, ExchangeSummary, HarEntry, HarLog, HeaderList, PhaseTimings } from '../../../proxy/src/api/contract';
-import { base64ToBytes } from './format';
+import { base64ToBytes, bytesToBase64 } from './format';
+import { decodeFailureNote } from '../../../proxy/src/api/decode-note';
 
 const num = (n: unknown, fallback = -1): number => (typeof n === 'number' && Number.isFinite(n) ? n : fallback);
 
@@ -136,6 +137,12 @@ export function harBody(e: HarEntry, side: 'request' | 'response'): BodyView {
   const mimeType = mimeOf(e);
   const base = { mimeType, wireSize: num(e.response?.bodySize), decodedSize: num(c?.size, 0), captureTruncated: Boolean(c?._truncated), displayTruncated: false };
   if (!c || typeof c.text !== 'string' || c.text === '') return { ...base, kind: 'none', data: '' };
+  // The recorder keeps an undecodable body as its raw (encoded) bytes and says why: show them as bytes, with the reason.
+  const failed = (c as { _decodingError?: unknown })._decodingError;
+  if (typeof failed === 'string') {
+    const raw = c.encoding === 'base64' ? c.text.replace(/\s+/g, '') : bytesToBase64(new TextEncoder().encode(c.text));
+    return { ...base, kind: 'base64', data: raw, decodeError: decodeFailureNote(undefined, failed) };
+  }
   if (c.encoding === 'base64') {
     if (TEXTY.test(mimeType)) {
       try {

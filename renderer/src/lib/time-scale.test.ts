@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTimeScale, extentOf, niceStep, rangeFromPixels, zoomRange } from './time-scale';
 
@@ -53,5 +54,52 @@ describe('time scale', () => {
   it('finds the extent of rows', () => {
     expect(extentOf([{ start: 10, end: 20 }, { start: 5, end: 6 }, { start: 30, end: -1 }])).toEqual({ start: 5, end: 30 });
     expect(extentOf([])).toBeUndefined();
+  });
+
+  it('a zoomed axis counts from the capture start (origin), like the range text and the tooltips', () => {
+    // Capture 0–2000 ms (epoch 1e12…), zoomed to 1250–1750: the axis must read 1.3 s…, not restart at 0.
+    const origin = 1e12;
+    const s = createTimeScale({ start: origin + 1250, end: origin + 1750 }, 500);
+    const ticks = s.ticks(80, origin); // 80 px = 80 ms → 100 ms steps
+    expect(ticks.map((t) => t.label)).toEqual(['1.3 s', '1.4 s', '1.5 s', '1.6 s', '1.7 s']);
+    expect(ticks.map((t) => t.px)).toEqual([50, 150, 250, 350, 450]);
+    // Without an origin: relative to the range start, as before (the lab's side-by-side charts).
+    expect(s.ticks(80)[0]).toEqual({ time: origin + 1250, px: 0, label: '0 ms' });
+    // The range starts exactly on a tick: it is kept.
+    expect(createTimeScale({ start: 1000, end: 1500 }, 500).ticks(80, 0).map((t) => t.label)).toEqual(['1 s', '1.1 s', '1.2 s', '1.3 s', '1.4 s', '1.5 s']);
+    // Deep zoom far from the start: enough decimals to tell the ticks apart.
+    const deep = createTimeScale({ start: 61_234.5, end: 61_236.5 }, 400).ticks(80, 0).map((t) => t.label);
+    expect(deep).toEqual(['61.2345 s', '61.235 s', '61.2355 s', '61.236 s', '61.2365 s']);
+  });
+
+  it('property: every tick lies in the range, sits at toPx(time), and its label reads time − origin', () => {
+    const unit: Record<string, number> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+    const runs = Number(process.env.NETLENS_FUZZ_RUNS ?? 300);
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e13, noNaN: true }),
+        fc.double({ min: 1, max: 1e9, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 1e-4, max: 1, noNaN: true }),
+        fc.integer({ min: 50, max: 3000 }),
+        (origin, total, at, frac, width) => {
+          const span = Math.max(0.5, total * frac);
+          const start = origin + (total - span) * at;
+          const s = createTimeScale({ start, end: start + span }, width);
+          const ticks = s.ticks(80, origin);
+          expect(ticks.length).toBeGreaterThan(0);
+          for (const [i, t] of ticks.entries()) {
+            expect(t.time).toBeGreaterThanOrEqual(s.start - 1e-6 * span);
+            expect(t.time).toBeLessThanOrEqual(s.end + 1e-6 * span);
+            expect(t.px).toBeCloseTo(s.toPx(t.time), 3);
+            const m = /^(-?[\d.]+) (ms|s|min|h|d)$/.exec(t.label);
+            expect(m, t.label).not.toBeNull();
+            const step = i > 0 ? t.time - ticks[i - 1]!.time : span;
+            expect(Math.abs(Number(m![1]) * unit[m![2]!]! - (t.time - origin))).toBeLessThanOrEqual(Math.max(step * 0.06, 1e-3 * unit[m![2]!]!));
+          }
+        },
+      ),
+      { seed: 42, numRuns: runs },
+    );
   });
 });

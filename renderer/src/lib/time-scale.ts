@@ -24,8 +24,13 @@ export interface TimeScale extends TimeRange {
   /** Width in px of a duration, never negative. */
   spanPx(ms: number): number;
   toTime(px: number): number;
-  /** Axis ticks at "nice" steps (1, 2, 5 × 10^k ms) at least `minSpacingPx` apart. */
-  ticks(minSpacingPx?: number): Tick[];
+  /**
+   * Axis ticks at "nice" steps (1, 2, 5 × 10^k ms) at least `minSpacingPx` apart,
+   * labelled as offsets from `origin` (default: the range start, "0 ms" at the
+   * left edge). A zoomed view passes the whole capture's start, so the axis, the
+   * range text and the tooltips all count from the same zero.
+   */
+  ticks(minSpacingPx?: number, origin?: number): Tick[];
 }
 
 /** A range of zero length still maps: it is widened to 1 ms so nothing divides by zero. */
@@ -42,12 +47,16 @@ export function createTimeScale(range: TimeRange, width: number): TimeScale {
     toPx: (t) => (t - start) * pxPerMs,
     spanPx: (ms) => Math.max(0, ms) * pxPerMs,
     toTime: (px) => start + px / pxPerMs,
-    ticks(minSpacingPx = 80) {
+    ticks(minSpacingPx = 80, origin = start) {
       const step = niceStep(minSpacingPx / pxPerMs);
       const out: Tick[] = [];
-      // Ticks are relative to the range start ("0 ms" at the left edge), as in DevTools.
-      for (let i = 0, t = 0; t <= end - start + 1e-9 && i < 1000; i++, t = i * step) {
-        out.push({ time: start + t, px: t * pxPerMs, label: formatTick(t, step) });
+      // Ticks sit on multiples of the step counted from `origin`; the first one at or after the range start.
+      const first = Math.ceil((start - origin) / step - 1e-9);
+      for (let i = 0; i < 1000; i++) {
+        const offset = (first + i) * step;
+        const time = origin + offset;
+        if (time > end + 1e-9 * step) break;
+        out.push({ time, px: (time - start) * pxPerMs, label: formatTick(offset, step) });
       }
       return out;
     },
@@ -83,6 +92,8 @@ function formatTick(t: number, step: number): string {
   if (step >= HOUR) return `${+(t / HOUR).toFixed(1)} h`;
   if (step >= MINUTE) return `${+(t / MINUTE).toFixed(1)} min`;
   if (step >= 1000) return `${+(t / 1000).toFixed(step >= 10_000 ? 0 : 1)} s`;
+  // Past a second (a zoomed axis far from the capture start) read seconds, as the range text does: "1.1 s", not "1100 ms".
+  if (Math.abs(t) >= 1000) return `${+(t / 1000).toFixed(Math.max(0, Math.ceil(-Math.log10(step / 1000) - 1e-9)))} s`;
   if (step >= 1) return `${Math.round(t)} ms`;
   return `${+t.toFixed(Math.min(3, Math.ceil(-Math.log10(step))))} ms`;
 }

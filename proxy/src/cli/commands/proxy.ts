@@ -7,6 +7,7 @@ import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../trust.js';
 import { formatExchangeLine } from '../format.js';
 import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { plural } from '../format.js';
 
 export const proxyCommand: CliCommand = {
   name: 'proxy',
@@ -93,7 +94,7 @@ Examples:
     if (recording && harFile) {
       const info = await recording.stop();
       const written = await new SessionStore(dataDir).exportTo(info.id, harFile);
-      stderr.write(`HAR: ${written.entries} entries written to ${harFile} (session ${info.id})\n`);
+      stderr.write(`HAR: ${plural(written.entries, 'entry', 'entries')} written to ${harFile} (session ${info.id})\n`);
     }
     return EXIT_OK;
   },

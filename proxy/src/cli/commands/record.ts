@@ -7,6 +7,7 @@ import { HarRecorder } from '../../har/recorder.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { plural } from '../format.js';
 
 export const recordCommand: CliCommand = {
   name: 'record',
@@ -81,7 +82,7 @@ Examples:
       stderr.write(`Proxy on ${proxy.address.url}; launching Chrome${headed ? '' : ' (headless)'}…\n`);
       browser = await launchBrowser({ headless: !headed, http2, proxyUrl: proxy.address.url, trustSpkiHashes: [proxy.ca.leafSpkiHash], signal: abort.signal });
       const capture = await capturePage(browser, { url, quietMs, timeoutMs, signal: abort.signal });
-      stderr.write(`Loaded ${url}: ${capture.har.log.entries.length} requests in ${capture.loadMs.toFixed(0)} ms${capture.failed.length ? `, ${capture.failed.length} failed` : ''}\n`);
+      stderr.write(`Loaded ${url}: ${plural(capture.har.log.entries.length, 'request')} in ${capture.loadMs.toFixed(0)} ms${capture.failed.length ? `, ${capture.failed.length} failed` : ''}\n`);
       if (browserHarFile) {
         fs.writeFileSync(browserHarFile, JSON.stringify(capture.har, null, 2));
         stdout.write(`Browser HAR: ${browserHarFile}\n`);
@@ -100,7 +101,7 @@ Examples:
     if (recorder) {
       const written = await exportJournal(journal, out);
       fs.rmSync(journal, { force: true });
-      stdout.write(`Proxy HAR: ${out} (${recorder.stats.entries} entries${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`);
+      stdout.write(`Proxy HAR: ${out} (${plural(recorder.stats.entries, 'entry', 'entries')}${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`);
     }
     return EXIT_OK;
   },

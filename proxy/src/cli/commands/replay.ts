@@ -13,6 +13,7 @@ import { formatExchangeLine } from '../format.js';
 import { trustInstructions } from '../trust.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand, type CommandContext } from '../command.js';
 import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { plural } from '../format.js';
 
 const list = (v: unknown): string[] => ((v as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
 
@@ -169,8 +170,8 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
         journal = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-resend-')), 'resend.journal');
         recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `resend ${path.basename(ctx.positionals[0])}` });
       }
-      stderr.write(`Resending ${entries.length} requests through ${proxy.address.url} (concurrency ${concurrency})…\n`);
-    } else stderr.write(`Resending ${entries.length} requests directly (concurrency ${concurrency})…\n`);
+      stderr.write(`Resending ${plural(entries.length, 'request')} through ${proxy.address.url} (concurrency ${concurrency})…\n`);
+    } else stderr.write(`Resending ${plural(entries.length, 'request')} directly (concurrency ${concurrency})…\n`);
     const result = await resend(entries, {
       proxyUrl: proxy?.address.url,
       concurrency,
@@ -190,10 +191,10 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
     if (out) {
       if (journal) {
         const written = await exportJournal(journal, out);
-        stdout.write(`New HAR: ${out} (${written.entries} entries, recorded by the proxy)\n`);
+        stdout.write(`New HAR: ${out} (${plural(written.entries, 'entry', 'entries')}, recorded by the proxy)\n`);
       } else {
         const written = await writeHar(out, { creator: NETLENS_CREATOR, pages: [], comment: 'netlens replay --resend --direct (client-side timings)' }, result.entries);
-        stdout.write(`New HAR: ${out} (${written.entries} entries, client-side timings)\n`);
+        stdout.write(`New HAR: ${out} (${plural(written.entries, 'entry', 'entries')}, client-side timings)\n`);
       }
     }
     const s = summarizeResend(result);

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CoreService } from '../../api/core-service.js';
 import { startHttpTransport } from '../../api/http-transport.js';
@@ -7,18 +6,11 @@ import { coreBackends } from '../../api/wiring.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { version } from '../main.js';
 import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { openInBrowser } from '../open-url.js';
+import { ErrorCodes } from '../../errors.js';
 
 /** The built renderer, relative to this file: proxy/src/cli/commands → repo root. */
 const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../../../dist/renderer', import.meta.url));
-
-/** Opens a URL in the user's default browser, best effort. */
-function openInBrowser(url: string): void {
-  const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
-  const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
-  child.on('error', () => undefined);
-  child.unref();
-}
 
 export const serveCommand: CliCommand = {
   name: 'serve',
@@ -31,7 +23,8 @@ requests without it (or from other web sites) are refused.
 
 Flags:
   --port N          port of the UI/API (default 0 = any free port)
-  --open            open the URL in the default browser
+  --open            open the URL in the default browser (says so when it cannot:
+                    no display, no xdg-open; then open the printed URL yourself)
   --proxy-port N    port of the proxy (default 8080; 0 = any free port)
   --no-proxy        do not start the proxy at launch (start it from the UI)
   --no-intercept    proxy: CONNECT is a blind tunnel
@@ -83,15 +76,26 @@ Examples:
         // The UI shows the error and lets the user pick another port.
         const e = err as Error & { code?: string };
         const code = e.code?.startsWith('NL_') ? ` [${e.code}]` : '';
-        stderr.write(`netlens serve: ${e.message}${code} — fix that, then start it from the UI.\n`);
+        // The proxy's own message names `netlens proxy`'s --port; here --port is the UI's port.
+        const message =
+          e.code === ErrorCodes.PORT_IN_USE
+            ? `the proxy cannot listen: port ${proxyPort} on 127.0.0.1 is already in use. Stop the other program, or run again with --proxy-port N ` +
+              `(--proxy-port 0 for any free port), or pick another port in the UI and start it there`
+            : `${e.message} — fix that, then start it from the UI`;
+        stderr.write(`netlens serve: ${message}${code}.\n`);
       }
     }
     if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
       stderr.write(`netlens serve: the UI is not built (${rendererDir} has no index.html). Run "npm run build" first.\n`);
     }
+    const ca = (await service.getStatus()).proxy.ca;
+    if (ca) stdout.write(`CA certificate: ${ca.certPath} (trust it to inspect HTTPS; "netlens ca" shows how)\n`);
     const transport = await startHttpTransport({ service, port, staticDir: rendererDir });
     stdout.write(`Netlens UI: ${transport.url}\n`);
-    if (values.open) openInBrowser(transport.url);
+    if (values.open) {
+      const why = await openInBrowser(transport.url, env);
+      if (why) stderr.write(`netlens serve: --open: no browser was opened: ${why}. Open the "Netlens UI" URL above in a browser yourself.\n`);
+    }
 
     const sig = await stopSignal;
     stderr.write(`\n${sig}: stopping…\n`);

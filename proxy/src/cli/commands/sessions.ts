@@ -3,6 +3,7 @@ import { defaultDataDir } from '../../options.js';
 import { formatIssue } from '../../har/reader.js';
 import { SessionStore } from '../../sessions/store.js';
 import { EXIT_OK, UsageError, type CliCommand } from '../command.js';
+import { plural } from '../format.js';
 
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -17,13 +18,16 @@ export const sessionsCommand: CliCommand = {
 
   netlens sessions list                  sessions, newest first (recovers interrupted recordings first)
   netlens sessions import FILE [--name N] import a HAR file (refused, with the bad field named, if it cannot be used)
-  netlens sessions export SESSION FILE   write a session's HAR to FILE (SESSION: id or unique name)
+  netlens sessions export SESSION FILE   write a session's HAR to FILE (SESSION: id or name)
   netlens sessions rename SESSION NAME   rename a session
   netlens sessions rm SESSION...         delete sessions
 
 Flags:
   --data-dir DIR  data directory (default: $NETLENS_DATA_DIR or ~/.local/share/netlens)
   --name N        session name for import (default: the file name)
+
+Session names are unique: importing a second "page" names it "page (2)"
+(the import says so), and renaming to a name in use is refused.
   --json          list: print JSON
 `,
   options: { 'data-dir': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
@@ -39,7 +43,7 @@ Flags:
       case 'list': {
         need(0, 'list');
         const recovered = await store.recover();
-        for (const r of recovered) stderr.write(`recovered interrupted recording "${r.name}" (${r.entryCount} entries)\n`);
+        for (const r of recovered) stderr.write(`recovered interrupted recording "${r.name}" (${plural(r.entryCount, 'entry', 'entries')})\n`);
         const sessions = await store.list();
         if (values.json) {
           stdout.write(JSON.stringify(sessions, null, 2) + '\n');
@@ -51,21 +55,22 @@ Flags:
         }
         for (const s of sessions) {
           const state = s.state === 'recording' ? ' [recording]' : '';
-          stdout.write(`${s.id}  ${s.createdAt.slice(0, 19).replace('T', ' ')}  ${String(s.entryCount).padStart(6)} entries  ${size(s.sizeBytes).padStart(9)}  ${s.source.padEnd(7)} ${s.name}${state}\n`);
+          stdout.write(`${s.id}  ${s.createdAt.slice(0, 19).replace('T', ' ')}  ${String(s.entryCount).padStart(6)} ${s.entryCount === 1 ? 'entry  ' : 'entries'}  ${size(s.sizeBytes).padStart(9)}  ${s.source.padEnd(7)} ${s.name}${state}\n`);
         }
         return EXIT_OK;
       }
       case 'import': {
         need(1, 'import FILE [--name NAME]');
-        const { info, warnings } = await store.importFile(args[0], { name: values.name as string | undefined });
-        stdout.write(`imported ${info.entryCount} entries as "${info.name}" (${info.id})\n`);
+        const { info, warnings, requestedName } = await store.importFile(args[0], { name: values.name as string | undefined });
+        stdout.write(`imported ${plural(info.entryCount, 'entry', 'entries')} as "${info.name}" (${info.id})\n`);
+        if (requestedName) stdout.write(`  a session was already named "${requestedName}": session names are unique, so this one is "${info.name}"\n`);
         for (const w of warnings) stderr.write(`  ${formatIssue('warning', w)}\n`);
         return EXIT_OK;
       }
       case 'export': {
         need(2, 'export SESSION FILE');
         const r = await store.exportTo(args[0], args[1]);
-        stdout.write(`wrote ${r.entries} entries (${size(r.bytes)}) to ${args[1]}\n`);
+        stdout.write(`wrote ${plural(r.entries, 'entry', 'entries')} (${size(r.bytes)}) to ${args[1]}\n`);
         return EXIT_OK;
       }
       case 'rename': {

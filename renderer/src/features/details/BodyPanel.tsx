@@ -11,6 +11,25 @@ import type { ExchangeSource } from './source';
 
 const HEX_LIMIT = 64 * 1024;
 
+/** Shows an image body with its size in pixels (read from the decoded image, so any format the browser knows works). */
+function ImageBody({ body }: { body: BodyView }) {
+  const [size, setSize] = useState<{ w: number; h: number } | 'broken'>();
+  return (
+    <div className="body-view">
+      <img
+        src={`data:${body.mimeType};base64,${body.data}`}
+        alt="Response body"
+        data-testid="body-image"
+        onLoad={(e) => setSize({ w: e.currentTarget.naturalWidth, h: e.currentTarget.naturalHeight })}
+        onError={() => setSize('broken')}
+      />
+      <div className={size === 'broken' ? 'note error' : 'muted'} style={{ marginTop: 6 }} data-testid="body-image-size">
+        {size === undefined ? '' : size === 'broken' ? 'The browser could not decode this image.' : `${size.w} × ${size.h} px`}
+      </div>
+    </div>
+  );
+}
+
 function Content({ body }: { body: BodyView }) {
   const [raw, setRaw] = useState(false);
   const pretty = useMemo(() => (body.kind === 'text' && (body.mimeType.includes('json') || body.data.trimStart()[0] === '{' || body.data.trimStart()[0] === '[') ? prettyJson(body.data) : undefined), [body]);
@@ -28,13 +47,8 @@ function Content({ body }: { body: BodyView }) {
       </div>
     );
   }
-  if (body.mimeType.startsWith('image/') && body.mimeType !== 'image/svg+xml') {
-    return (
-      <div className="body-view">
-        <img src={`data:${body.mimeType};base64,${body.data}`} alt="Response body" data-testid="body-image" />
-      </div>
-    );
-  }
+  // Raw bytes that failed to decode are not the image: show them as hex (the note above says why).
+  if (body.mimeType.startsWith('image/') && body.mimeType !== 'image/svg+xml' && !body.decodeError) return <ImageBody body={body} />;
   const bytes = base64ToBytes(body.data);
   return (
     <div className="body-view">
@@ -86,7 +100,11 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
           </span>
         )}
       </div>
-      {body.decodeError && <div className="note error">{body.decodeError}</div>}
+      {body.decodeError && (
+        <div className="note error" data-testid="body-decode-error">
+          {body.decodeError}
+        </div>
+      )}
       {body.captureTruncated && <div className="note">Only the first part of this body was recorded (capture limit). The rest went through but is not stored.</div>}
       {body.displayTruncated && <div className="note">This body is large: showing the first {formatBytes(body.data.length)}. Export the session as HAR for the whole body.</div>}
       <Content body={body} />

@@ -69,10 +69,19 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
       <button
         className="btn"
         disabled={busy || !p.running || !status.features.browser}
-        title={!status.features.browser ? 'Browser launch is not part of this build' : !p.running ? 'Start the proxy first' : 'Opens Chrome with a fresh profile, wired to the proxy and trusting its CA'}
+        title={
+          !status.features.browser
+            ? 'Browser launch is not part of this build'
+            : !p.running
+              ? 'Start the proxy first'
+              : status.features.display === false
+                ? 'This machine has no display, so no Chrome window can be shown: click for what to do instead'
+                : 'Opens Chrome with a fresh profile, wired to the proxy and trusting its CA'
+        }
         onClick={() => run(async () => {
           const b = await api.launchBrowser();
-          toast.show(`Chrome started (pid ${b.pid ?? '?'}) through the proxy`, 'ok');
+          // The core explains a headless start (no display here); otherwise a window opened.
+          toast.show(b.message ?? `Chrome started (pid ${b.pid ?? '?'}) through the proxy: its window is open`, b.headless ? 'info' : 'ok');
         })}
         data-testid="launch-browser"
       >

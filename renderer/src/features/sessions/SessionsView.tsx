@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { HarLog, SessionInfo } from '../../../../proxy/src/api/contract';
 import { api, errorMessage } from '../../api';
-import { formatBytes } from '../../lib/format';
+import { formatBytes, plural } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
 import { downloadText } from './download';
 import { NameDialog } from '../../ui/NameDialog';
@@ -51,7 +51,8 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       try {
         const info = await api.importHar({ fileName: file.name, text: await file.text() });
         await load();
-        toast.show(`Imported ${file.name}: ${info.entryCount} requests`, 'ok');
+        // Names are unique: a second "page" is stored as "page (2)"; say which name it got.
+        toast.show(`Imported ${file.name} as "${info.name}": ${plural(info.entryCount, 'request')}`, 'ok');
         if (files.length === 1) await open(info);
       } catch (err) {
         toast.error(err, `Could not import ${file.name}`);

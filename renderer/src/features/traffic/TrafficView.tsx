@@ -4,6 +4,7 @@ import type { AppStatus, ExchangeSummary } from '../../../../proxy/src/api/contr
 import type { Dataset } from '../../App';
 import { api } from '../../api';
 import { isFilterActive, type TrafficFilter } from '../../lib/filters';
+import { plural } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
 import { DetailsPane } from '../details/DetailsPane';
 import type { ExchangeSource } from '../details/source';
@@ -33,7 +34,15 @@ function EmptyLive({ status, onOpenSessions }: { status?: AppStatus; onOpenSessi
       {p?.running ? (
         <>
           <p>
-            The proxy listens on <code>{p.address?.url}</code>. Press <b>Launch browser</b> for a Chrome wired to it, or point any client at it, e.g.
+            The proxy listens on <code>{p.address?.url}</code>.{' '}
+            {status?.features.display === false ? (
+              // No display (a server, SSH): Launch browser cannot show a window here, so do not offer it as the way in.
+              <>This machine has no display: point a browser on your desktop at it (trust the CA), or any client, e.g.</>
+            ) : (
+              <>
+                Press <b>Launch browser</b> for a Chrome wired to it, or point any client at it, e.g.
+              </>
+            )}
           </p>
           <p>
             <code>curl -x {p.address?.url} {p.ca ? `--cacert "${p.ca.certPath}" ` : ''}https://example.com/</code>
@@ -64,7 +73,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
     setSaving(true);
     try {
       const info = await api.saveSession({ name });
-      toast.show(`Saved "${info.name}" (${info.entryCount} requests)`, 'ok');
+      toast.show(`Saved "${info.name}" (${plural(info.entryCount, 'request')})`, 'ok');
     } catch (err) {
       toast.error(err, 'Could not save the session');
     } finally {
@@ -110,7 +119,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
         ) : filtered.length === 0 && isFilterActive(filter) ? (
           <div className="empty" data-testid="traffic-filtered-empty">
             <h2>No request matches the filter</h2>
-            <p>{rows.length.toLocaleString()} requests are hidden by the filter.</p>
+            <p>{rows.length === 1 ? 'The only request is hidden' : `${plural(rows.length, 'request')} are hidden`} by the filter.</p>
           </div>
         ) : (
           <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} />

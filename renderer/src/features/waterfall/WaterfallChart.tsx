@@ -70,7 +70,8 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
   }, [nameWidth]);
 
   const scale = useMemo(() => createTimeScale(range, trackWidth), [range, trackWidth]);
-  const ticks = useMemo(() => scale.ticks(trackWidth < 500 ? 55 : 90), [scale, trackWidth]);
+  // Labels count from the whole range's start, as the range text and the tooltips do (zoomed or not).
+  const ticks = useMemo(() => scale.ticks(trackWidth < 500 ? 55 : 90, bounds.start), [scale, trackWidth, bounds.start]);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 10 });
 
   // Drag to zoom: positions are relative to the track's left edge.
