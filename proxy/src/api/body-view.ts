@@ -109,15 +109,37 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
   };
 }
 
-/** A body of a HAR entry (already content-decoded, text or base64) as a BodyView. */
+/** postData as text: `text`, or `params` joined like a form when a tool wrote only those. */
+function postDataText(post: Record<string, unknown>): string | undefined {
+  if (typeof post.text === 'string') return post.text;
+  if (!Array.isArray(post.params)) return undefined;
+  const parts: string[] = [];
+  let length = 0;
+  for (const p of post.params as Array<Record<string, unknown> | null>) {
+    const part = `${String(p?.name ?? '')}=${String(p?.value ?? '')}`;
+    parts.push(part);
+    // Only DISPLAY_LIMIT is shown: stop joining past it (a hostile HAR can hold millions of params).
+    if ((length += part.length + 1) > DISPLAY_LIMIT * 2) break;
+  }
+  return parts.join('&');
+}
+
+/**
+ * A body of a HAR entry (already content-decoded, text or base64) as a BodyView.
+ * Total over any JSON (HARs come from anywhere): wrong types read as no body.
+ */
 export function harBodyView(entry: HarEntry, side: 'request' | 'response'): BodyView {
-  const content = side === 'request' ? entry.request?.postData : entry.response?.content;
-  const mimeType = (content?.mimeType ?? '').split(';')[0]!.trim().toLowerCase();
-  const wireSize = side === 'request' ? (entry.request?.bodySize ?? -1) : (entry.response?.bodySize ?? -1);
-  const text = content?.text;
-  const base = { mimeType, wireSize, captureTruncated: Boolean(content?._truncated), displayTruncated: false };
+  const o = (v: unknown) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+  const req = o(o(entry).request);
+  const res = o(o(entry).response);
+  const content = side === 'request' ? o(req.postData) : o(res.content);
+  const mimeType = (typeof content.mimeType === 'string' ? content.mimeType.slice(0, 256) : '').split(';')[0]!.trim().toLowerCase();
+  const size = side === 'request' ? req.bodySize : res.bodySize;
+  const wireSize = typeof size === 'number' && Number.isFinite(size) ? size : -1;
+  const text = side === 'request' ? postDataText(content) : typeof content.text === 'string' ? content.text : undefined;
+  const base = { mimeType, wireSize, captureTruncated: Boolean(content._truncated), displayTruncated: false };
   if (typeof text !== 'string' || text === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
-  const bytes = (content as { encoding?: string }).encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+  const bytes = content.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   const displayTruncated = bytes.length > DISPLAY_LIMIT;
   const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
   const asText = isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown));

@@ -1,0 +1,148 @@
+/**
+ * The session commands the UI uses to show a session (openSession,
+ * getSessionEntry, getSessionBody, getSessionField), over a SessionBackend's
+ * entry-by-entry access. Memory stays bounded whatever the session holds:
+ *  - indexes of the last INDEX_CACHE sessions opened (offsets, not entries);
+ *  - the last entry parsed, for ENTRY_TTL_MS, so Details, its bodies and the
+ *    chunks of a value being saved do not parse a 95 MiB entry again each time;
+ *  - rows share ROWS_URL_BUDGET of URL text; past it, URLs in rows are cut shorter.
+ * Arguments are untrusted JSON: every command checks its own.
+ */
+import { ErrorCodes, NetlensError } from '../errors.js';
+import type { BodyView, ExchangeDetail, ExchangeSummary, OpenedSession, SessionField, SessionFieldChunk, SessionInfo } from './contract.js';
+import type { SessionBackend, SessionEntries } from './backends.js';
+import type { HarEntry } from './har-types.js';
+import { harBodyView } from './body-view.js';
+import { cutText, fieldChunk, fieldValue, sessionDetail, sessionPages, sessionRow } from './session-view.js';
+
+const INDEX_CACHE = 4;
+const ENTRY_TTL_MS = 30_000;
+/** URL characters all rows of one session may carry at ROW_URL_CAP; later rows get SHORT_URL_CAP. */
+export const ROWS_URL_BUDGET = 32 * 1024 * 1024;
+const SHORT_URL_CAP = 256;
+
+function bad(message: string): NetlensError {
+  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
+}
+
+function args(a: unknown, command: string): Record<string, unknown> {
+  if (a === null || typeof a !== 'object' || Array.isArray(a)) throw bad(`${command}: the argument must be an object`);
+  return a as Record<string, unknown>;
+}
+
+function sessionId(a: Record<string, unknown>, command: string): string {
+  const id = a.id;
+  if (typeof id !== 'string' || id.length === 0 || id.length > 500) throw bad(`${command}: "id" must be a session id (a string of 1–500 characters)`);
+  return id;
+}
+
+function wholeNumber(v: unknown, what: string, command: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(`${command}: "${what}" must be a whole number ≥ 0`);
+  return v;
+}
+
+function sessionField(v: unknown, command: string): SessionField {
+  const f = args(v, `${command}: "field"`);
+  if (f.kind === 'url') return { kind: 'url' };
+  if (f.kind !== 'request-header' && f.kind !== 'response-header') throw bad(`${command}: "field.kind" must be "url", "request-header" or "response-header"`);
+  if (f.part !== 'name' && f.part !== 'value') throw bad(`${command}: "field.part" must be "name" or "value"`);
+  return { kind: f.kind, header: wholeNumber(f.header, 'field.header', command), part: f.part };
+}
+
+export class SessionCommands {
+  private readonly indexes = new Map<string, Promise<{ info: SessionInfo; entries: SessionEntries }>>();
+  private parsed: { id: string; index: number; entry: Promise<HarEntry>; timer: NodeJS.Timeout } | undefined;
+
+  constructor(private readonly backend: SessionBackend) {}
+
+  /** The session's index: cached unless `fresh` (opening re-reads: a recording grows). */
+  private index(id: string, fresh = false): Promise<{ info: SessionInfo; entries: SessionEntries }> {
+    let index = fresh ? undefined : this.indexes.get(id);
+    if (!index) {
+      index = this.backend.entries(id);
+      this.forget(id);
+      this.indexes.set(id, index);
+      index.catch(() => this.indexes.get(id) === index && this.indexes.delete(id));
+      while (this.indexes.size > INDEX_CACHE) this.forget(this.indexes.keys().next().value!);
+    } else {
+      // Most recently used last.
+      this.indexes.delete(id);
+      this.indexes.set(id, index);
+    }
+    return index;
+  }
+
+  /** Drops what is cached of a session (after delete, and when it is opened again). */
+  forget(id: string): void {
+    this.indexes.delete(id);
+    if (this.parsed?.id === id) {
+      clearTimeout(this.parsed.timer);
+      this.parsed = undefined;
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.parsed?.timer);
+    this.parsed = undefined;
+    this.indexes.clear();
+  }
+
+  private async entry(a: Record<string, unknown>, command: string): Promise<{ id: string; index: number; entry: HarEntry }> {
+    const id = sessionId(a, command);
+    const index = wholeNumber(a.index, 'index', command);
+    const { info, entries } = await this.index(id);
+    if (index >= entries.count) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no entry ${index} (it has ${entries.count}).`);
+    const p = this.parsed;
+    if (p && p.id === id && p.index === index) {
+      p.timer.refresh();
+      return { id, index, entry: await p.entry };
+    }
+    if (p) clearTimeout(p.timer);
+    const entry = entries.entry(index);
+    const timer = setTimeout(() => this.parsed?.entry === entry && (this.parsed = undefined), ENTRY_TTL_MS);
+    timer.unref();
+    this.parsed = { id, index, entry, timer };
+    entry.catch(() => this.parsed?.entry === entry && (clearTimeout(timer), (this.parsed = undefined)));
+    return { id, index, entry: await entry };
+  }
+
+  async open(a: unknown): Promise<OpenedSession> {
+    const id = sessionId(args(a, 'openSession'), 'openSession');
+    const { info, entries } = await this.index(id, true);
+    const rows: ExchangeSummary[] = [];
+    let urlBudget = ROWS_URL_BUDGET;
+    for await (const e of entries.all()) {
+      const row = sessionRow(e, rows.length);
+      if (urlBudget <= 0 && row.url.length > SHORT_URL_CAP) {
+        const short = cutText(row.url, SHORT_URL_CAP);
+        row.url = short.text;
+        row.urlCut = { fullBytes: row.urlCut?.fullBytes ?? Buffer.byteLength(row.url), shownBytes: short.cut!.shownBytes };
+      }
+      urlBudget -= row.url.length;
+      rows.push(row);
+    }
+    return { info: { ...info, entryCount: rows.length }, rows, pages: sessionPages(entries.pages) };
+  }
+
+  async detail(a: unknown): Promise<ExchangeDetail> {
+    const { index, entry } = await this.entry(args(a, 'getSessionEntry'), 'getSessionEntry');
+    return sessionDetail(entry, index);
+  }
+
+  async body(a: unknown): Promise<BodyView> {
+    const o = args(a, 'getSessionBody');
+    if (o.side !== 'request' && o.side !== 'response') throw bad('getSessionBody: "side" must be "request" or "response"');
+    const { entry } = await this.entry(o, 'getSessionBody');
+    return harBodyView(entry, o.side);
+  }
+
+  async field(a: unknown): Promise<SessionFieldChunk> {
+    const o = args(a, 'getSessionField');
+    const field = sessionField(o.field, 'getSessionField');
+    const offset = o.offset === undefined ? 0 : wholeNumber(o.offset, 'offset', 'getSessionField');
+    const { index, entry } = await this.entry(o, 'getSessionField');
+    const value = fieldValue(entry, field);
+    if (value === undefined) throw new NetlensError(ErrorCodes.NOT_FOUND, `Entry ${index} has no ${field.kind === 'url' ? 'URL' : `${field.kind} ${field.header}`}.`);
+    return fieldChunk(value, offset);
+  }
+}
