@@ -84,6 +84,10 @@ export async function scanHarEntries(file: string): Promise<EntryFileScan> {
         }
         continue;
       }
+      // Directly inside `entries`: only objects (and the commas and spaces between them) belong here.
+      if (entriesDepth >= 0 && stack.length === entriesDepth && b !== OPEN_OBJ && b !== CLOSE_ARR && b !== 0x2c && b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
+        throw new EntryFileError(`log.entries[${entries.length}] is not an object`);
+      }
       switch (b) {
         case QUOTE:
           inString = true;
@@ -102,7 +106,6 @@ export async function scanHarEntries(file: string): Promise<EntryFileScan> {
             keep(chunk, copyFrom, i + 1);
             copyFrom = -1;
           } else if (entriesDepth >= 0 && depth === entriesDepth + 1) {
-            if (b !== OPEN_OBJ) throw new EntryFileError(`log.entries[${entries.length}] is not an object`);
             entryStart = position + i;
           }
           keyAt[depth] = '';
