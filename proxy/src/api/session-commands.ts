@@ -3,8 +3,9 @@
  * getSessionEntry, getSessionBody, getSessionField), over a SessionBackend's
  * entry-by-entry access. Memory stays bounded whatever the session holds:
  *  - indexes of the last INDEX_CACHE sessions opened (offsets, not entries);
- *  - the last entry parsed, for ENTRY_TTL_MS, so Details, its bodies and the
- *    chunks of a value being saved do not parse a 95 MiB entry again each time;
+ *  - the entry whose value is being saved (getSessionField), for ENTRY_TTL_MS,
+ *    so its chunks do not parse a 95 MiB entry again each time; Details and
+ *    bodies keep nothing: the entry is dropped once its cut view is built;
  *  - rows share ROWS_URL_BUDGET of URL text; past it, URLs in rows are cut shorter.
  * Arguments are untrusted JSON: every command checks its own.
  */
@@ -16,7 +17,7 @@ import { harBodyView } from './body-view.js';
 import { cutText, fieldChunk, fieldValue, sessionDetail, sessionPages, sessionRow } from './session-view.js';
 
 const INDEX_CACHE = 4;
-const ENTRY_TTL_MS = 30_000;
+const ENTRY_TTL_MS = 10_000;
 /** URL characters all rows of one session may carry at ROW_URL_CAP; later rows get SHORT_URL_CAP. */
 export const ROWS_URL_BUDGET = 32 * 1024 * 1024;
 const SHORT_URL_CAP = 256;
@@ -87,7 +88,7 @@ export class SessionCommands {
     this.indexes.clear();
   }
 
-  private async entry(a: Record<string, unknown>, command: string): Promise<{ id: string; index: number; entry: HarEntry }> {
+  private async entry(a: Record<string, unknown>, command: string, keep = false): Promise<{ id: string; index: number; entry: HarEntry }> {
     const id = sessionId(a, command);
     const index = wholeNumber(a.index, 'index', command);
     const { info, entries } = await this.index(id);
@@ -97,8 +98,9 @@ export class SessionCommands {
       p.timer.refresh();
       return { id, index, entry: await p.entry };
     }
-    if (p) clearTimeout(p.timer);
     const entry = entries.entry(index);
+    if (!keep) return { id, index, entry: await entry };
+    if (p) clearTimeout(p.timer);
     const timer = setTimeout(() => this.parsed?.entry === entry && (this.parsed = undefined), ENTRY_TTL_MS);
     timer.unref();
     this.parsed = { id, index, entry, timer };
@@ -140,7 +142,7 @@ export class SessionCommands {
     const o = args(a, 'getSessionField');
     const field = sessionField(o.field, 'getSessionField');
     const offset = o.offset === undefined ? 0 : wholeNumber(o.offset, 'offset', 'getSessionField');
-    const { index, entry } = await this.entry(o, 'getSessionField');
+    const { index, entry } = await this.entry(o, 'getSessionField', true);
     const value = fieldValue(entry, field);
     if (value === undefined) throw new NetlensError(ErrorCodes.NOT_FOUND, `Entry ${index} has no ${field.kind === 'url' ? 'URL' : `${field.kind} ${field.header}`}.`);
     return fieldChunk(value, offset);
