@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test, expect, snap, ROOT } from './fixtures';
+import { test, expect, snap, ARTIFACTS, ROOT } from './fixtures';
 import { MiB, writeBigHar } from './big-har';
 
 const SIZE = 95 * MiB;
@@ -38,6 +38,21 @@ test('a HAR with a 95 MiB request header opens, shows the header cut with its si
     // No 100 M character string in the DOM: the page holds what it shows.
     expect(await page.evaluate(() => document.body.textContent!.length)).toBeLessThan(200_000);
     await snap(page, 'session-huge-header');
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.getByTestId('details').screenshot({ path: path.join(ARTIFACTS, 'session-huge-header-details.png') });
+
+    // "Save full value" downloads every byte (fetched in chunks, never one string in the page).
+    const download = page.waitForEvent('download', { timeout: 60_000 });
+    await headers.getByTestId('cut-save').click();
+    const saved = await (await download).path();
+    expect(fs.statSync(saved).size).toBe(SIZE);
+    const fd = fs.openSync(saved, 'r');
+    const probe = Buffer.alloc(4096);
+    for (const at of [0, SIZE / 2, SIZE - 4096]) {
+      fs.readSync(fd, probe, 0, probe.length, at);
+      expect(probe.every((b) => b === 0x61)).toBe(true);
+    }
+    fs.closeSync(fd);
 
     // Still responding: another row, other tabs, other views.
     await rows.nth(2).click();

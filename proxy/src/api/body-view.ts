@@ -109,8 +109,8 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
   };
 }
 
-/** postData as text: `text`, or `params` joined like a form when a tool wrote only those. */
-function postDataText(post: Record<string, unknown>): string | undefined {
+/** postData as text: `text`, or `params` joined like a form when a tool wrote only those (stopping past `limit` characters). */
+export function postDataText(post: Record<string, unknown>, limit = DISPLAY_LIMIT * 2): string | undefined {
   if (typeof post.text === 'string') return post.text;
   if (!Array.isArray(post.params)) return undefined;
   const parts: string[] = [];
@@ -119,7 +119,7 @@ function postDataText(post: Record<string, unknown>): string | undefined {
     const part = `${String(p?.name ?? '')}=${String(p?.value ?? '')}`;
     parts.push(part);
     // Only DISPLAY_LIMIT is shown: stop joining past it (a hostile HAR can hold millions of params).
-    if ((length += part.length + 1) > DISPLAY_LIMIT * 2) break;
+    if ((length += part.length + 1) > limit) break;
   }
   return parts.join('&');
 }

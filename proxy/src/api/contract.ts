@@ -209,8 +209,10 @@ export interface OpenedSession {
   pages: SessionPage[];
 }
 
-/** A value of a session entry that `getSessionEntry` may cut: the URL, or a header's name or value. */
-export type SessionField = { kind: 'url' } | { kind: 'request-header' | 'response-header'; header: number; part: 'name' | 'value' };
+/** A value of a session entry the page may show cut: the URL, a header's name or value, a body. */
+export type SessionField =
+  | { kind: 'url' | 'request-body' | 'response-body' }
+  | { kind: 'request-header' | 'response-header'; header: number; part: 'name' | 'value' };
 
 /** Part of a field's value from character `offset` (a few MiB per answer); ask again from `offset + text.length` until `done`. */
 export interface SessionFieldChunk {
@@ -218,6 +220,8 @@ export interface SessionFieldChunk {
   offset: number;
   totalChars: number;
   done: boolean;
+  /** The value is a binary body as base64 (whitespace removed; chunks hold whole 4-character groups). */
+  encoding?: 'base64';
 }
 
 /** One cell of the lab matrix (DESIGN.md "The lab matrix"), as the UI lists it. */

@@ -3,9 +3,9 @@
  * getSessionEntry, getSessionBody, getSessionField), over a SessionBackend's
  * entry-by-entry access. Memory stays bounded whatever the session holds:
  *  - indexes of the last INDEX_CACHE sessions opened (offsets, not entries);
- *  - the entry whose value is being saved (getSessionField), for ENTRY_TTL_MS,
- *    so its chunks do not parse a 95 MiB entry again each time; Details and
- *    bodies keep nothing: the entry is dropped once its cut view is built;
+ *  - the value being saved (getSessionField), for FIELD_TTL_MS, so its chunks
+ *    do not parse a 95 MiB entry again each time; Details and bodies keep
+ *    nothing: the entry is dropped once its cut view is built;
  *  - rows share ROWS_URL_BUDGET of URL text; past it, URLs in rows are cut shorter.
  * Arguments are untrusted JSON: every command checks its own.
  */
@@ -14,10 +14,10 @@ import type { BodyView, ExchangeDetail, ExchangeSummary, OpenedSession, SessionF
 import type { SessionBackend, SessionEntries } from './backends.js';
 import type { HarEntry } from './har-types.js';
 import { harBodyView } from './body-view.js';
-import { cutText, fieldChunk, fieldValue, sessionDetail, sessionPages, sessionRow } from './session-view.js';
+import { cutText, fieldChunk, fieldValue, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
 
 const INDEX_CACHE = 4;
-const ENTRY_TTL_MS = 10_000;
+const FIELD_TTL_MS = 10_000;
 /** URL characters all rows of one session may carry at ROW_URL_CAP; later rows get SHORT_URL_CAP. */
 export const ROWS_URL_BUDGET = 32 * 1024 * 1024;
 const SHORT_URL_CAP = 256;
@@ -44,15 +44,15 @@ function wholeNumber(v: unknown, what: string, command: string): number {
 
 function sessionField(v: unknown, command: string): SessionField {
   const f = args(v, `${command}: "field"`);
-  if (f.kind === 'url') return { kind: 'url' };
-  if (f.kind !== 'request-header' && f.kind !== 'response-header') throw bad(`${command}: "field.kind" must be "url", "request-header" or "response-header"`);
+  if (f.kind === 'url' || f.kind === 'request-body' || f.kind === 'response-body') return { kind: f.kind };
+  if (f.kind !== 'request-header' && f.kind !== 'response-header') throw bad(`${command}: "field.kind" must be "url", "request-header", "response-header", "request-body" or "response-body"`);
   if (f.part !== 'name' && f.part !== 'value') throw bad(`${command}: "field.part" must be "name" or "value"`);
   return { kind: f.kind, header: wholeNumber(f.header, 'field.header', command), part: f.part };
 }
 
 export class SessionCommands {
   private readonly indexes = new Map<string, Promise<{ info: SessionInfo; entries: SessionEntries }>>();
-  private parsed: { id: string; index: number; entry: Promise<HarEntry>; timer: NodeJS.Timeout } | undefined;
+  private saving: { id: string; key: string; value: Promise<FieldValue | undefined>; timer: NodeJS.Timeout } | undefined;
 
   constructor(private readonly backend: SessionBackend) {}
 
@@ -76,36 +76,25 @@ export class SessionCommands {
   /** Drops what is cached of a session (after delete, and when it is opened again). */
   forget(id: string): void {
     this.indexes.delete(id);
-    if (this.parsed?.id === id) {
-      clearTimeout(this.parsed.timer);
-      this.parsed = undefined;
-    }
+    if (this.saving?.id === id) this.dropSaving();
+  }
+
+  private dropSaving(): void {
+    clearTimeout(this.saving?.timer);
+    this.saving = undefined;
   }
 
   close(): void {
-    clearTimeout(this.parsed?.timer);
-    this.parsed = undefined;
+    this.dropSaving();
     this.indexes.clear();
   }
 
-  private async entry(a: Record<string, unknown>, command: string, keep = false): Promise<{ id: string; index: number; entry: HarEntry }> {
+  private async entry(a: Record<string, unknown>, command: string): Promise<{ id: string; index: number; entry: HarEntry }> {
     const id = sessionId(a, command);
     const index = wholeNumber(a.index, 'index', command);
     const { info, entries } = await this.index(id);
     if (index >= entries.count) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no entry ${index} (it has ${entries.count}).`);
-    const p = this.parsed;
-    if (p && p.id === id && p.index === index) {
-      p.timer.refresh();
-      return { id, index, entry: await p.entry };
-    }
-    const entry = entries.entry(index);
-    if (!keep) return { id, index, entry: await entry };
-    if (p) clearTimeout(p.timer);
-    const timer = setTimeout(() => this.parsed?.entry === entry && (this.parsed = undefined), ENTRY_TTL_MS);
-    timer.unref();
-    this.parsed = { id, index, entry, timer };
-    entry.catch(() => this.parsed?.entry === entry && (clearTimeout(timer), (this.parsed = undefined)));
-    return { id, index, entry: await entry };
+    return { id, index, entry: await entries.entry(index) };
   }
 
   async open(a: unknown): Promise<OpenedSession> {
@@ -142,9 +131,23 @@ export class SessionCommands {
     const o = args(a, 'getSessionField');
     const field = sessionField(o.field, 'getSessionField');
     const offset = o.offset === undefined ? 0 : wholeNumber(o.offset, 'offset', 'getSessionField');
-    const { index, entry } = await this.entry(o, 'getSessionField', true);
-    const value = fieldValue(entry, field);
-    if (value === undefined) throw new NetlensError(ErrorCodes.NOT_FOUND, `Entry ${index} has no ${field.kind === 'url' ? 'URL' : `${field.kind} ${field.header}`}.`);
+    const id = sessionId(o, 'getSessionField');
+    const index = wholeNumber(o.index, 'index', 'getSessionField');
+    const key = JSON.stringify([id, index, field]);
+    if (this.saving?.key === key) this.saving.timer.refresh();
+    else {
+      this.dropSaving();
+      const value = this.entry(o, 'getSessionField').then(({ entry }) => fieldValue(entry, field));
+      const timer = setTimeout(() => this.saving?.value === value && this.dropSaving(), FIELD_TTL_MS);
+      timer.unref();
+      this.saving = { id, key, value, timer };
+      value.catch(() => this.saving?.value === value && this.dropSaving());
+    }
+    const value = await this.saving!.value;
+    if (value === undefined) {
+      const what = field.kind === 'url' ? 'URL' : 'header' in field ? `${field.kind} ${field.header}` : field.kind.replace('-', ' ');
+      throw new NetlensError(ErrorCodes.NOT_FOUND, `Entry ${index} has no ${what}.`);
+    }
     return fieldChunk(value, offset);
   }
 }

@@ -10,6 +10,7 @@
  */
 import type { ExchangeDetail, ExchangeSummary, FieldCut, HeaderList, PhaseTimings, SessionField, SessionFieldChunk, SessionPage } from './contract.js';
 import type { HarEntry, HarPage } from './har-types.js';
+import { postDataText } from './body-view.js';
 
 /** URL kept in a row (the list shows one line of it; Details shows up to FIELD_CAP). */
 export const ROW_URL_CAP = 2048;
@@ -184,23 +185,42 @@ export function sessionDetail(entry: HarEntry, index: number): ExchangeDetail {
   };
 }
 
-/** The whole value a `SessionField` names, or undefined when the entry has no such field. */
-export function fieldValue(entry: HarEntry, field: SessionField): string | undefined {
-  const req = obj(obj(entry).request);
-  if (field.kind === 'url') return typeof req.url === 'string' ? req.url : undefined;
-  const side = field.kind === 'request-header' ? req : obj(obj(entry).response);
-  const list = nameValues(side.headers);
-  const h = list[field.header];
-  if (!h) return undefined;
-  const v = field.part === 'name' ? h.name : h.value;
-  return typeof v === 'string' ? v : undefined;
+/** A field's whole value as `getSessionField` serves it. */
+export interface FieldValue {
+  value: string;
+  base64?: boolean;
 }
 
-/** One chunk of a field's value from character `offset` (chunks never split a surrogate pair). */
-export function fieldChunk(value: string, offset: number): SessionFieldChunk {
-  const start = Math.min(offset, value.length);
-  const chunk = slice(value.slice(start, start + FIELD_CHUNK + 1), FIELD_CHUNK);
-  return { text: chunk, offset: start, totalChars: value.length, done: start + chunk.length >= value.length };
+/** The whole value a `SessionField` names, or undefined when the entry has no such field. */
+export function fieldValue(entry: HarEntry, field: SessionField): FieldValue | undefined {
+  const req = obj(obj(entry).request);
+  const res = obj(obj(entry).response);
+  switch (field.kind) {
+    case 'url':
+      return typeof req.url === 'string' ? { value: req.url } : undefined;
+    case 'request-body': {
+      const value = postDataText(obj(req.postData), Infinity);
+      return value ? { value } : undefined;
+    }
+    case 'response-body': {
+      const content = obj(res.content);
+      if (typeof content.text !== 'string' || !content.text) return undefined;
+      // Whitespace out, so every chunk decodes on its own (FIELD_CHUNK is a multiple of 4).
+      return content.encoding === 'base64' ? { value: content.text.replace(/\s+/g, ''), base64: true } : { value: content.text };
+    }
+    default: {
+      const h = nameValues((field.kind === 'request-header' ? req : res).headers)[field.header];
+      const v = h && (field.part === 'name' ? h.name : h.value);
+      return typeof v === 'string' ? { value: v } : undefined;
+    }
+  }
+}
+
+/** One chunk of a field's value from character `offset` (chunks never split a surrogate pair or a base64 group). */
+export function fieldChunk({ value, base64 }: FieldValue, offset: number): SessionFieldChunk {
+  const start = Math.min(base64 ? offset - (offset % 4) : offset, value.length);
+  const chunk = base64 ? value.slice(start, start + FIELD_CHUNK) : slice(value.slice(start, start + FIELD_CHUNK + 1), FIELD_CHUNK);
+  return { text: chunk, offset: start, totalChars: value.length, done: start + chunk.length >= value.length, ...(base64 ? { encoding: 'base64' as const } : {}) };
 }
 
 /** The pages of a session, bounded: enough for the page-load markers the Waterfall draws. */

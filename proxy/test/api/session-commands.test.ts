@@ -182,10 +182,10 @@ describe('getSessionBody', () => {
 describe('getSessionField', () => {
   it('gives a cut value whole, in chunks that join to the stored bytes', async () => {
     const id = (await core.importHar({ fileName: 'big.har', text: bigHar() })).id;
-    const whole = async (field: Parameters<CoreService['getSessionField']>[0]['field']) => {
+    const whole = async (field: Parameters<CoreService['getSessionField']>[0]['field'], index = field.kind === 'url' ? 2 : 1) => {
       let text = '';
       for (let chunk: SessionFieldChunk | undefined; !chunk?.done; ) {
-        chunk = await core.getSessionField({ id, index: field.kind === 'url' ? 2 : 1, field, offset: text.length });
+        chunk = await core.getSessionField({ id, index, field, offset: text.length });
         expect(chunk.offset).toBe(text.length);
         text += chunk.text;
       }
@@ -194,6 +194,8 @@ describe('getSessionField', () => {
     expect(await whole({ kind: 'request-header', header: 1, part: 'value' })).toBe(bigValue);
     expect(await whole({ kind: 'response-header', header: 0, part: 'name' })).toBe(bigValue);
     expect(await whole({ kind: 'url' })).toBe(`http://big.test/u?q=${'u'.repeat(BIG)}`);
+    expect(await whole({ kind: 'request-body' }, 4)).toBe(bigValue);
+    expect(await whole({ kind: 'response-body' }, 4)).toBe('r'.repeat(3 * 1024 * 1024));
     // Past the end: an empty last chunk, not an error.
     expect(await core.getSessionField({ id, index: 1, field: { kind: 'url' }, offset: 10_000_000 })).toMatchObject({ text: '', done: true });
   });
@@ -209,6 +211,28 @@ describe('getSessionField', () => {
       expect((await failure(core.getSessionField({ id, index: 1, field, offset } as never))).code, String(offset)).toBe('NL_API_BAD_REQUEST');
     }
     expect((await failure(core.getSessionField({ id: 'nope', index: 0, field }))).code).toBe('NL_NOT_FOUND');
+    expect(await failure(core.getSessionField({ id, index: 0, field: { kind: 'request-body' } }))).toMatchObject({ code: 'NL_NOT_FOUND', message: 'Entry 0 has no request body.' });
+    expect((await failure(core.getSessionField({ id, index: 99, field }))).code).toBe('NL_NOT_FOUND');
+  });
+});
+
+describe('getSessionField on binary bodies', () => {
+  it('serves base64 in whole groups, whitespace removed, from any offset', async () => {
+    const bytes = Buffer.from(Array.from({ length: 5 * 1024 * 1024 }, (_, i) => (i * 7) % 256));
+    const b64 = bytes.toString('base64').replace(/(.{76})/g, '$1\n');
+    const e = entry('http://bin.test/');
+    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [{ ...e, response: { ...e.response, content: { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: b64 } } }] } };
+    const id = (await core.importHar({ fileName: 'bin.har', text: JSON.stringify(har) })).id;
+    const parts: Buffer[] = [];
+    let offset = 1; // not on a group boundary: the answer starts at the group's start
+    for (let chunk: SessionFieldChunk | undefined; !chunk?.done; ) {
+      chunk = await core.getSessionField({ id, index: 0, field: { kind: 'response-body' }, offset });
+      expect(chunk.encoding).toBe('base64');
+      expect(chunk.offset % 4).toBe(0);
+      parts.push(Buffer.from(chunk.text, 'base64'));
+      offset = chunk.offset + chunk.text.length;
+    }
+    expect(Buffer.concat(parts).equals(bytes)).toBe(true);
   });
 });
 

@@ -17,7 +17,18 @@ function fileName(label: string): string {
   return `${label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'value'}.txt`;
 }
 
-export function CutValue({ text, cut, field, label, save }: { text: string; cut?: FieldCut; field: SessionField; label: string; save?: SaveField }) {
+interface Props {
+  /** What is shown of the value ('' when the caller shows it, e.g. a body). */
+  text: string;
+  cut?: FieldCut;
+  field: SessionField;
+  label: string;
+  save?: SaveField;
+  /** Words before the sizes (default "…", the value's continuation). */
+  lead?: string;
+}
+
+export function CutValue({ text, cut, field, label, save, lead = '…' }: Props) {
   const toast = useToasts();
   const [progress, setProgress] = useState<number>();
   if (!cut) return <>{text}</>;
@@ -36,9 +47,9 @@ export function CutValue({ text, cut, field, label, save }: { text: string; cut?
   };
   return (
     <span className="cut-value" data-testid="cut-value">
-      <span className="cut-text">{text}</span>
+      {text && <span className="cut-text">{text}</span>}
       <span className="cut-note" data-testid="cut-note">
-        … {formatBinaryBytes(cut.fullBytes)}, shown first {formatBinaryBytes(cut.shownBytes)}
+        {lead} {formatBinaryBytes(cut.fullBytes)}, shown first {formatBinaryBytes(cut.shownBytes)}
         {save && (
           <button className="btn small" onClick={saveWhole} disabled={progress !== undefined} data-testid="cut-save" title={`Save the whole ${label} as a file`}>
             {progress === undefined ? 'Save full value' : `Saving… ${Math.floor(progress * 100)}%`}

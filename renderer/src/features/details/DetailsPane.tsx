@@ -56,7 +56,8 @@ function HeaderLine({ name, value, plain }: { name: React.ReactNode; value: Reac
   );
 }
 
-const count = (h: HeadDetail) => (h.headers.length + (h.headersOmitted ?? 0)).toLocaleString();
+const count = (h: HeadDetail) =>
+  h.headersOmitted ? `${(h.headers.length + h.headersOmitted).toLocaleString()} (first ${h.headers.length.toLocaleString()} shown)` : h.headers.length.toLocaleString();
 
 /** True when Details shows any value cut: a cURL command built from it would not be the recorded request. */
 function anyCut(detail: ExchangeDetail | undefined): boolean {

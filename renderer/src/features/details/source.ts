@@ -6,6 +6,7 @@
 import type { BodyView, ExchangeDetail, SessionField } from '../../../../proxy/src/api/contract';
 import { api } from '../../api';
 import { harEntryIndex } from '../../lib/har-rows';
+import { base64ToBytes } from '../../lib/format';
 
 export interface ExchangeSource {
   /** Distinguishes sources so cached details are not mixed up. */
@@ -41,12 +42,13 @@ export function sessionSource(sessionId: string): ExchangeSource {
       let offset = 0;
       for (;;) {
         const chunk = await api.getSessionField({ id: sessionId, index, field, offset });
-        parts.push(new Blob([chunk.text]));
+        // Binary bodies come as base64 in whole 4-character groups: each chunk decodes on its own.
+        parts.push(new Blob([chunk.encoding === 'base64' ? (base64ToBytes(chunk.text) as Uint8Array<ArrayBuffer>) : chunk.text]));
         offset = chunk.offset + chunk.text.length;
         onProgress?.(offset, chunk.totalChars);
         if (chunk.done || chunk.text.length === 0) break;
       }
-      return new Blob(parts, { type: 'text/plain;charset=utf-8' });
+      return new Blob(parts);
     },
   };
 }
