@@ -30,11 +30,15 @@ const num = (n: unknown, fallback = -1): number => (typeof n === 'number' && Num
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
-/** Cut at `cap` UTF-16 units, never inside a surrogate pair. */
+/**
+ * Cut at `cap` UTF-16 units, never inside a surrogate pair. The result is a copy:
+ * V8's `slice` of a long string keeps the whole original alive, so a 64 KiB cut
+ * of a 95 MiB header would hold all 95 MiB for as long as the cut lives.
+ */
 function slice(s: string, cap: number): string {
   if (s.length <= cap) return s;
   const end = cap > 0 && s.charCodeAt(cap - 1) >= 0xd800 && s.charCodeAt(cap - 1) <= 0xdbff ? cap - 1 : cap;
-  return s.slice(0, end);
+  return Buffer.from(s.slice(0, end), 'utf16le').toString('utf16le');
 }
 
 /** `s` cut to `cap` characters, with the cut described when there was one. */

@@ -193,7 +193,11 @@ export class EntryFile {
     const ref = this.refs[i];
     if (!ref) return Promise.reject(new RangeError(`no entry ${i}`));
     const next = this.queue.then(() => this.read(ref));
-    this.queue = next.catch(() => undefined);
+    // Settle to undefined: `catch` alone would pass the entry through and keep it alive here.
+    this.queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
