@@ -192,23 +192,27 @@ export class EntryFile {
   entry(i: number): Promise<HarEntry> {
     const ref = this.refs[i];
     if (!ref) return Promise.reject(new RangeError(`no entry ${i}`));
-    const next = this.queue.then(() => this.read(ref));
-    // Settle to undefined: `catch` alone would pass the entry through and keep it alive here.
-    this.queue = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
+    return this.oneAtATime(() => this.read(ref));
   }
 
   /** Every entry in order, one in memory at a time (one file handle for all of them). */
   async *all(): AsyncGenerator<HarEntry> {
     const fh = await fs.promises.open(this.file, 'r');
     try {
-      for (const ref of this.refs) yield await this.readFrom(fh, ref);
+      for (const ref of this.refs) yield await this.oneAtATime(() => this.readFrom(fh, ref));
     } finally {
       await fh.close();
     }
+  }
+
+  private oneAtATime<T>(read: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(read);
+    // Settle to undefined: `catch` alone would pass the entry through and keep it alive here.
+    this.queue = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
   }
 
   private async read(ref: { offset: number; length: number }): Promise<HarEntry> {
