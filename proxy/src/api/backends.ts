@@ -24,10 +24,13 @@ export interface StoredSession {
 export interface SessionEntries {
   readonly count: number;
   readonly pages: HarPage[];
-  /** Entry `i` (0 ≤ i < count), parsed. */
-  entry(i: number): Promise<HarEntry>;
-  /** Every entry in order, one at a time. */
-  all(): AsyncIterable<HarEntry>;
+  /**
+   * Entry `i` (0 ≤ i < count), parsed. With `cap`, a source may cut strings longer
+   * than `cap` bytes while reading and mark them (sessions/capped-json.ts `splitCut`).
+   */
+  entry(i: number, cap?: number): Promise<HarEntry>;
+  /** Every entry in order, one at a time (`cap` as for `entry`). */
+  all(cap?: number): AsyncIterable<HarEntry>;
 }
 
 export interface SessionBackend {

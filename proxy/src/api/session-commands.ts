@@ -14,7 +14,7 @@ import type { BodyView, ExchangeDetail, ExchangeSummary, OpenedSession, SessionF
 import type { SessionBackend, SessionEntries } from './backends.js';
 import type { HarEntry } from './har-types.js';
 import { harBodyView } from './body-view.js';
-import { cutText, fieldChunk, fieldValue, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
+import { cutText, fieldChunk, fieldValue, READ_CAP, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
 
 const INDEX_CACHE = 4;
 const FIELD_TTL_MS = 10_000;
@@ -89,12 +89,13 @@ export class SessionCommands {
     this.indexes.clear();
   }
 
-  private async entry(a: Record<string, unknown>, command: string): Promise<{ id: string; index: number; entry: HarEntry }> {
+  /** With `cap`, long strings are cut while reading (rows and Details); bodies and saved values read whole. */
+  private async entry(a: Record<string, unknown>, command: string, cap?: number): Promise<{ id: string; index: number; entry: HarEntry }> {
     const id = sessionId(a, command);
     const index = wholeNumber(a.index, 'index', command);
     const { info, entries } = await this.index(id);
     if (index >= entries.count) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no entry ${index} (it has ${entries.count}).`);
-    return { id, index, entry: await entries.entry(index) };
+    return { id, index, entry: await entries.entry(index, cap) };
   }
 
   async open(a: unknown): Promise<OpenedSession> {
@@ -102,7 +103,7 @@ export class SessionCommands {
     const { info, entries } = await this.index(id, true);
     const rows: ExchangeSummary[] = [];
     let urlBudget = ROWS_URL_BUDGET;
-    for await (const e of entries.all()) {
+    for await (const e of entries.all(READ_CAP)) {
       const row = sessionRow(e, rows.length);
       if (urlBudget <= 0 && row.url.length > SHORT_URL_CAP) {
         const short = cutText(row.url, SHORT_URL_CAP);
@@ -116,7 +117,7 @@ export class SessionCommands {
   }
 
   async detail(a: unknown): Promise<ExchangeDetail> {
-    const { index, entry } = await this.entry(args(a, 'getSessionEntry'), 'getSessionEntry');
+    const { index, entry } = await this.entry(args(a, 'getSessionEntry'), 'getSessionEntry', READ_CAP);
     return sessionDetail(entry, index);
   }
 

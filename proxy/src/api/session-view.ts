@@ -11,6 +11,7 @@
 import type { ExchangeDetail, ExchangeSummary, FieldCut, HeaderList, PhaseTimings, SessionField, SessionFieldChunk, SessionPage } from './contract.js';
 import type { HarEntry, HarPage } from './har-types.js';
 import { postDataText } from './body-view.js';
+import { splitCut } from '../sessions/capped-json.js';
 
 /** URL kept in a row (the list shows one line of it; Details shows up to FIELD_CAP). */
 export const ROW_URL_CAP = 2048;
@@ -25,9 +26,17 @@ const FIELD_MIN = 1024;
 export const HEADER_COUNT_CAP = 1000;
 /** Characters per `getSessionField` answer. */
 export const FIELD_CHUNK = 4 * 1024 * 1024;
+/**
+ * Bytes of each string kept when an entry is read for rows or Details (the rest is
+ * only counted): enough for FIELD_CAP characters even if every one is a 6-byte escape.
+ */
+export const READ_CAP = 6 * FIELD_CAP;
 
 const num = (n: unknown, fallback = -1): number => (typeof n === 'number' && Number.isFinite(n) ? n : fallback);
-const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+/** A string as read (possibly cut while reading, see READ_CAP), anything else as text. */
+const raw = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
+/** The same without the cut marker. */
+const text = (v: unknown): string => splitCut(raw(v)).text;
 const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /**
@@ -41,11 +50,12 @@ function slice(s: string, cap: number): string {
   return Buffer.from(s.slice(0, end), 'utf16le').toString('utf16le');
 }
 
-/** `s` cut to `cap` characters, with the cut described when there was one. */
-export function cutText(s: string, cap: number): { text: string; cut?: FieldCut } {
-  if (s.length <= cap) return { text: s };
+/** `value` cut to `cap` characters, with the cut described when there was one (here or while reading). */
+export function cutText(value: string, cap: number): { text: string; cut?: FieldCut } {
+  const { text: s, fullBytes } = splitCut(value);
+  if (fullBytes === undefined && s.length <= cap) return { text: s };
   const shown = slice(s, cap);
-  return { text: shown, cut: { fullBytes: Buffer.byteLength(s), shownBytes: Buffer.byteLength(shown) } };
+  return { text: shown, cut: { fullBytes: fullBytes ?? Buffer.byteLength(s), shownBytes: Buffer.byteLength(shown) } };
 }
 
 /** A short string for a row: cut with an ellipsis (no size kept; the row is not where it is read). */
@@ -98,8 +108,7 @@ export function sessionRow(entry: HarEntry, index: number): ExchangeSummary {
   const req = obj(e.request);
   const res = obj(e.response);
   const content = obj(res.content);
-  const fullUrl = text(req.url);
-  const url = cutText(fullUrl, ROW_URL_CAP);
+  const url = cutText(raw(req.url), ROW_URL_CAP);
   const status = num(res.status, 0);
   const errorText = typeof res._error === 'string' && res._error ? res._error : typeof e._error === 'string' && e._error ? e._error : undefined;
   const failed = status === 0 || Boolean(errorText);
@@ -107,7 +116,7 @@ export function sessionRow(entry: HarEntry, index: number): ExchangeSummary {
   const bodySize = num(res.bodySize);
   const responseSize = Number.isFinite(transfer) && transfer >= 0 ? transfer : bodySize >= 0 ? bodySize : num(content.size);
   const postText = obj(req.postData).text;
-  const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : typeof postText === 'string' ? postText.length : 0;
+  const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : typeof postText === 'string' ? (splitCut(postText).fullBytes ?? Buffer.byteLength(postText)) : 0;
   const started = short(e.startedDateTime, 64);
   const startTime = Date.parse(started);
   return {
@@ -141,9 +150,9 @@ function headerList(v: unknown, budget: { left: number }): { headers: HeaderList
   const headers: HeaderList = [];
   for (const h of all.slice(0, HEADER_COUNT_CAP)) {
     const cap = () => Math.max(FIELD_MIN, Math.min(FIELD_CAP, budget.left));
-    const name = cutText(text(h.name), cap());
+    const name = cutText(raw(h.name), cap());
     budget.left -= name.text.length;
-    const value = cutText(text(h.value), cap());
+    const value = cutText(raw(h.value), cap());
     budget.left -= value.text.length;
     if (name.cut || value.cut) headers.push([name.text, value.text, { ...(name.cut ? { name: name.cut } : {}), ...(value.cut ? { value: value.cut } : {}) }]);
     else headers.push([name.text, value.text]);
@@ -157,7 +166,7 @@ export function sessionDetail(entry: HarEntry, index: number): ExchangeDetail {
   const req = obj(e.request);
   const res = obj(e.response);
   const budget = { left: DETAIL_BUDGET };
-  const url = cutText(text(req.url), FIELD_CAP);
+  const url = cutText(raw(req.url), FIELD_CAP);
   const summary = { ...sessionRow(entry, index), url: url.text, urlCut: url.cut };
   if (!url.cut) delete summary.urlCut;
   const request = headerList(req.headers, budget);

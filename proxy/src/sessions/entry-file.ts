@@ -14,6 +14,7 @@
  */
 import fs from 'node:fs';
 import { EntryIndex, scanJournal } from '../har/journal.js';
+import { JsonCapper } from './capped-json.js';
 import type { HarEntry, HarPage } from '../har/types.js';
 
 export interface EntryFileScan {
@@ -32,6 +33,9 @@ const OPEN_ARR = 0x5b;
 const CLOSE_ARR = 0x5d;
 /** Keys are remembered only this long: we only look for `log` and `entries`. */
 const KEY_PREFIX = 16;
+
+/** Capped reads go through the entry in pieces of this size. */
+const READ_PIECE = 1024 * 1024;
 
 /** Thrown when the file is not a HAR the scanner can index. */
 export class EntryFileError extends Error {}
@@ -188,18 +192,22 @@ export class EntryFile {
     return this.refs[i]?.length ?? 0;
   }
 
-  /** Entry `i`, parsed; `i` must be in range (callers check). */
-  entry(i: number): Promise<HarEntry> {
+  /**
+   * Entry `i`, parsed; `i` must be in range (callers check). With `cap`, strings
+   * longer than `cap` bytes are cut while reading (capped-json.ts, `splitCut`):
+   * memory then stays near the cut size whatever the entry holds.
+   */
+  entry(i: number, cap?: number): Promise<HarEntry> {
     const ref = this.refs[i];
     if (!ref) return Promise.reject(new RangeError(`no entry ${i}`));
-    return this.oneAtATime(() => this.read(ref));
+    return this.oneAtATime(() => this.read(ref, cap));
   }
 
   /** Every entry in order, one in memory at a time (one file handle for all of them). */
-  async *all(): AsyncGenerator<HarEntry> {
+  async *all(cap?: number): AsyncGenerator<HarEntry> {
     const fh = await fs.promises.open(this.file, 'r');
     try {
-      for (const ref of this.refs) yield await this.oneAtATime(() => this.readFrom(fh, ref));
+      for (const ref of this.refs) yield await this.oneAtATime(() => this.readFrom(fh, ref, cap));
     } finally {
       await fh.close();
     }
@@ -215,22 +223,39 @@ export class EntryFile {
     return next;
   }
 
-  private async read(ref: { offset: number; length: number }): Promise<HarEntry> {
+  private async read(ref: { offset: number; length: number }, cap?: number): Promise<HarEntry> {
     const fh = await fs.promises.open(this.file, 'r');
     try {
-      return await this.readFrom(fh, ref);
+      return await this.readFrom(fh, ref, cap);
     } finally {
       await fh.close();
     }
   }
 
-  private async readFrom(fh: fs.promises.FileHandle, ref: { offset: number; length: number }): Promise<HarEntry> {
+  private async readFrom(fh: fs.promises.FileHandle, ref: { offset: number; length: number }, cap?: number): Promise<HarEntry> {
+    const value = JSON.parse(cap === undefined ? await this.whole(fh, ref) : await this.capped(fh, ref, cap)) as { entry?: HarEntry } & HarEntry;
+    if (!this.wrapped) return value;
+    // (A journal line's own keys are never long: the cut cannot touch "entry".)
+    if (!value.entry) throw new EntryFileError(`${this.file}: a journal line without an entry`);
+    return value.entry;
+  }
+
+  private async whole(fh: fs.promises.FileHandle, ref: { offset: number; length: number }): Promise<string> {
     const buf = Buffer.allocUnsafe(ref.length);
     const { bytesRead } = await fh.read(buf, 0, ref.length, ref.offset);
     if (bytesRead !== ref.length) throw new EntryFileError(`${this.file} changed on disk while open`);
-    const value = JSON.parse(buf.toString('utf8')) as { entry?: HarEntry } & HarEntry;
-    if (!this.wrapped) return value;
-    if (!value.entry) throw new EntryFileError(`${this.file}: a journal line without an entry`);
-    return value.entry;
+    return buf.toString('utf8');
+  }
+
+  private async capped(fh: fs.promises.FileHandle, ref: { offset: number; length: number }, cap: number): Promise<string> {
+    const capper = new JsonCapper(cap);
+    const buf = Buffer.allocUnsafe(Math.min(ref.length, READ_PIECE));
+    for (let done = 0; done < ref.length; ) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, ref.length - done), ref.offset + done);
+      if (bytesRead === 0) throw new EntryFileError(`${this.file} changed on disk while open`);
+      capper.write(buf.subarray(0, bytesRead));
+      done += bytesRead;
+    }
+    return capper.text();
   }
 }
