@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
 import type { HarEntry } from './har-types.js';
+import { splitCut } from '../sessions/capped-json.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
@@ -116,7 +117,7 @@ export function postDataText(post: Record<string, unknown>, limit = DISPLAY_LIMI
   const parts: string[] = [];
   let length = 0;
   for (const p of post.params as Array<Record<string, unknown> | null>) {
-    const part = `${String(p?.name ?? '')}=${String(p?.value ?? '')}`;
+    const part = `${splitCut(String(p?.name ?? '')).text}=${splitCut(String(p?.value ?? '')).text}`;
     parts.push(part);
     // Only DISPLAY_LIMIT is shown: stop joining past it (a hostile HAR can hold millions of params).
     if ((length += part.length + 1) > limit) break;
@@ -136,12 +137,15 @@ export function harBodyView(entry: HarEntry, side: 'request' | 'response'): Body
   const mimeType = (typeof content.mimeType === 'string' ? content.mimeType.slice(0, 256) : '').split(';')[0]!.trim().toLowerCase();
   const size = side === 'request' ? req.bodySize : res.bodySize;
   const wireSize = typeof size === 'number' && Number.isFinite(size) ? size : -1;
-  const text = side === 'request' ? postDataText(content) : typeof content.text === 'string' ? content.text : undefined;
+  const raw = side === 'request' ? postDataText(content) : typeof content.text === 'string' ? content.text : undefined;
   const base = { mimeType, wireSize, captureTruncated: Boolean(content._truncated), displayTruncated: false };
-  if (typeof text !== 'string' || text === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
+  if (typeof raw !== 'string' || raw === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
+  // A text body cut while reading (capped-json.ts) knows its whole size; callers read base64 bodies whole.
+  const { text, fullBytes } = splitCut(raw);
   const bytes = content.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-  const displayTruncated = bytes.length > DISPLAY_LIMIT;
-  const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
+  const decodedSize = fullBytes ?? bytes.length;
+  const displayTruncated = decodedSize > DISPLAY_LIMIT;
+  const shown = bytes.length > DISPLAY_LIMIT ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
   const asText = isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown));
-  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize: bytes.length, displayTruncated };
+  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize, displayTruncated };
 }

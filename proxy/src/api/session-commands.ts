@@ -13,7 +13,8 @@ import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BodyView, ExchangeDetail, ExchangeSummary, OpenedSession, SessionField, SessionFieldChunk, SessionInfo } from './contract.js';
 import type { SessionBackend, SessionEntries } from './backends.js';
 import type { HarEntry } from './har-types.js';
-import { harBodyView } from './body-view.js';
+import { DISPLAY_LIMIT, harBodyView } from './body-view.js';
+import { splitCut } from '../sessions/capped-json.js';
 import { cutText, fieldChunk, fieldValue, READ_CAP, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
 
 const INDEX_CACHE = 4;
@@ -21,6 +22,14 @@ const FIELD_TTL_MS = 10_000;
 /** URL characters all rows of one session may carry at ROW_URL_CAP; later rows get SHORT_URL_CAP. */
 export const ROWS_URL_BUDGET = 32 * 1024 * 1024;
 const SHORT_URL_CAP = 256;
+/** Bytes of each string kept when an entry is read for a body: the display limit even if every character is an escape. */
+const BODY_READ_CAP = 6 * DISPLAY_LIMIT;
+
+function cutBase64(entry: HarEntry, side: 'request' | 'response'): boolean {
+  const e = entry as unknown as { request?: { postData?: Record<string, unknown> }; response?: { content?: Record<string, unknown> } };
+  const c = side === 'request' ? e?.request?.postData : e?.response?.content;
+  return c?.encoding === 'base64' && typeof c.text === 'string' && splitCut(c.text).fullBytes !== undefined;
+}
 
 function bad(message: string): NetlensError {
   return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
@@ -124,7 +133,9 @@ export class SessionCommands {
   async body(a: unknown): Promise<BodyView> {
     const o = args(a, 'getSessionBody');
     if (o.side !== 'request' && o.side !== 'response') throw bad('getSessionBody: "side" must be "request" or "response"');
-    const { entry } = await this.entry(o, 'getSessionBody');
+    let { entry } = await this.entry(o, 'getSessionBody', BODY_READ_CAP);
+    // Base64 cut while reading cannot say its decoded size exactly: read that body whole (one at a time, see EntryFile).
+    if (cutBase64(entry, o.side)) entry = (await this.entry(o, 'getSessionBody')).entry;
     return harBodyView(entry, o.side);
   }
 

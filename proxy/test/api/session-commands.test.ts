@@ -179,6 +179,23 @@ describe('getSessionBody', () => {
   });
 });
 
+describe('getSessionBody on bodies larger than what is read of them', () => {
+  it('knows the whole size of a text body cut while reading, and reads a huge base64 body whole', async () => {
+    const text = '€'.repeat(5 * 1024 * 1024); // 15 MiB of UTF-8, over the 12 MiB read cap
+    const bytes = Buffer.alloc(10 * 1024 * 1024, Buffer.from([0, 1, 2, 255])); // binary; 13.3 MiB of base64
+    const e = entry('http://bodies.test/', { post: text });
+    const bin = { ...e, response: { ...e.response, content: { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: bytes.toString('base64') } } };
+    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [bin] } };
+    const id = (await core.importHar({ fileName: 'bodies.har', text: JSON.stringify(har) })).id;
+    const post = await core.getSessionBody({ id, index: 0, side: 'request' });
+    expect(post).toMatchObject({ kind: 'text', decodedSize: Buffer.byteLength(text), displayTruncated: true });
+    expect(text.startsWith(post.data.replace(/\uFFFD$/, ''))).toBe(true);
+    const res = await core.getSessionBody({ id, index: 0, side: 'response' });
+    expect(res).toMatchObject({ kind: 'base64', decodedSize: bytes.length, displayTruncated: true });
+    expect(Buffer.from(res.data, 'base64').equals(bytes.subarray(0, 2 * 1024 * 1024))).toBe(true);
+  });
+});
+
 describe('getSessionField', () => {
   it('gives a cut value whole, in chunks that join to the stored bytes', async () => {
     const id = (await core.importHar({ fileName: 'big.har', text: bigHar() })).id;
