@@ -24,8 +24,8 @@ export const DETAIL_BUDGET = 2 * 1024 * 1024;
 const FIELD_MIN = 1024;
 /** Headers listed per side in Details; the rest are counted (`headersOmitted`). */
 export const HEADER_COUNT_CAP = 1000;
-/** Characters per `getSessionField` answer. */
-export const FIELD_CHUNK = 4 * 1024 * 1024;
+/** Characters per `getSessionField` answer (a multiple of 4: base64 chunks hold whole groups). */
+export const FIELD_CHUNK = 16 * 1024 * 1024;
 /**
  * Bytes of each string kept when an entry is read for rows or Details (the rest is
  * only counted): enough for FIELD_CAP characters even if every one is a 6-byte escape.
@@ -230,9 +230,11 @@ export function fieldValue(entry: HarEntry, field: SessionField): FieldValue | u
 }
 
 /** One chunk of a field's value from character `offset` (chunks never split a surrogate pair or a base64 group). */
-export function fieldChunk({ value, base64 }: FieldValue, offset: number): SessionFieldChunk {
+export function fieldChunk({ value, base64 }: FieldValue, offset: number, size = FIELD_CHUNK): SessionFieldChunk {
   const start = Math.min(base64 ? offset - (offset % 4) : offset, value.length);
-  const chunk = base64 ? value.slice(start, start + FIELD_CHUNK) : slice(value.slice(start, start + FIELD_CHUNK + 1), FIELD_CHUNK);
+  let chunk = base64 ? value.slice(start, start + size) : slice(value.slice(start, start + size + 1), size);
+  // A chunk of one character that is a surrogate pair: send the pair (an empty chunk would never finish).
+  if (chunk === '' && start < value.length) chunk = value.slice(start, start + 2);
   return { text: chunk, offset: start, totalChars: value.length, done: start + chunk.length >= value.length, ...(base64 ? { encoding: 'base64' as const } : {}) };
 }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
 import { memorySessions } from '../../src/api/backends.js';
-import { DETAIL_BUDGET, FIELD_CAP, HEADER_COUNT_CAP, ROW_URL_CAP } from '../../src/api/session-view.js';
+import { DETAIL_BUDGET, FIELD_CAP, fieldChunk, HEADER_COUNT_CAP, ROW_URL_CAP } from '../../src/api/session-view.js';
 import { storeBackend } from '../../src/sessions/backend.js';
 import { SessionStore } from '../../src/sessions/store.js';
 import type { ExchangeDetail, SessionFieldChunk } from '../../src/api/contract.js';
@@ -250,6 +250,35 @@ describe('getSessionField on binary bodies', () => {
       offset = chunk.offset + chunk.text.length;
     }
     expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+  });
+});
+
+describe('fieldChunk', () => {
+  const join = (value: string, size: number, base64?: boolean) => {
+    let out = '';
+    let calls = 0;
+    for (let c: SessionFieldChunk | undefined; !c?.done; calls++) {
+      c = fieldChunk({ value, base64 }, out.length, size);
+      expect(c.offset).toBe(out.length);
+      expect(c.totalChars).toBe(value.length);
+      out += c.text;
+    }
+    return { out, calls };
+  };
+  it('never splits a surrogate pair, and joins back to the value', () => {
+    const value = 'a😀'.repeat(1000);
+    for (const size of [1, 2, 3, 4, 7, 64]) {
+      const { out } = join(value, size);
+      expect(out).toBe(value);
+      for (let off = 0; off < 20; off++) expect(fieldChunk({ value }, off, size).text).not.toMatch(/[\ud800-\udbff]$/);
+    }
+  });
+  it('base64 chunks hold whole 4-character groups, from any offset', () => {
+    const value = Buffer.from('any binary \u0000 bytes at all').toString('base64');
+    const { out, calls } = join(value, 8, true);
+    expect(out).toBe(value);
+    expect(calls).toBe(Math.ceil(value.length / 8));
+    expect(fieldChunk({ value, base64: true }, 5, 8)).toMatchObject({ offset: 4, text: value.slice(4, 12) });
   });
 });
 
