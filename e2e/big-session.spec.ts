@@ -69,9 +69,11 @@ test('a HAR with a 95 MiB request header opens, shows the header cut with its si
     expect(crashed).toBe(false);
 
     // Nothing recorded is lost: the session exported by the CLI holds the whole header.
-    const [session] = JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'bin', 'netlens.js'), 'sessions', 'list', '--json', '--data-dir', serve.dataDir], { encoding: 'utf8' }));
+    const bin = path.join(ROOT, 'bin', 'netlens.js');
+    const cli = (...args: string[]) => execFileSync(process.execPath, [bin, ...args, '--data-dir', serve.dataDir], { encoding: 'utf8' });
+    const [session] = JSON.parse(cli('sessions', 'list', '--json'));
     const out = path.join(dir, 'exported.har');
-    execFileSync(process.execPath, [path.join(ROOT, 'bin', 'netlens.js'), 'sessions', 'export', session.id, out, '--data-dir', serve.dataDir]);
+    cli('sessions', 'export', session.id, out);
     const exported = JSON.parse(fs.readFileSync(out, 'utf8'));
     const value: string = exported.log.entries[1].request.headers.find((h: { name: string }) => h.name === 'X-Huge').value;
     expect(value.length).toBe(SIZE);

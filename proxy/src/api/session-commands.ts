@@ -54,7 +54,9 @@ function wholeNumber(v: unknown, what: string, command: string): number {
 function sessionField(v: unknown, command: string): SessionField {
   const f = args(v, `${command}: "field"`);
   if (f.kind === 'url' || f.kind === 'request-body' || f.kind === 'response-body') return { kind: f.kind };
-  if (f.kind !== 'request-header' && f.kind !== 'response-header') throw bad(`${command}: "field.kind" must be "url", "request-header", "response-header", "request-body" or "response-body"`);
+  if (f.kind !== 'request-header' && f.kind !== 'response-header') {
+    throw bad(`${command}: "field.kind" must be "url", "request-header", "response-header", "request-body" or "response-body"`);
+  }
   if (f.part !== 'name' && f.part !== 'value') throw bad(`${command}: "field.part" must be "name" or "value"`);
   return { kind: f.kind, header: wholeNumber(f.header, 'field.header', command), part: f.part };
 }

@@ -99,7 +99,15 @@ function mimeOf(res: Record<string, unknown>): string {
 
 function timingsOf(e: Record<string, unknown>): PhaseTimings {
   const t = obj(e.timings);
-  return { blocked: num(t.blocked), dns: num(t.dns), connect: num(t.connect), ssl: num(t.ssl), send: num(t.send, 0), wait: num(t.wait, 0), receive: num(t.receive, 0) };
+  return {
+    blocked: num(t.blocked),
+    dns: num(t.dns),
+    connect: num(t.connect),
+    ssl: num(t.ssl),
+    send: num(t.send, 0),
+    wait: num(t.wait, 0),
+    receive: num(t.receive, 0),
+  };
 }
 
 /** Row `h<i>` of a session: what the Traffic list and the Waterfall need, every string bounded. */
@@ -112,11 +120,13 @@ export function sessionRow(entry: HarEntry, index: number): ExchangeSummary {
   const status = num(res.status, 0);
   const errorText = typeof res._error === 'string' && res._error ? res._error : typeof e._error === 'string' && e._error ? e._error : undefined;
   const failed = status === 0 || Boolean(errorText);
+  const errorCode = typeof e._errorCode === 'string' ? short(e._errorCode, 64) : 'HAR_ERROR';
   const transfer = num(res._transferSize, NaN);
   const bodySize = num(res.bodySize);
   const responseSize = Number.isFinite(transfer) && transfer >= 0 ? transfer : bodySize >= 0 ? bodySize : num(content.size);
   const postText = obj(req.postData).text;
-  const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : typeof postText === 'string' ? (splitCut(postText).fullBytes ?? Buffer.byteLength(postText)) : 0;
+  const postBytes = typeof postText === 'string' ? (splitCut(postText).fullBytes ?? Buffer.byteLength(postText)) : 0;
+  const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : postBytes;
   const started = short(e.startedDateTime, 64);
   const startTime = Date.parse(started);
   return {
@@ -138,7 +148,7 @@ export function sessionRow(entry: HarEntry, index: number): ExchangeSummary {
     duration: num(e.time),
     timings: timingsOf(e),
     state: failed ? 'error' : 'complete',
-    error: failed ? { code: typeof e._errorCode === 'string' ? short(e._errorCode, 64) : 'HAR_ERROR', message: errorText ? short(errorText, 1024) : 'No response (status 0)' } : undefined,
+    error: failed ? { code: errorCode, message: short(errorText ?? 'No response (status 0)', 1024) } : undefined,
     connection: e.connection !== undefined && e.connection !== null ? short(e.connection) : undefined,
     serverIPAddress: typeof e.serverIPAddress === 'string' && e.serverIPAddress ? short(e.serverIPAddress) : undefined,
   };
@@ -191,7 +201,9 @@ export function sessionDetail(entry: HarEntry, index: number): ExchangeDetail {
           bodyTruncated: Boolean(obj(res.content)._truncated),
         }
       : undefined,
-    clientTimings: e._clientTimings ? { receiveRequest: num(ct.receiveRequest), proxyOverhead: num(ct.proxyOverhead), respond: num(ct.respond), total: num(ct.total) } : undefined,
+    clientTimings: e._clientTimings
+      ? { receiveRequest: num(ct.receiveRequest), proxyOverhead: num(ct.proxyOverhead), respond: num(ct.respond), total: num(ct.total) }
+      : undefined,
     nagle: bool(e._nagle),
     retries: typeof e._retries === 'number' ? e._retries : undefined,
     upstreamConnectionNew: bool(e._upstreamConnectionNew),
@@ -235,7 +247,8 @@ export function fieldChunk({ value, base64 }: FieldValue, offset: number, size =
   let chunk = base64 ? value.slice(start, start + size) : slice(value.slice(start, start + size + 1), size);
   // A chunk of one character that is a surrogate pair: send the pair (an empty chunk would never finish).
   if (chunk === '' && start < value.length) chunk = value.slice(start, start + 2);
-  return { text: chunk, offset: start, totalChars: value.length, done: start + chunk.length >= value.length, ...(base64 ? { encoding: 'base64' as const } : {}) };
+  const done = start + chunk.length >= value.length;
+  return { text: chunk, offset: start, totalChars: value.length, done, ...(base64 ? { encoding: 'base64' as const } : {}) };
 }
 
 /** The pages of a session, bounded: enough for the page-load markers the Waterfall draws. */

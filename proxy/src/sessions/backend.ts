@@ -42,7 +42,9 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
         return { info: toInfo({ ...info, entryCount: entries.count }), entries };
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
-        if (e.code === 'ENOENT') throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no file any more (${file}); it was deleted meanwhile.`);
+        if (e.code === 'ENOENT') {
+          throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no file any more (${file}); it was deleted meanwhile.`);
+        }
         throw new NetlensError(ErrorCodes.SESSION_STORE, `Session "${info.name}" (${file}) cannot be read: ${e.message}`, { cause: err });
       }
     },

@@ -89,7 +89,8 @@ export async function scanHarEntries(file: string): Promise<EntryFileScan> {
         continue;
       }
       // Directly inside `entries`: only objects (and the commas and spaces between them) belong here.
-      if (entriesDepth >= 0 && stack.length === entriesDepth && b !== OPEN_OBJ && b !== CLOSE_ARR && b !== 0x2c && b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
+      const between = b === OPEN_OBJ || b === CLOSE_ARR || b === 0x2c || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+      if (entriesDepth >= 0 && stack.length === entriesDepth && !between) {
         throw new EntryFileError(`log.entries[${entries.length}] is not an object`);
       }
       switch (b) {

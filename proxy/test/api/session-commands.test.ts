@@ -16,7 +16,9 @@ import type { ExchangeDetail, SessionFieldChunk } from '../../src/api/contract.j
 
 const BIG = 300 * 1024;
 
-function entry(url: string, opts: { reqHeaders?: Array<{ name: string; value: string }>; resHeaders?: Array<{ name: string; value: string }>; post?: string; body?: string } = {}) {
+type Headers = Array<{ name: string; value: string }>;
+
+function entry(url: string, opts: { reqHeaders?: Headers; resHeaders?: Headers; post?: string; body?: string } = {}) {
   return {
     startedDateTime: '2026-01-01T00:00:00.000Z',
     time: 10,
@@ -60,7 +62,13 @@ function bigHar(): string {
       pages: [{ id: 'p1', title: 't'.repeat(5000), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } }],
       entries: [
         entry('http://small.test/first'),
-        entry('http://big.test/h', { reqHeaders: [{ name: 'Accept', value: '*/*' }, { name: 'X-Huge', value: bigValue }], resHeaders: [{ name: bigValue, value: 'v' }] }),
+        entry('http://big.test/h', {
+          reqHeaders: [
+            { name: 'Accept', value: '*/*' },
+            { name: 'X-Huge', value: bigValue },
+          ],
+          resHeaders: [{ name: bigValue, value: 'v' }],
+        }),
         entry(`http://big.test/u?q=${'u'.repeat(BIG)}`),
         entry('http://big.test/many', { reqHeaders: many }),
         entry('http://big.test/post', { post: bigValue, body: 'r'.repeat(3 * 1024 * 1024) }),
@@ -105,7 +113,8 @@ describe('openSession', () => {
     expect(cut.urlCut).toEqual({ fullBytes: `http://big.test/u?q=`.length + BIG, shownBytes: cut.url.length });
     // No header values and no bodies travel with the rows.
     expect(JSON.stringify(opened).length).toBeLessThan(6 * (ROW_URL_CAP + 2000));
-    expect(opened.pages).toEqual([{ id: 'p1', title: expect.any(String), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } }]);
+    const page = { id: 'p1', title: expect.any(String), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } };
+    expect(opened.pages).toEqual([page]);
     expect(opened.pages[0]!.title.length).toBeLessThan(1100);
   });
 
@@ -184,7 +193,8 @@ describe('getSessionBody on bodies larger than what is read of them', () => {
     const text = '€'.repeat(5 * 1024 * 1024); // 15 MiB of UTF-8, over the 12 MiB read cap
     const bytes = Buffer.alloc(10 * 1024 * 1024, Buffer.from([0, 1, 2, 255])); // binary; 13.3 MiB of base64
     const e = entry('http://bodies.test/', { post: text });
-    const bin = { ...e, response: { ...e.response, content: { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: bytes.toString('base64') } } };
+    const content = { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: bytes.toString('base64') };
+    const bin = { ...e, response: { ...e.response, content } };
     const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [bin] } };
     const id = (await core.importHar({ fileName: 'bodies.har', text: JSON.stringify(har) })).id;
     const post = await core.getSessionBody({ id, index: 0, side: 'request' });
@@ -228,7 +238,8 @@ describe('getSessionField', () => {
       expect((await failure(core.getSessionField({ id, index: 1, field, offset } as never))).code, String(offset)).toBe('NL_API_BAD_REQUEST');
     }
     expect((await failure(core.getSessionField({ id: 'nope', index: 0, field }))).code).toBe('NL_NOT_FOUND');
-    expect(await failure(core.getSessionField({ id, index: 0, field: { kind: 'request-body' } }))).toMatchObject({ code: 'NL_NOT_FOUND', message: 'Entry 0 has no request body.' });
+    const noBody = await failure(core.getSessionField({ id, index: 0, field: { kind: 'request-body' } }));
+    expect(noBody).toMatchObject({ code: 'NL_NOT_FOUND', message: 'Entry 0 has no request body.' });
     expect((await failure(core.getSessionField({ id, index: 99, field }))).code).toBe('NL_NOT_FOUND');
   });
 });
@@ -238,7 +249,8 @@ describe('getSessionField on binary bodies', () => {
     const bytes = Buffer.from(Array.from({ length: 5 * 1024 * 1024 }, (_, i) => (i * 7) % 256));
     const b64 = bytes.toString('base64').replace(/(.{76})/g, '$1\n');
     const e = entry('http://bin.test/');
-    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [{ ...e, response: { ...e.response, content: { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: b64 } } }] } };
+    const content = { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: b64 };
+    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [{ ...e, response: { ...e.response, content } }] } };
     const id = (await core.importHar({ fileName: 'bin.har', text: JSON.stringify(har) })).id;
     const parts: Buffer[] = [];
     let offset = 1; // not on a group boundary: the answer starts at the group's start
@@ -320,7 +332,9 @@ describe('other session sources', () => {
   it('the in-memory backend serves the same commands, total over odd JSON', async () => {
     const mem = new CoreService({ dataDir, sessions: memorySessions() });
     try {
-      const odd = { log: { entries: [{ request: { url: 5, headers: 'nope', postData: { params: [{ name: 'a', value: 'b' }, null] } }, response: { content: { text: 7, mimeType: 3 } } }, 'x'] } };
+      const postData = { params: [{ name: 'a', value: 'b' }, null] };
+      const oddEntry = { request: { url: 5, headers: 'nope', postData }, response: { content: { text: 7, mimeType: 3 } } };
+      const odd = { log: { entries: [oddEntry, 'x'] } };
       const id = (await mem.importHar({ fileName: 'odd.har', text: JSON.stringify(odd) })).id;
       const opened = await mem.openSession({ id });
       expect(opened.rows).toHaveLength(2);

@@ -46,9 +46,18 @@ function same(got: unknown, want: unknown, cap: number): void {
 
 describe('JsonCapper', () => {
   it('keeps short strings, cuts long ones at a character boundary with their whole size (escapes, emoji, lone surrogates)', () => {
-    const str = fc.string({ unit: fc.oneof(fc.constantFrom('a', '"', '\\', '\n', '\u0001', 'ü', '€', '😀', '\ud800', '\udc00', '{', ']'), fc.string({ unit: 'grapheme' })), maxLength: 80 });
+    const odd = fc.constantFrom('a', '"', '\\', '\n', '\u0001', 'ü', '€', '😀', '\ud800', '\udc00', '{', ']');
+    const str = fc.string({ unit: fc.oneof(odd, fc.string({ unit: 'grapheme' })), maxLength: 80 });
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, str, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(str, tie('v'), { maxKeys: 3 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        str,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(str, tie('v'), { maxKeys: 3 }),
+      ),
     })).v;
     fc.assert(
       fc.property(value, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 17 }), (v, cap, piece) => {

@@ -27,7 +27,8 @@ async function entriesOf(text: string): Promise<unknown[]> {
 describe('scanHarEntries / EntryFile', () => {
   it('finds every entry of compact and pretty HARs whose strings hold quotes, backslashes, brackets and keys named "entries"', async () => {
     const str = fc.string({ unit: fc.constantFrom('a', '"', '\\', '{', '}', '[', ']', ':', ',', 'ü', '😀', '\n', 'entries', 'log') });
-    const entry = fc.record({ startedDateTime: str, request: fc.record({ url: str, headers: fc.array(fc.record({ name: str, value: str }), { maxLength: 3 }) }), entries: fc.array(str, { maxLength: 2 }) });
+    const request = fc.record({ url: str, headers: fc.array(fc.record({ name: str, value: str }), { maxLength: 3 }) });
+    const entry = fc.record({ startedDateTime: str, request, entries: fc.array(str, { maxLength: 2 }) });
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { maxLength: 5 }), str, fc.boolean(), async (entries, comment, pretty) => {
         const har = { log: { version: '1.2', comment, creator: { name: comment, version: '1' }, pages: [], entries, after: { entries: [1, 2] } } };

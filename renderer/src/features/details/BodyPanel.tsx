@@ -45,6 +45,11 @@ function Content({ body }: { body: BodyView }) {
   );
 }
 
+/** Bytes of the body that `data` holds (base64 or UTF-8 text). */
+function shownBytes(body: BodyView): number {
+  return body.kind === 'base64' ? Math.floor((body.data.length * 3) / 4) : new Blob([body.data]).size;
+}
+
 export function BodyPanel({ id, side, source, state }: { id: string; side: 'request' | 'response'; source: ExchangeSource; state: string }) {
   const [body, setBody] = useState<BodyView>();
   const [error, setError] = useState<string>();
@@ -95,7 +100,7 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
             <CutValue
               text=""
               lead="This body is too large to show whole:"
-              cut={{ fullBytes: body.decodedSize, shownBytes: body.kind === 'base64' ? Math.floor((body.data.length * 3) / 4) : new Blob([body.data]).size }}
+              cut={{ fullBytes: body.decodedSize, shownBytes: shownBytes(body) }}
               field={{ kind: side === 'request' ? 'request-body' : 'response-body' }}
               label={`${side} body`}
               save={(field, onProgress) => source.fullValue!(id, field, onProgress)}
@@ -103,8 +108,8 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
           </div>
         ) : (
           <div className="note">
-            This body is {formatBinaryBytes(body.decodedSize)}: showing the first {formatBinaryBytes(body.kind === 'base64' ? Math.floor((body.data.length * 3) / 4) : body.data.length)}. Export the
-            session as HAR for the whole body.
+            This body is {formatBinaryBytes(body.decodedSize)}: showing the first {formatBinaryBytes(shownBytes(body))}. Export the session as HAR for the whole
+            body.
           </div>
         ))}
       <Content body={body} />

@@ -51,7 +51,7 @@ export function CutValue({ text, cut, field, label, save, lead = '…' }: Props)
       <span className="cut-note" data-testid="cut-note">
         {lead} {formatBinaryBytes(cut.fullBytes)}, shown first {formatBinaryBytes(cut.shownBytes)}
         {save && (
-          <button className="btn small" onClick={saveWhole} disabled={progress !== undefined} data-testid="cut-save" title={`Save the whole ${label} as a file`}>
+          <button className="btn small" onClick={saveWhole} disabled={progress !== undefined} title={`Save the whole ${label}`} data-testid="cut-save">
             {progress === undefined ? 'Save full value' : `Saving… ${Math.floor(progress * 100)}%`}
           </button>
         )}

@@ -39,8 +39,8 @@ function Headers({ head, kind, save }: { head: HeadDetail; kind: 'request-header
       ))}
       {head.headersOmitted ? (
         <div className="note" style={{ gridColumn: '1 / -1', margin: '4px 0' }} data-testid="headers-omitted">
-          … and {head.headersOmitted.toLocaleString()} more headers, not shown (the first {head.headers.length.toLocaleString()} are). Export the session as HAR for all
-          of them.
+          … and {head.headersOmitted.toLocaleString()} more headers, not shown (the first {head.headers.length.toLocaleString()} are). Export the session
+          as HAR for all of them.
         </div>
       ) : null}
     </div>
@@ -56,8 +56,10 @@ function HeaderLine({ name, value, plain }: { name: React.ReactNode; value: Reac
   );
 }
 
-const count = (h: HeadDetail) =>
-  h.headersOmitted ? `${(h.headers.length + h.headersOmitted).toLocaleString()} (first ${h.headers.length.toLocaleString()} shown)` : h.headers.length.toLocaleString();
+const count = (h: HeadDetail) => {
+  const shown = h.headers.length.toLocaleString();
+  return h.headersOmitted ? `${(h.headers.length + h.headersOmitted).toLocaleString()} (first ${shown} shown)` : shown;
+};
 
 /** True when Details shows any value cut: a cURL command built from it would not be the recorded request. */
 function anyCut(detail: ExchangeDetail | undefined): boolean {
