@@ -6,13 +6,12 @@
  * capture), the filter and the selection.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AppStatus, ExchangeSummary, HarLog, SessionInfo } from '../../proxy/src/api/contract';
+import type { AppStatus, ExchangeSummary, OpenedSession, SessionInfo, SessionPage } from '../../proxy/src/api/contract';
 import { api, type ConnectionState } from './api';
 import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
-import { harToRows } from './lib/har-rows';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
 import { formatBytes, formatMs, plural } from './lib/format';
-import { liveSource, harSource, type ExchangeSource } from './features/details/source';
+import { liveSource, sessionSource, type ExchangeSource } from './features/details/source';
 import { ProxyBar } from './features/proxy/ProxyBar';
 import { TrafficView } from './features/traffic/TrafficView';
 import { WaterfallView } from './features/waterfall/WaterfallView';
@@ -22,8 +21,8 @@ import { useToasts } from './ui/Toasts';
 
 export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions';
 
-/** What Traffic and Waterfall show: the live capture or an opened session. */
-export type Dataset = { kind: 'live' } | { kind: 'session'; info: SessionInfo; log: HarLog; rows: ExchangeSummary[] };
+/** What Traffic and Waterfall show: the live capture or an opened session (its rows; details come from the core). */
+export type Dataset = { kind: 'live' } | { kind: 'session'; info: SessionInfo; rows: ExchangeSummary[]; pages: SessionPage[] };
 
 const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },
@@ -98,14 +97,14 @@ export function App() {
 
   const rows = dataset.kind === 'live' ? live.rows : dataset.rows;
   const filtered = useMemo(() => filterRows(rows, filter), [rows, filter]);
-  const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : harSource(`session:${dataset.info.id}`, dataset.log, dataset.info.id)), [dataset]);
+  const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : sessionSource(dataset.info.id)), [dataset]);
 
   const openSession = useCallback(
-    (info: SessionInfo, log: HarLog) => {
-      setDataset({ kind: 'session', info, log, rows: harToRows(log) });
+    ({ info, rows, pages }: OpenedSession) => {
+      setDataset({ kind: 'session', info, rows, pages });
       setSelectedId(undefined);
       setView('traffic');
-      toast.show(`Opened "${info.name}": ${plural(log.entries.length, 'request')}`, 'ok');
+      toast.show(`Opened "${info.name}": ${plural(rows.length, 'request')}`, 'ok');
     },
     [toast],
   );
@@ -119,7 +118,7 @@ export function App() {
       if (m?.action === 'open-session' && m.id) {
         api
           .openSession({ id: m.id })
-          .then((s) => openSession(s.info, s.log))
+          .then(openSession)
           .catch((err: { message?: string }) => toast.show(`Cannot open the session: ${err?.message ?? err}`, 'error'));
       }
     };
@@ -134,7 +133,7 @@ export function App() {
 
   // DOMContentLoaded and load of the session's first page (HAR pageTimings), drawn as in DevTools.
   const markers = useMemo(() => {
-    const page = dataset.kind === 'session' ? dataset.log.pages?.[0] : undefined;
+    const page = dataset.kind === 'session' ? dataset.pages[0] : undefined;
     const start = page ? Date.parse(page.startedDateTime) : NaN;
     if (!page || !Number.isFinite(start)) return undefined;
     const out = [];

@@ -5,17 +5,40 @@
  * can run (and be tested) before, and without, those modules.
  */
 import type { Exchange } from '../model.js';
-import type { BrowserInfo, LabCellInfo, OpenedSession, SessionInfo } from './contract.js';
+import type { BrowserInfo, LabCellInfo, SessionInfo } from './contract.js';
 import type { LabConfig, LabProgress, LabResult } from '../lab/types.js';
 import { ALL_CELLS, cellSettings } from '../lab/cells.js';
-import type { HarLog } from './har-types.js';
+import type { HarEntry, HarLog, HarPage } from './har-types.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
+
+/** A session's whole log (replay needs every entry). */
+export interface StoredSession {
+  info: SessionInfo;
+  log: HarLog;
+}
+
+/**
+ * A session read entry by entry (sessions/entry-file.ts for the store): what the
+ * UI shows of a session never needs the whole log in memory.
+ */
+export interface SessionEntries {
+  readonly count: number;
+  readonly pages: HarPage[];
+  /**
+   * Entry `i` (0 ≤ i < count), parsed. With `cap`, a source may cut strings longer
+   * than `cap` bytes while reading and mark them (sessions/capped-json.ts `splitCut`).
+   */
+  entry(i: number, cap?: number): Promise<HarEntry>;
+  /** Every entry in order, one at a time (`cap` as for `entry`). */
+  all(cap?: number): AsyncIterable<HarEntry>;
+}
 
 export interface SessionBackend {
   /** False while the real store is not installed (the in-memory one forgets on restart). */
   readonly persistent: boolean;
   list(): Promise<SessionInfo[]>;
-  open(id: string): Promise<OpenedSession>;
+  open(id: string): Promise<StoredSession>;
+  entries(id: string): Promise<{ info: SessionInfo; entries: SessionEntries }>;
   /** Saves recorded exchanges as a new session. */
   saveCapture(name: string, exchanges: Exchange[]): Promise<SessionInfo>;
   rename(id: string, name: string): Promise<SessionInfo>;
@@ -84,7 +107,7 @@ export function parseHarText(fileName: string, text: string): HarLog {
  */
 export function memorySessions(tools: { parse?: (fileName: string, text: string) => HarLog; captureLog?: (exchanges: Exchange[]) => HarLog } = {}): SessionBackend {
   const parse = tools.parse ?? parseHarText;
-  const sessions = new Map<string, OpenedSession>();
+  const sessions = new Map<string, StoredSession>();
   let next = 1;
   const get = (id: string) => {
     const s = sessions.get(id);
@@ -109,6 +132,21 @@ export function memorySessions(tools: { parse?: (fileName: string, text: string)
     },
     async open(id) {
       return get(id);
+    },
+    async entries(id) {
+      const { info, log } = get(id);
+      const list = log.entries;
+      return {
+        info,
+        entries: {
+          count: list.length,
+          pages: Array.isArray(log.pages) ? log.pages : [],
+          entry: async (i: number) => list[i] as HarEntry,
+          async *all() {
+            yield* list;
+          },
+        },
+      };
     },
     async saveCapture(name, exchanges) {
       return add(name, 'capture', captureLog(exchanges));

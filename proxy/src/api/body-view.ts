@@ -8,6 +8,7 @@ import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
 import type { HarEntry } from './har-types.js';
 import { decodeFailureNote } from './decode-note.js';
+import { splitCut } from '../sessions/capped-json.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
@@ -110,25 +111,50 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
   };
 }
 
-/** A body of a HAR entry (already content-decoded, text or base64) as a BodyView. */
+/** postData as text: `text`, or `params` joined like a form when a tool wrote only those (stopping past `limit` characters). */
+export function postDataText(post: Record<string, unknown>, limit = DISPLAY_LIMIT * 2): string | undefined {
+  if (typeof post.text === 'string') return post.text;
+  if (!Array.isArray(post.params)) return undefined;
+  const parts: string[] = [];
+  let length = 0;
+  for (const p of post.params as Array<Record<string, unknown> | null>) {
+    const part = `${splitCut(String(p?.name ?? '')).text}=${splitCut(String(p?.value ?? '')).text}`;
+    parts.push(part);
+    // Only DISPLAY_LIMIT is shown: stop joining past it (a hostile HAR can hold millions of params).
+    if ((length += part.length + 1) > limit) break;
+  }
+  return parts.join('&');
+}
+
+/**
+ * A body of a HAR entry (already content-decoded, text or base64) as a BodyView.
+ * Total over any JSON (HARs come from anywhere): wrong types read as no body.
+ */
 export function harBodyView(entry: HarEntry, side: 'request' | 'response'): BodyView {
-  const content = side === 'request' ? entry.request?.postData : entry.response?.content;
-  const mimeType = (content?.mimeType ?? '').split(';')[0]!.trim().toLowerCase();
-  const wireSize = side === 'request' ? (entry.request?.bodySize ?? -1) : (entry.response?.bodySize ?? -1);
-  const text = content?.text;
+  const o = (v: unknown) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+  const req = o(o(entry).request);
+  const res = o(o(entry).response);
+  const content = side === 'request' ? o(req.postData) : o(res.content);
+  const mimeType = (typeof content.mimeType === 'string' ? content.mimeType.slice(0, 256) : '').split(';')[0]!.trim().toLowerCase();
+  const size = side === 'request' ? req.bodySize : res.bodySize;
+  const wireSize = typeof size === 'number' && Number.isFinite(size) ? size : -1;
+  const raw = side === 'request' ? postDataText(content) : typeof content.text === 'string' ? content.text : undefined;
   // The recorder keeps undecodable bodies as their raw (still encoded) bytes and says why in _decodingError.
-  const failed = (content as { _decodingError?: unknown } | undefined)?._decodingError;
+  const failed = content._decodingError;
   const base = {
     mimeType,
     wireSize,
-    captureTruncated: Boolean(content?._truncated),
+    captureTruncated: Boolean(content._truncated),
     displayTruncated: false,
     ...(typeof failed === 'string' ? { decodeError: decodeFailureNote(undefined, failed) } : {}),
   };
-  if (typeof text !== 'string' || text === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
-  const bytes = (content as { encoding?: string }).encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-  const displayTruncated = bytes.length > DISPLAY_LIMIT;
-  const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
+  if (typeof raw !== 'string' || raw === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
+  // A text body cut while reading (capped-json.ts) knows its whole size; callers read base64 bodies whole.
+  const { text, fullBytes } = splitCut(raw);
+  const bytes = content.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+  const decodedSize = fullBytes ?? bytes.length;
+  const displayTruncated = decodedSize > DISPLAY_LIMIT;
+  const shown = bytes.length > DISPLAY_LIMIT ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
   const asText = typeof failed !== 'string' && (isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown)));
-  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize: bytes.length, displayTruncated };
+  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize, displayTruncated };
 }

@@ -50,7 +50,9 @@ export interface ExchangeSummary {
   /** Same instant as epoch ms: the shared waterfall axis. */
   startTime: number;
   method: string;
+  /** Cut to a few KiB for sessions (HARs from anywhere); `urlCut` then says how long it is. */
   url: string;
+  urlCut?: FieldCut;
   host: string;
   /** Path and query. */
   path: string;
@@ -79,13 +81,34 @@ export interface ExchangeSummary {
   serverIPAddress?: string;
 }
 
-export type HeaderList = Array<[name: string, value: string]>;
+/** A value the core cut before sending it: its whole size and the part sent, in UTF-8 bytes. */
+export interface FieldCut {
+  fullBytes: number;
+  shownBytes: number;
+}
+
+/** Which part of a header was cut (sessions only: a HAR can hold a 95 MiB header). */
+export interface HeaderCut {
+  name?: FieldCut;
+  value?: FieldCut;
+}
+
+export type HeaderList = Array<[name: string, value: string, cut?: HeaderCut]>;
+
+/** One side's head in Details; `headersOmitted` counts headers past the list's cap (sessions only). */
+export interface HeadDetail {
+  httpVersion: string;
+  headers: HeaderList;
+  headersOmitted?: number;
+  bodySize: number;
+  bodyTruncated: boolean;
+}
 
 /** Everything about one exchange except the body bytes. */
 export interface ExchangeDetail {
   summary: ExchangeSummary;
-  request: { httpVersion: string; headers: HeaderList; bodySize: number; bodyTruncated: boolean };
-  response?: { httpVersion: string; headers: HeaderList; bodySize: number; bodyTruncated: boolean };
+  request: HeadDetail;
+  response?: HeadDetail;
   /** Client leg (browser ↔ proxy), when the source is the live proxy. */
   clientTimings?: { receiveRequest: number; proxyOverhead: number; respond: number; total: number };
   /** Raw monotonic timestamps, when the source is the live proxy. */
@@ -170,18 +193,41 @@ export interface SessionInfo {
   sizeBytes?: number;
 }
 
+/** A HAR page as the Waterfall needs it (load markers). */
+export interface SessionPage {
+  id: string;
+  title: string;
+  startedDateTime: string;
+  /** ms after startedDateTime; -1 = unknown. */
+  pageTimings: { onContentLoad: number; onLoad: number };
+}
+
 /**
- * An opened session: its HAR log, except that bodies larger than
- * `SESSION_INLINE_BODY_LIMIT` are left out (the content/postData carries
- * `_bodyOmitted: true`) and fetched with `getSessionBody` when shown, so a
- * session full of images does not travel to the UI all at once.
+ * An opened session, sent like the live capture: rows only (`h<i>` is entry
+ * `i`), every string in them cut to a few KiB (`urlCut` marks a cut URL).
+ * Details come with `getSessionEntry`, bodies with `getSessionBody`, and a
+ * value Details shows cut, whole, with `getSessionField`.
  */
 export interface OpenedSession {
   info: SessionInfo;
-  log: HarLog;
+  rows: ExchangeSummary[];
+  pages: SessionPage[];
 }
 
-export const SESSION_INLINE_BODY_LIMIT = 64 * 1024;
+/** A value of a session entry the page may show cut: the URL, a header's name or value, a body. */
+export type SessionField =
+  | { kind: 'url' | 'request-body' | 'response-body' }
+  | { kind: 'request-header' | 'response-header'; header: number; part: 'name' | 'value' };
+
+/** Part of a field's value from character `offset` (a few MiB per answer); ask again from `offset + text.length` until `done`. */
+export interface SessionFieldChunk {
+  text: string;
+  offset: number;
+  totalChars: number;
+  done: boolean;
+  /** The value is a binary body as base64 (whitespace removed; chunks hold whole 4-character groups). */
+  encoding?: 'base64';
+}
 
 /** One cell of the lab matrix (DESIGN.md "The lab matrix"), as the UI lists it. */
 export interface LabCellInfo {
@@ -221,8 +267,12 @@ export interface Commands {
   clearExchanges: { args: void; result: { cleared: number } };
   listSessions: { args: void; result: SessionInfo[] };
   openSession: { args: { id: string }; result: OpenedSession };
-  /** A body `openSession` left out: entry `index` of session `id`. */
+  /** Details of entry `index` of session `id`, large values cut and marked (see session-view.ts for the caps). */
+  getSessionEntry: { args: { id: string; index: number }; result: ExchangeDetail };
+  /** A body of entry `index` of session `id`, cut for display like a live body. */
   getSessionBody: { args: { id: string; index: number; side: 'request' | 'response' }; result: BodyView };
+  /** A value `getSessionEntry` cut, whole, in chunks (to save it as a file). */
+  getSessionField: { args: { id: string; index: number; field: SessionField; offset?: number }; result: SessionFieldChunk };
   /** Without `id`: saves the live capture as a new session. With `id`: renames it. */
   saveSession: { args: { name: string; id?: string }; result: SessionInfo };
   importHar: { args: { fileName: string; text: string }; result: SessionInfo };
@@ -256,7 +306,9 @@ export const COMMAND_NAMES = [
   'clearExchanges',
   'listSessions',
   'openSession',
+  'getSessionEntry',
   'getSessionBody',
+  'getSessionField',
   'saveSession',
   'importHar',
   'exportHar',

@@ -28,14 +28,12 @@ import {
   type NetlensApi,
   type NetlensEvent,
   type NetlensEventListener,
-  type OpenedSession,
-  SESSION_INLINE_BODY_LIMIT,
   type ProxyConfig,
   type ProxyStatus,
 } from './contract.js';
 import { exchangeDetail, exchangeSummary, pendingSummary, withResponseHead } from './summary.js';
-import { bodyView, harBodyView } from './body-view.js';
-import type { HarEntry } from './har-types.js';
+import { bodyView } from './body-view.js';
+import { SessionCommands } from './session-commands.js';
 import { labCells, memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
 import { isCellId } from '../lab/cells.js';
 import { replayableEntries } from '../replay/load.js';
@@ -104,19 +102,6 @@ function proxyConfigPatch(args: unknown, command: string): Partial<ProxyConfig> 
   return patch;
 }
 
-/** The entry with bodies over SESSION_INLINE_BODY_LIMIT replaced by `_bodyOmitted: true`. */
-function withoutLargeBodies(e: HarEntry): HarEntry {
-  const big = (t: unknown) => typeof t === 'string' && t.length > SESSION_INLINE_BODY_LIMIT;
-  const content = e.response?.content;
-  const post = e.request?.postData;
-  if (!big(content?.text) && !big(post?.text)) return e;
-  return {
-    ...e,
-    request: big(post?.text) ? { ...e.request, postData: { ...post, text: undefined, _bodyOmitted: true } } : e.request,
-    response: big(content?.text) ? { ...e.response, content: { ...content!, text: undefined, _bodyOmitted: true } } : e.response,
-  };
-}
-
 export class CoreService implements NetlensApi {
   private readonly listeners = new Set<NetlensEventListener>();
   private readonly rows = new Map<string, Row>();
@@ -130,7 +115,8 @@ export class CoreService implements NetlensApi {
   private proxyOp: Promise<unknown> = Promise.resolve();
   private readonly labRuns = new Map<string, { state: LabRunState; abort: AbortController }>();
   private labSeq = 0;
-  private openedSession: OpenedSession | undefined;
+  /** openSession and what the UI asks of an opened session (bounded caches of its own). */
+  private readonly sessionView: SessionCommands;
   private readonly browsers = new Set<{ close(): Promise<void> }>();
   private readonly sessions: SessionBackend;
   private readonly lab: LabBackend;
@@ -143,6 +129,7 @@ export class CoreService implements NetlensApi {
   constructor(private readonly options: CoreServiceOptions) {
     this.config = { port: 8080, intercept: true, http2: true, nagle: false, ...options.proxy };
     this.sessions = options.sessions ?? memorySessions();
+    this.sessionView = new SessionCommands(this.sessions);
     this.lab = options.lab ?? unavailableLab;
     this.browser = options.browser ?? unavailableBrowser;
     this.batchMs = options.batchMs ?? EXCHANGE_BATCH_MS;
@@ -375,22 +362,21 @@ export class CoreService implements NetlensApi {
     return this.sessions.list();
   }
 
+  /** Rows only, like the live capture: details, bodies and whole values come one entry at a time. */
   async openSession(args: CommandArgs<'openSession'>): Promise<CommandResult<'openSession'>> {
-    const opened = await this.sessions.open(str(obj(args, 'openSession'), 'id', 'openSession', 500));
-    // Keep the full log of the last opened session for getSessionBody; send it without large bodies.
-    this.openedSession = opened;
-    return { info: opened.info, log: { ...opened.log, entries: opened.log.entries.map(withoutLargeBodies) } };
+    return this.sessionView.open(args);
+  }
+
+  async getSessionEntry(args: CommandArgs<'getSessionEntry'>): Promise<CommandResult<'getSessionEntry'>> {
+    return this.sessionView.detail(args);
   }
 
   async getSessionBody(args: CommandArgs<'getSessionBody'>): Promise<CommandResult<'getSessionBody'>> {
-    const a = obj(args, 'getSessionBody');
-    const id = str(a, 'id', 'getSessionBody', 500);
-    if (!Number.isInteger(a.index) || (a.index as number) < 0) throw bad('getSessionBody: "index" must be a whole number ≥ 0');
-    if (a.side !== 'request' && a.side !== 'response') throw bad('getSessionBody: "side" must be "request" or "response"');
-    if (this.openedSession?.info.id !== id) this.openedSession = await this.sessions.open(id);
-    const entry = this.openedSession.log.entries[a.index as number];
-    if (!entry) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${id}" has no entry ${a.index}.`);
-    return harBodyView(entry, a.side);
+    return this.sessionView.body(args);
+  }
+
+  async getSessionField(args: CommandArgs<'getSessionField'>): Promise<CommandResult<'getSessionField'>> {
+    return this.sessionView.field(args);
   }
 
   async saveSession(args: CommandArgs<'saveSession'>): Promise<CommandResult<'saveSession'>> {
@@ -415,7 +401,9 @@ export class CoreService implements NetlensApi {
   }
 
   async deleteSession(args: CommandArgs<'deleteSession'>): Promise<CommandResult<'deleteSession'>> {
-    const deleted = await this.sessions.delete(str(obj(args, 'deleteSession'), 'id', 'deleteSession', 500));
+    const id = str(obj(args, 'deleteSession'), 'id', 'deleteSession', 500);
+    const deleted = await this.sessions.delete(id);
+    this.sessionView.forget(id);
     this.emit({ type: 'sessions-changed' });
     return { deleted };
   }
@@ -565,6 +553,7 @@ export class CoreService implements NetlensApi {
   /** Stops the proxy, cancels lab runs, closes launched browsers. */
   async close(): Promise<void> {
     clearTimeout(this.flushTimer);
+    this.sessionView.close();
     for (const run of this.labRuns.values()) run.abort.abort();
     await Promise.allSettled([...this.browsers].map((b) => b.close()));
     await this.serialize(() => this.stopProxyNow());

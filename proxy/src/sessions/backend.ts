@@ -4,12 +4,14 @@
  * store. api/wiring.ts installs it with `sessions: storeBackend(dataDir)`.
  */
 import fs from 'node:fs/promises';
-import type { SessionBackend } from '../api/backends.js';
-import type { OpenedSession, SessionInfo } from '../api/contract.js';
+import type { SessionBackend, StoredSession } from '../api/backends.js';
+import type { SessionInfo } from '../api/contract.js';
 import type { HarLog } from '../api/har-types.js';
 import type { Exchange } from '../model.js';
 import { exchangeToEntry } from '../har/entry.js';
 import { NETLENS_CREATOR } from '../har/writer.js';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { EntryFile } from './entry-file.js';
 import { SessionStore, type SessionRecord } from './store.js';
 
 function toInfo(s: SessionRecord): SessionInfo {
@@ -27,9 +29,24 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     async list() {
       return (await store.list()).map(toInfo);
     },
-    async open(id): Promise<OpenedSession> {
+    async open(id): Promise<StoredSession> {
       const { info, har } = await store.open(id);
       return { info: toInfo(info), log: har.log as unknown as HarLog };
+    },
+    async entries(id) {
+      const info = await store.get(id);
+      const recording = info.state === 'recording';
+      const file = recording ? store.journalPath(info.id) : store.harPath(info.id);
+      try {
+        const entries = recording ? await EntryFile.journal(file) : await EntryFile.har(file);
+        return { info: toInfo({ ...info, entryCount: entries.count }), entries };
+      } catch (err) {
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'ENOENT') {
+          throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no file any more (${file}); it was deleted meanwhile.`);
+        }
+        throw new NetlensError(ErrorCodes.SESSION_STORE, `Session "${info.name}" (${file}) cannot be read: ${e.message}`, { cause: err });
+      }
     },
     async saveCapture(name, exchanges: Exchange[]) {
       return toInfo(await store.saveEntries(exchanges.map((x) => exchangeToEntry(x)), { name, source: 'capture' }));

@@ -95,3 +95,18 @@ export function prettyJson(text: string): string | undefined {
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
+
+/** Sizes in binary units, as limits are written (64 KiB, 95.0 MiB): for values the core cut. */
+export function formatBinaryBytes(n: number | undefined): string {
+  if (n === undefined || n < 0 || !Number.isFinite(n)) return '–';
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  // 64 KiB (a limit) reads better whole; 95.0 MiB (a measured size) with one decimal.
+  return `${u === 0 && Number.isInteger(v) ? v : v.toFixed(1)} ${units[u]}`;
+}

@@ -6,8 +6,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { BodyView } from '../../../../proxy/src/api/contract';
 import { errorMessage } from '../../api';
-import { base64ToBytes, formatBytes, hexDump, prettyJson } from '../../lib/format';
+import { base64ToBytes, formatBinaryBytes, formatBytes, hexDump, prettyJson } from '../../lib/format';
 import type { ExchangeSource } from './source';
+import { CutValue } from './CutValue';
 
 const HEX_LIMIT = 64 * 1024;
 
@@ -58,6 +59,11 @@ function Content({ body }: { body: BodyView }) {
   );
 }
 
+/** Bytes of the body that `data` holds (base64 or UTF-8 text). */
+function shownBytes(body: BodyView): number {
+  return body.kind === 'base64' ? Math.floor((body.data.length * 3) / 4) : new Blob([body.data]).size;
+}
+
 export function BodyPanel({ id, side, source, state }: { id: string; side: 'request' | 'response'; source: ExchangeSource; state: string }) {
   const [body, setBody] = useState<BodyView>();
   const [error, setError] = useState<string>();
@@ -106,7 +112,24 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
         </div>
       )}
       {body.captureTruncated && <div className="note">Only the first part of this body was recorded (capture limit). The rest went through but is not stored.</div>}
-      {body.displayTruncated && <div className="note">This body is large: showing the first {formatBytes(body.data.length)}. Export the session as HAR for the whole body.</div>}
+      {body.displayTruncated &&
+        (source.fullValue ? (
+          <div className="note" data-testid="body-cut">
+            <CutValue
+              text=""
+              lead="This body is too large to show whole:"
+              cut={{ fullBytes: body.decodedSize, shownBytes: shownBytes(body) }}
+              field={{ kind: side === 'request' ? 'request-body' : 'response-body' }}
+              label={`${side} body`}
+              save={(field, onProgress) => source.fullValue!(id, field, onProgress)}
+            />
+          </div>
+        ) : (
+          <div className="note">
+            This body is {formatBinaryBytes(body.decodedSize)}: showing the first {formatBinaryBytes(shownBytes(body))}. Export the session as HAR for the whole
+            body.
+          </div>
+        ))}
       <Content body={body} />
     </div>
   );

@@ -1,8 +1,9 @@
 /** Details of the selected exchange: headers, request payload, response body, timing. */
 import { useEffect, useState } from 'react';
-import type { ExchangeDetail, ExchangeSummary, HeaderList } from '../../../../proxy/src/api/contract';
+import type { ExchangeDetail, ExchangeSummary, FieldCut, HeadDetail, SessionField } from '../../../../proxy/src/api/contract';
 import { errorMessage } from '../../api';
 import { formatBytes, formatMs } from '../../lib/format';
+import { CutValue, type SaveField } from './CutValue';
 import { toCurl } from '../../lib/curl';
 import { useToasts } from '../../ui/Toasts';
 import { BodyPanel } from './BodyPanel';
@@ -25,18 +26,28 @@ function Section({ title, badge, children, testid }: { title: string; badge?: st
   );
 }
 
-function Headers({ headers }: { headers: HeaderList }) {
-  if (headers.length === 0) return <div className="kv muted">No headers</div>;
+function Headers({ head, kind, save }: { head: HeadDetail; kind: 'request-header' | 'response-header'; save?: SaveField }) {
+  if (head.headers.length === 0) return <div className="kv muted">No headers</div>;
   return (
     <div className="kv">
-      {headers.map(([n, v], i) => (
-        <HeaderLine key={i} name={n} value={v} />
+      {head.headers.map(([n, v, cut], i) => (
+        <HeaderLine
+          key={i}
+          name={<CutValue text={n} cut={cut?.name} field={{ kind, header: i, part: 'name' }} label={`header ${i + 1} name`} save={save} />}
+          value={<CutValue text={v} cut={cut?.value} field={{ kind, header: i, part: 'value' }} label={`${n.slice(0, 40)} value`} save={save} />}
+        />
       ))}
+      {head.headersOmitted ? (
+        <div className="note" style={{ gridColumn: '1 / -1', margin: '4px 0' }} data-testid="headers-omitted">
+          … and {head.headersOmitted.toLocaleString()} more headers, not shown (the first {head.headers.length.toLocaleString()} are). Export the session
+          as HAR for all of them.
+        </div>
+      ) : null}
     </div>
   );
 }
 
-function HeaderLine({ name, value, plain }: { name: string; value: string; plain?: boolean }) {
+function HeaderLine({ name, value, plain }: { name: React.ReactNode; value: React.ReactNode; plain?: boolean }) {
   return (
     <>
       <span className={plain ? 'k plain' : 'k'}>{name}</span>
@@ -45,12 +56,26 @@ function HeaderLine({ name, value, plain }: { name: string; value: string; plain
   );
 }
 
+const count = (h: HeadDetail) => {
+  const shown = h.headers.length.toLocaleString();
+  return h.headersOmitted ? `${(h.headers.length + h.headersOmitted).toLocaleString()} (first ${shown} shown)` : shown;
+};
+
+/** True when Details shows any value cut: a cURL command built from it would not be the recorded request. */
+function anyCut(detail: ExchangeDetail | undefined): boolean {
+  if (!detail) return false;
+  const cut = (h: HeadDetail | undefined) => Boolean(h && (h.headersOmitted || h.headers.some((x) => x[2])));
+  return Boolean(detail.summary.urlCut) || cut(detail.request);
+}
+
 export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; source: ExchangeSource; onClose(): void }) {
   const toast = useToasts();
   const [tab, setTab] = useState<Tab>('headers');
   const copyCurl = async () => {
     try {
+      if (anyCut(detail)) throw new Error('this request has values too large to show whole (marked "shown first …"); export the session as HAR instead');
       const body = await source.body(row.id, 'request');
+      if (body.displayTruncated) throw new Error('its body is too large to copy whole; export the session as HAR instead');
       const cmd = toCurl({ method: row.method, url: row.url, headers: detail?.request.headers ?? [], body: body.kind === 'text' ? body.data : undefined, httpVersion: row.protocol });
       await navigator.clipboard.writeText(cmd);
       toast.show('Copied the request as a cURL command', 'ok');
@@ -73,8 +98,11 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
     };
   }, [row.id, row.state, source]);
 
+  const save: SaveField | undefined = source.fullValue && ((field: SessionField, onProgress) => source.fullValue!(row.id, field, onProgress));
+  const url = detail?.summary.url ?? row.url;
+  const urlCut: FieldCut | undefined = detail ? detail.summary.urlCut : row.urlCut;
   const general: Array<[string, React.ReactNode]> = [
-    ['Request URL', row.url],
+    ['Request URL', <CutValue text={url} cut={urlCut} field={{ kind: 'url' }} label="URL" save={save} />],
     ['Request Method', row.method],
     ['Status Code', row.status !== undefined ? `${row.status} ${row.statusText ?? ''}` : row.state === 'pending' ? '(pending)' : '(failed)'],
     ['Protocol', detail?.upstreamProtocol && detail.upstreamProtocol !== row.protocol ? `${row.protocol} → ${detail.upstreamProtocol} upstream` : row.protocol],
@@ -115,7 +143,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
             <Section title="General" testid="details-general">
               <div className="kv">
                 {general.map(([k, v]) => (
-                  <HeaderLine key={k} name={k} value={v as string} plain />
+                  <HeaderLine key={k} name={k} value={v} plain />
                 ))}
               </div>
             </Section>
@@ -125,13 +153,13 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
               </div>
             )}
             {detail?.response && (
-              <Section title="Response Headers" badge={`${detail.response.headers.length} · ${detail.response.httpVersion}`} testid="response-headers">
-                <Headers headers={detail.response.headers} />
+              <Section title="Response Headers" badge={`${count(detail.response)} · ${detail.response.httpVersion}`} testid="response-headers">
+                <Headers head={detail.response} kind="response-header" save={save} />
               </Section>
             )}
             {detail && (
-              <Section title="Request Headers" badge={`${detail.request.headers.length} · ${detail.request.httpVersion}`} testid="request-headers">
-                <Headers headers={detail.request.headers} />
+              <Section title="Request Headers" badge={`${count(detail.request)} · ${detail.request.httpVersion}`} testid="request-headers">
+                <Headers head={detail.request} kind="request-header" save={save} />
               </Section>
             )}
           </>

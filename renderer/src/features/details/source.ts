@@ -1,16 +1,20 @@
 /**
- * Where the selected exchange's details come from: the live proxy (ask the core)
- * or an opened HAR (already in memory). The Details pane does not care which.
+ * Where the selected exchange's details come from: the live proxy or an opened
+ * session. Both ask the core one exchange at a time; the Details pane does not
+ * care which. Sessions can also hand over a value Details shows cut, whole.
  */
-import type { BodyView, ExchangeDetail, HarLog } from '../../../../proxy/src/api/contract';
+import type { BodyView, ExchangeDetail, SessionField } from '../../../../proxy/src/api/contract';
 import { api } from '../../api';
-import { harBody, harEntryDetail, harEntryIndex } from '../../lib/har-rows';
+import { harEntryIndex } from '../../lib/har-rows';
+import { base64ToBytes } from '../../lib/format';
 
 export interface ExchangeSource {
   /** Distinguishes sources so cached details are not mixed up. */
   key: string;
   detail(id: string): Promise<ExchangeDetail>;
   body(id: string, side: 'request' | 'response'): Promise<BodyView>;
+  /** The whole value of a field `detail` cut, as a Blob (fetched in chunks); absent when nothing is ever cut. */
+  fullValue?(id: string, field: SessionField, onProgress?: (done: number, total: number) => void): Promise<Blob>;
 }
 
 export const liveSource: ExchangeSource = {
@@ -19,25 +23,32 @@ export const liveSource: ExchangeSource = {
   body: (id, side) => api.getExchangeBody({ id, side }),
 };
 
-/** An opened HAR: details from memory; bodies the core left out (`_bodyOmitted`) are fetched from it. */
-export function harSource(key: string, log: HarLog, sessionId?: string): ExchangeSource {
-  const entry = (id: string) => {
-    const i = harEntryIndex(id);
-    const e = log.entries[i];
-    if (!e) throw new Error(`No entry ${id} in this HAR`);
-    return { e, i };
-  };
+function entryIndex(id: string): number {
+  const index = harEntryIndex(id);
+  if (index < 0) throw new Error(`No entry ${id} in this session`);
+  return index;
+}
+
+/** An opened session: row `h<i>` is entry `i`, read by the core when shown. */
+export function sessionSource(sessionId: string): ExchangeSource {
   return {
-    key,
-    detail: async (id) => {
-      const { e, i } = entry(id);
-      return harEntryDetail(e, i);
-    },
-    body: async (id, side) => {
-      const { e, i } = entry(id);
-      const omitted = side === 'request' ? e.request?.postData?._bodyOmitted : e.response?.content?._bodyOmitted;
-      if (omitted && sessionId) return api.getSessionBody({ id: sessionId, index: i, side });
-      return harBody(e, side);
+    key: `session:${sessionId}`,
+    detail: async (id) => api.getSessionEntry({ id: sessionId, index: entryIndex(id) }),
+    body: async (id, side) => api.getSessionBody({ id: sessionId, index: entryIndex(id), side }),
+    fullValue: async (id, field, onProgress) => {
+      const index = entryIndex(id);
+      // Chunks become Blob parts (kept by the browser outside the JS heap): the value is never one string here.
+      const parts: Blob[] = [];
+      let offset = 0;
+      for (;;) {
+        const chunk = await api.getSessionField({ id: sessionId, index, field, offset });
+        // Binary bodies come as base64 in whole 4-character groups: each chunk decodes on its own.
+        parts.push(new Blob([chunk.encoding === 'base64' ? (base64ToBytes(chunk.text) as Uint8Array<ArrayBuffer>) : chunk.text]));
+        offset = chunk.offset + chunk.text.length;
+        onProgress?.(offset, chunk.totalChars);
+        if (chunk.done || chunk.text.length === 0) break;
+      }
+      return new Blob(parts);
     },
   };
 }

@@ -3,7 +3,7 @@
  * drag-and-drop; open (shows it in Traffic and Waterfall), rename, export, delete.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { HarLog, SessionInfo } from '../../../../proxy/src/api/contract';
+import type { OpenedSession, SessionInfo } from '../../../../proxy/src/api/contract';
 import { api, errorMessage } from '../../api';
 import { formatBytes, plural } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
@@ -14,7 +14,7 @@ interface Props {
   version: number;
   liveCount: number;
   current?: string;
-  onOpen(info: SessionInfo, log: HarLog): void;
+  onOpen(session: OpenedSession): void;
 }
 
 export function SessionsView({ version, liveCount, current, onOpen }: Props) {
@@ -34,8 +34,7 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
   const open = async (info: SessionInfo) => {
     setBusy(`Opening "${info.name}"…`);
     try {
-      const s = await api.openSession({ id: info.id });
-      onOpen(s.info, s.log);
+      onOpen(await api.openSession({ id: info.id }));
     } catch (err) {
       toast.error(err, `Could not open "${info.name}"`);
     } finally {

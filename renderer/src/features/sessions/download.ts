@@ -1,6 +1,10 @@
 /** Saves text as a file through the browser's download (works in Electron too). */
 export function downloadText(fileName: string, text: string, mime = 'text/plain'): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mime }));
+  downloadBlob(fileName, new Blob([text], { type: mime }));
+}
+
+export function downloadBlob(fileName: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;
