@@ -117,7 +117,9 @@ export class LabHistory {
       entry = historyEntry(runId, await readRunDir(dir));
     } catch (err) {
       const modified = await fs.promises.stat(dir).then((s) => s.mtime.toISOString()).catch(() => undefined);
-      entry = { runId, state: 'damaged', reason: (err as Error).message, ...(modified ? { modifiedAt: modified } : {}) };
+      // The run's own directory is implied: "results.json is not valid JSON…", not the full path.
+      const reason = (err as Error).message.split(dir + path.sep).join('').split(dir).join('this run directory');
+      entry = { runId, state: 'damaged', reason, ...(modified ? { modifiedAt: modified } : {}) };
     }
     this.cache.set(runId, { key, entry });
     return entry;

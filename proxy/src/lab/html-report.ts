@@ -17,6 +17,7 @@ import { cellVerdict, isNoisy, type Verdict } from './verdict.js';
 /** HAR files above this are not embedded (the report says so). */
 const HAR_MAX_BYTES = 100 * 2 ** 20;
 
+const duration = (ms: number) => (!Number.isFinite(ms) ? '?' : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`);
 const pText = (p: number | undefined) => (p === undefined || !Number.isFinite(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 const ratio = (c: Comparison | undefined) => (c && Number.isFinite(c.ratio) ? `${c.ratio.toFixed(2)}×` : '–');
 
@@ -30,6 +31,7 @@ th{background:#f1f3f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.m
 svg text{font:11px system-ui,sans-serif;fill:#3c4043}svg .ttl{font-weight:600;font-size:13px}svg .tick{fill:#80868b;font-size:10px}
 svg .wfn{font:10px ui-monospace,monospace}svg .bad{fill:#b3261e}.sc{fill:#f9ab00}.sw{fill:#34a853}.sr{fill:#1a73e8}
 .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:middle}
+.legend .sc{background:#f9ab00}.legend .sw{background:#34a853}.legend .sr{background:#1a73e8}td.n{white-space:nowrap}
 @media print{h2{break-after:avoid}svg{max-width:100%;height:auto}}`;
 
 function verdictCell(v: Verdict): string {
@@ -115,7 +117,7 @@ export function renderHtmlReport(result: LabResult, hars: ReadonlyMap<CellId, Wa
 <title>${esc(title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="muted">${esc(result.url)} · started ${esc(result.startedAt.replace('T', ' ').slice(0, 19))} UTC · ${esc(fmtMs(result.durationMs))}${result.aborted ? ' · <strong>cancelled: partial results</strong>' : ''}</p>
+<p class="muted">${esc(result.url)} · started ${esc(result.startedAt.replace('T', ' ').slice(0, 19))} UTC · took ${esc(duration(result.durationMs))}${result.aborted ? ' · <strong>cancelled: partial results</strong>' : ''}</p>
 <p>${c.runs} runs per cell in ${result.cells.length} cells, shuffled per round (seed ${esc(c.seed)}); baseline: ${esc(c.baseline === 'direct' ? 'the direct cell with the same HTTP/2 setting' : c.baseline)};
 α = ${esc(c.alpha)}. With ${c.runs} runs the smallest possible p is ${pText(minPValue(c.runs))}${minPValue(c.runs) >= c.alpha ? ' — <strong>so no difference can be significant; use more runs</strong>' : ''}.
 ${noisy.length ? `<br><strong>Noisy cells</strong> (load-time CV above 10%, their comparisons are shaky): ${noisy.map((n) => `<span class="mono">${esc(n)}</span>`).join(', ')}.` : ''}</p>

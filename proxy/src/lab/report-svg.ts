@@ -105,7 +105,8 @@ export function waterfallSvg(entries: readonly WaterfallEntry[], maxRows = 150):
       seg(e.start, e.connect, 'sc') + seg(e.start + e.connect, e.wait, 'sw') + seg(e.start + e.connect + e.wait, e.receive, 'sr') + '</g>'
     );
   });
-  const axis = [0, 0.25, 0.5, 0.75, 1].map((f) => `<text x="${num(x(end * f))}" y="${height - 4}" text-anchor="middle" class="tick">${esc(fmtMs(end * f))}</text>`);
+  // The last label ends at the right edge instead of centring on it (it would be cut off).
+  const axis = [0, 0.25, 0.5, 0.75, 1].map((f) => `<text x="${num(x(end * f))}" y="${height - 4}" text-anchor="${f === 1 ? 'end' : 'middle'}" class="tick">${esc(fmtMs(end * f))}</text>`);
   return (
     `<svg class="wf" role="img" aria-label="waterfall" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
     rows.join('') + axis.join('') + '</svg>'

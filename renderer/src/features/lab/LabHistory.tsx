@@ -111,9 +111,11 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
                         {r.noisyCells.length > 0 && <div className="warn-text">noisy: {r.noisyCells.join(', ')}</div>}
                       </td>
                       <td className="actions">
-                        <button className="btn small" onClick={() => onOpen(r.runId)} data-testid="lab-history-open">Open</button>
-                        <button className="btn small" onClick={() => exportRun(r.runId)} data-testid="lab-history-export">Export</button>
-                        <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                        <div>
+                          <button className="btn small" onClick={() => onOpen(r.runId)} data-testid="lab-history-open">Open</button>
+                          <button className="btn small" onClick={() => exportRun(r.runId)} data-testid="lab-history-export">Export</button>
+                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                        </div>
                       </td>
                     </>
                   ) : (
@@ -123,7 +125,9 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
                         Damaged: {r.reason}
                       </td>
                       <td className="actions">
-                        <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                        <div>
+                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                        </div>
                       </td>
                     </>
                   )}

@@ -64,11 +64,16 @@ function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | 
   return state;
 }
 
+/** Short in the table ("slower (large)": the baseline is in "Compared with"); the full sentence on hover. */
 function VerdictText({ v, magnitude }: { v: Verdict; magnitude?: string }) {
-  if (v.kind === 'slower') return <span className="sig">● {v.text}</span>;
-  if (v.kind === 'faster') return <span className="ok-text">● {v.text}</span>;
-  if (v.kind === 'same') return <span className="muted">{v.text}{magnitude ? `, δ ${magnitude}` : ''}</span>;
-  return <span className="muted">{v.kind === 'none' ? 'no successful run' : v.kind === 'baseline' ? 'baseline' : 'not compared'}</span>;
+  const short = v.kind === 'slower' || v.kind === 'faster' ? v.text.replace(/ than \S+ /, ' ') : v.kind === 'same' ? `not significant${magnitude ? ` (δ ${magnitude})` : ''}` : v.kind === 'none' ? 'no successful run' : v.kind === 'baseline' ? 'baseline' : 'not compared';
+  const cls = v.kind === 'slower' ? 'sig' : v.kind === 'faster' ? 'ok-text' : 'muted';
+  return (
+    <span className={cls} title={v.text}>
+      {v.kind === 'slower' || v.kind === 'faster' ? '● ' : ''}
+      {short}
+    </span>
+  );
 }
 
 export function LabResults({ runId, result }: { runId: string; result: LabResult }) {
@@ -104,7 +109,7 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
           </button>
         </div>
         <div style={{ overflowX: 'auto' }}>
-        <table className="data" data-testid="lab-table">
+        <table className="data lab-table" data-testid="lab-table">
           <thead>
             <tr>
               <th>Cell</th>
@@ -119,7 +124,6 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
               <th className="num">TTFB ratio</th>
               <th className="num">TTFB p</th>
               <th>TTFB verdict</th>
-              <th className="num">Conns</th>
             </tr>
           </thead>
           <tbody>
@@ -143,12 +147,11 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
                 <td className="num">{formatMs(r.p95)}</td>
                 <td className="num">{r.ratio !== undefined ? formatRatio(r.ratio) : r.isBaseline ? '×1.00' : '–'}</td>
                 <td className="num">{formatPValue(r.p)}</td>
-                <td data-testid="lab-load-verdict"><VerdictText v={r.loadVerdict} magnitude={r.magnitude} /></td>
+                <td className="wrap" data-testid="lab-load-verdict"><VerdictText v={r.loadVerdict} magnitude={r.magnitude} /></td>
                 <td className="num">{formatMs(r.ttfbMedian)}</td>
                 <td className="num">{r.ttfbRatio !== undefined ? formatRatio(r.ttfbRatio) : r.isBaseline ? '×1.00' : '–'}</td>
                 <td className="num">{formatPValue(r.ttfbP)}</td>
-                <td data-testid="lab-ttfb-verdict"><VerdictText v={r.ttfbVerdict} /></td>
-                <td className="num">{r.connections ?? '–'}</td>
+                <td className="wrap" data-testid="lab-ttfb-verdict"><VerdictText v={r.ttfbVerdict} /></td>
               </tr>
             ))}
           </tbody>
