@@ -105,7 +105,7 @@ export function formatEffects(result: LabResult): string[] {
   const rows = result.effects.map((e) => {
     const c = e.comparison;
     const word = !c.significant ? 'no significant difference' : c.ratio < 1 ? `faster (${c.magnitude})` : `slower (${c.magnitude})`;
-    return [DIMENSION_LABEL[e.dimension], `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
+    return [DIMENSION_LABEL[e.dimension] ?? String(e.dimension), `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
   });
   return ['', 'Effects on load time (one setting switched on, all else equal):', pad([['setting', 'cells', 'ratio', 'p', 'δ', 'verdict'], ...rows])];
 }

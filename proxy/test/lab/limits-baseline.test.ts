@@ -23,6 +23,9 @@ describe('limits and defaults', () => {
     }
     expect(minRunsFor(0.05)).toBe(4);
     expect(Number.isNaN(minPValue(0))).toBe(true);
+    // Bounded work whatever the number (a damaged results.json can say runs: 1e300).
+    expect(minPValue(1e300)).toBe(0);
+    expect(minPValue(600)).toBeGreaterThanOrEqual(0);
     // The default is enough for α = 0.05 (the UI's old 3 was not).
     expect(minPValue(LAB_LIMITS.runs.default)).toBeLessThan(0.05);
   });

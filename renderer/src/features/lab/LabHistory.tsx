@@ -75,6 +75,14 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
         Past runs <span className="muted" style={{ fontWeight: 'normal' }}>· {runs.length} in the data directory</span>
       </h2>
       {history.error && <div className="note error">{history.error}</div>}
+      {history.running
+        .filter((id) => id !== openRunId)
+        .map((id) => (
+          <div className="form-row" key={id} data-testid="lab-history-running">
+            <span className="mono">{id}</span> <span className="muted">is running</span>
+            <button className="btn small" onClick={() => onOpen(id)}>Show progress</button>
+          </div>
+        ))}
       {history.runs && runs.length === 0 && <p className="muted" data-testid="lab-history-empty">No finished run yet. Each run you start is kept here, also after a restart.</p>}
       {runs.length > 0 && (
         <>
