@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, expect, snap, ARTIFACTS } from './fixtures';
-import { fakeResult, WALKTHROUGH, writeRun } from '../proxy/test/lab/fake-result';
+import { fakeResult, WALKTHROUGH } from '../proxy/test/lab/fake-result';
+import { writeRun } from '../proxy/test/lab/write-run';
 
 test('the baseline dropdown offers only ticked cells, and the runs field shows the smallest p it can reach', async ({ page, serve }) => {
   await page.goto(serve.url);

@@ -8,7 +8,8 @@ import { bodyView } from '../../src/api/body-view.js';
 import type { LabBackend } from '../../src/api/backends.js';
 import type { LabResult, NetlensEvent } from '../../src/api/contract.js';
 import { fakeProxy } from './helpers.js';
-import { fakeResult, WALKTHROUGH, writeRun } from '../lab/fake-result.js';
+import { fakeResult, WALKTHROUGH } from '../lab/fake-result.js';
+import { writeRun } from '../lab/write-run.js';
 
 const dirs: string[] = [];
 const services: CoreService[] = [];

@@ -1,6 +1,4 @@
-/** A LabResult built from synthetic runs (analyze() does the statistics), written like the runner writes it. */
-import fs from 'node:fs';
-import path from 'node:path';
+/** A LabResult built from synthetic runs (analyze() does the statistics). No Node imports: the renderer's tests use it too. */
 import { analyze, effects } from '../../src/lab/analyze.js';
 import { LAB_SCHEMA_VERSION, type CellId, type LabResult, type LabTarget, type RunMeasurement } from '../../src/lab/types.js';
 
@@ -54,14 +52,6 @@ export function fakeHar(n: number, host = 'https://127.0.0.1:1234'): unknown {
     timings: { blocked: 1, dns: 0, connect: i === 0 ? 5 : 0, send: 0, wait: 20, receive: 4 },
   }));
   return { log: { version: '1.2', creator: { name: 't', version: '1' }, entries } };
-}
-
-/** Writes `result` (and HARs for every run that names one) into `dir` as a lab run directory. */
-export function writeRun(dir: string, result: LabResult, hars = true): string {
-  fs.mkdirSync(path.join(dir, 'har'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(result, null, 2));
-  if (hars) for (const c of result.cells) for (const r of c.runs) if (r.browserHar) fs.writeFileSync(path.join(dir, r.browserHar), JSON.stringify(fakeHar(4)));
-  return dir;
 }
 
 /** The walkthrough's case: intercepting HTTP/2 has about the same load time but 6× the TTFB; the proxy cell is noisy. */

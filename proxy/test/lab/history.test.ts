@@ -7,7 +7,8 @@ import { compareRuns, headlines, LabHistory } from '../../src/lab/history.js';
 import { buildHtmlReport } from '../../src/lab/html-report.js';
 import { parseLabResult } from '../../src/lab/result-file.js';
 import { cli } from '../cli/run-cli.js';
-import { fakeResult, WALKTHROUGH, writeRun } from './fake-result.js';
+import { fakeResult, WALKTHROUGH } from './fake-result.js';
+import { writeRun } from './write-run.js';
 
 let root: string;
 let labDir: string;

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { apply, damage } from '../../../proxy/test/lab/damage';
+import { parseLabResult } from '../../../proxy/src/lab/result-file';
 import type { CellResult, LabResult, RunMeasurement } from '../../../proxy/src/api/contract';
 import { baselinePlan, chartSeries, formBaseline, labTableRows, representativeRun, runsHint } from './lab-model';
 
@@ -88,5 +91,27 @@ describe('lab form model (issue 15)', () => {
     expect(rows.map((r) => r.noisy)).toEqual([false, true]);
     expect(rows[1]).toMatchObject({ ttfbRatio: 6.5, ttfbVerdict: { kind: 'slower', text: 'slower than proxy+h1+intercept (large)' } });
     expect(rows[0]!.ttfbVerdict.kind).toBe('baseline');
+  });
+});
+
+describe('lab view model on damaged results.json files', () => {
+  it('whatever the reader lets through, the table model copes (seed 42)', () => {
+    let parsed = 0;
+    fc.assert(
+      fc.property(damage, (edits) => {
+        let result;
+        try {
+          result = parseLabResult(apply(edits));
+        } catch {
+          return;
+        }
+        parsed++;
+        labTableRows(result);
+        chartSeries(result, 'loadMs');
+        result.cells.forEach((c) => representativeRun(c));
+      }),
+      { seed: 42, numRuns: Number(process.env.NETLENS_FUZZ_RUNS ?? 300) },
+    );
+    expect(parsed).toBeGreaterThan(0);
   });
 });
