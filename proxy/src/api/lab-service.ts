@@ -17,6 +17,8 @@ import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEven
 
 type Args = Record<string, unknown>;
 
+const CANCELLED = { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' };
+
 function bad(message: string): NetlensError {
   return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
 }
@@ -80,7 +82,9 @@ export class LabService {
       target = { kind: 'site', images: t.images as number, latencyMs: t.latencyMs as number };
     } else if (t.kind === 'url') {
       const url = t.url;
-      if (typeof url !== 'string' || url.length > 8192 || !/^https?:\/\/./i.test(url)) throw bad('startLab: the target URL must start with http:// or https:// (at most 8192 characters)');
+      if (typeof url !== 'string' || url.length > 8192 || !/^https?:\/\/./i.test(url)) {
+        throw bad('startLab: the target URL must start with http:// or https:// (at most 8192 characters)');
+      }
       target = { kind: 'url', url };
     } else throw bad('startLab: target.kind must be "site" or "url"');
     if (!Array.isArray(a.cells) || a.cells.length === 0 || !a.cells.every((c) => typeof c === 'string' && isCellId(c))) {
@@ -123,7 +127,7 @@ export class LabService {
       .then(
         (result) => {
           entry.state = result.aborted
-            ? { runId, state: 'cancelled', error: { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' }, result }
+            ? { runId, state: 'cancelled', error: CANCELLED, result }
             : { runId, state: 'done', result };
         },
         (err: NetlensError) => {
@@ -158,7 +162,7 @@ export class LabService {
     if (entry) return entry.state;
     const result = await this.stored(runId);
     return result.aborted
-      ? { runId, state: 'cancelled', error: { code: ErrorCodes.LAB_ABORTED, message: 'This run was cancelled; the table shows the runs that finished.' }, result }
+      ? { runId, state: 'cancelled', error: CANCELLED, result }
       : { runId, state: 'done', result };
   }
 
@@ -169,7 +173,9 @@ export class LabService {
     try {
       return await this.history.read(runId);
     } catch (err) {
-      if ((err as NetlensError).code === ErrorCodes.NOT_FOUND) throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}" (it may have been deleted). Refresh the history.`);
+      if ((err as NetlensError).code === ErrorCodes.NOT_FOUND) {
+        throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}" (it may have been deleted). Refresh the history.`);
+      }
       throw err;
     }
   }

@@ -72,7 +72,9 @@ export async function readRunDir(dir: string): Promise<LabResult> {
     throw new NetlensError(ErrorCodes.NOT_FOUND, `${dir} has no results.json (the run was interrupted before it finished, or this is not a lab run directory)`);
   }
   if (!stat.isFile()) throw new NetlensError(ErrorCodes.LAB_RESULT_INVALID, `${file} is not a file`);
-  if (stat.size > RESULT_FILE_MAX_BYTES) throw new NetlensError(ErrorCodes.LAB_RESULT_INVALID, `${file} is ${stat.size} bytes, more than the ${RESULT_FILE_MAX_BYTES} a lab result can be`);
+  if (stat.size > RESULT_FILE_MAX_BYTES) {
+    throw new NetlensError(ErrorCodes.LAB_RESULT_INVALID, `${file} is ${stat.size} bytes, more than the ${RESULT_FILE_MAX_BYTES} a lab result can be`);
+  }
   return parseLabResult(await fs.promises.readFile(file, 'utf8'), file);
 }
 
@@ -152,7 +154,8 @@ export function compareRuns(a: { runId: string; result: LabResult }, b: { runId:
   if (ka !== kb) {
     throw new NetlensError(
       ErrorCodes.USAGE,
-      `runs ${a.runId} and ${b.runId} loaded different targets (${targetLabel(a.result.config.target)} / ${targetLabel(b.result.config.target)}); compare runs of the same target`,
+      `runs ${a.runId} and ${b.runId} loaded different targets (${targetLabel(a.result.config.target)} / ` +
+        `${targetLabel(b.result.config.target)}); compare runs of the same target`,
     );
   }
   const inA = new Map(a.result.cells.map((c) => [c.id, c]));

@@ -17,14 +17,19 @@ import { cellVerdict, isNoisy, type Verdict } from './verdict.js';
 /** HAR files above this are not embedded (the report says so). */
 const HAR_MAX_BYTES = 100 * 2 ** 20;
 
-const duration = (ms: number) => (!Number.isFinite(ms) ? '?' : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`);
+const duration = (ms: number) => {
+  if (!Number.isFinite(ms)) return '?';
+  return ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+};
 const pText = (p: number | undefined) => (p === undefined || !Number.isFinite(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 const ratio = (c: Comparison | undefined) => (c && Number.isFinite(c.ratio) ? `${c.ratio.toFixed(2)}×` : '–');
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#202124;margin:24px auto;max-width:1180px;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #dadce0;padding-bottom:4px}h3{font-size:14px;margin:16px 0 4px}
-.muted{color:#5f6368}table{border-collapse:collapse;margin:6px 0;font-size:13px}th,td{border:1px solid #dadce0;padding:3px 8px;text-align:left;vertical-align:top}
+.muted{color:#5f6368}
+table{border-collapse:collapse;margin:6px 0;font-size:13px}
+th,td{border:1px solid #dadce0;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f1f3f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.mono{font-family:ui-monospace,Menlo,Consolas,monospace}
 .slower{color:#b3261e;font-weight:600}.faster{color:#137333;font-weight:600}.same,.baseline,.none,.no-baseline{color:#5f6368}
 .tag{display:inline-block;font-size:11px;border-radius:3px;padding:0 5px;margin-left:6px;background:#e8eaed}.tag.noisy{background:#fbe3b1;color:#7a4b00}
@@ -50,9 +55,19 @@ function resultsTable(result: LabResult): string {
     return `<tr><td class="mono">${esc(c.id)}${base}${noisy}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
 <td class="n">${fmtMs(s?.median)}</td><td class="n">${fmtMs(s?.p95)}</td><td class="n">${s ? (s.cv * 100).toFixed(0) + '%' : '–'}</td>
 <td class="n">${ratio(c.comparisons.loadMs)}</td><td class="n">${pText(c.comparisons.loadMs?.p)}</td>${verdictCell(cellVerdict(c, 'loadMs', isBase))}
-<td class="n">${fmtMs(t?.median)}</td><td class="n">${ratio(c.comparisons.ttfbMedianMs)}</td><td class="n">${pText(c.comparisons.ttfbMedianMs?.p)}</td>${verdictCell(cellVerdict(c, 'ttfbMedianMs', isBase))}</tr>`;
+<td class="n">${fmtMs(t?.median)}</td>
+<td class="n">${ratio(c.comparisons.ttfbMedianMs)}</td>
+<td class="n">${pText(c.comparisons.ttfbMedianMs?.p)}</td>${verdictCell(cellVerdict(c, 'ttfbMedianMs', isBase))}</tr>`;
   });
-  return `<table><thead><tr><th>Cell</th><th>OK runs</th><th>Compared with</th><th>Load median</th><th>Load p95</th><th>CV</th><th>Ratio</th><th>p</th><th>Load verdict</th>
+  return `<table><thead><tr><th>Cell</th>
+<th>OK runs</th>
+<th>Compared with</th>
+<th>Load median</th>
+<th>Load p95</th>
+<th>CV</th>
+<th>Ratio</th>
+<th>p</th>
+<th>Load verdict</th>
 <th>TTFB median</th><th>TTFB ratio</th><th>TTFB p</th><th>TTFB verdict</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
 }
 
@@ -69,9 +84,18 @@ function effectsTable(result: LabResult): string {
   const rows = result.effects.map((e) => {
     const c = e.comparison;
     const word = !c.significant ? 'no significant difference' : `${c.ratio < 1 ? 'faster' : 'slower'} (${c.magnitude})`;
-    return `<tr><td>${esc(e.dimension)} on</td><td class="mono">${esc(e.cell)} vs ${esc(e.versus)}</td><td class="n">${ratio(c)}</td><td class="n">${pText(c.p)}</td><td>${esc(word)}</td></tr>`;
+    return `<tr><td>${esc(e.dimension)} on</td>
+<td class="mono">${esc(e.cell)} vs ${esc(e.versus)}</td>
+<td class="n">${ratio(c)}</td>
+<td class="n">${pText(c.p)}</td>
+<td>${esc(word)}</td></tr>`;
   });
-  return `<h2>Effect of each setting on load time</h2><table><thead><tr><th>Setting</th><th>Cells</th><th>Ratio</th><th>p</th><th>Verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h2>Effect of each setting on load time</h2><table><thead><tr><th>Setting</th>
+<th>Cells</th>
+<th>Ratio</th>
+<th>p</th>
+<th>Verdict</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table>`;
 }
 
 function machineTable(result: LabResult): string {
@@ -92,12 +116,14 @@ function waterfalls(result: LabResult, hars: ReadonlyMap<CellId, WaterfallEntry[
   const parts = result.cells.map((c: CellResult) => {
     const w = hars.get(c.id);
     const rep = c.representativeRun !== undefined ? c.runs[c.representativeRun] : undefined;
-    const head = `<h3 class="mono">${esc(c.id)}${rep ? ` <span class="muted">— run ${rep.round + 1}, load ${fmtMs(rep.loadMs)} (median ${fmtMs(c.stats.loadMs?.median)})</span>` : ''}</h3>`;
+    const which = rep ? ` <span class="muted">— run ${rep.round + 1}, load ${fmtMs(rep.loadMs)} (median ${fmtMs(c.stats.loadMs?.median)})</span>` : '';
+    const head = `<h3 class="mono">${esc(c.id)}${which}</h3>`;
     if (typeof w === 'string' || !w) return `${head}<p class="muted">${esc(w ?? 'No successful run with a browser HAR.')}</p>`;
     const more = w.length > 150 ? `<p class="muted">First 150 of ${w.length} requests.</p>` : '';
     return head + waterfallSvg(w) + more;
   });
-  const legend = '<p class="legend muted">Segments:<span class="sc"></span>queue + connect + send<span class="sw"></span>waiting (TTFB)<span class="sr"></span>download</p>';
+  const legend =
+    '<p class="legend muted">Segments:<span class="sc"></span>queue + connect + send<span class="sw"></span>waiting (TTFB)<span class="sr"></span>download</p>';
   return `<h2>Waterfall of each cell's median run</h2>${legend}${parts.join('\n')}`;
 }
 
@@ -106,10 +132,18 @@ export function renderHtmlReport(result: LabResult, hars: ReadonlyMap<CellId, Wa
   const c = result.config;
   const failures = result.cells.flatMap((x) => x.runs.filter((r) => !r.ok));
   const failList = failures.length
-    ? `<h2>Failed runs (${failures.length})</h2><ul>${failures.slice(0, 50).map((r) => `<li class="mono">${esc(r.cell)} run ${r.round + 1}: [${esc(r.error?.code)}] ${esc(r.error?.message)}</li>`).join('')}</ul>`
+    ? `<h2>Failed runs (${failures.length})</h2><ul>${failures
+        .slice(0, 50)
+        .map((r) => `<li class="mono">${esc(r.cell)} run ${r.round + 1}: [${esc(r.error?.code)}] ${esc(r.error?.message)}</li>`)
+        .join('')}</ul>`
     : '';
   const noisy = result.cells.filter(isNoisy).map((x) => x.id);
   const title = `Netlens lab report — ${targetLabel(c.target)}`;
+  const tooFew = minPValue(c.runs) >= c.alpha ? ' — <strong>so no difference can be significant; use more runs</strong>' : '';
+  const noisyText = noisy.length
+    ? `<br><strong>Noisy cells</strong> (load-time CV above 10%, their comparisons are shaky):
+${noisy.map((n) => `<span class="mono">${esc(n)}</span>`).join(', ')}.`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
@@ -117,13 +151,16 @@ export function renderHtmlReport(result: LabResult, hars: ReadonlyMap<CellId, Wa
 <title>${esc(title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="muted">${esc(result.url)} · started ${esc(result.startedAt.replace('T', ' ').slice(0, 19))} UTC · took ${esc(duration(result.durationMs))}${result.aborted ? ' · <strong>cancelled: partial results</strong>' : ''}</p>
-<p>${c.runs} runs per cell in ${result.cells.length} cells, shuffled per round (seed ${esc(c.seed)}); baseline: ${esc(c.baseline === 'direct' ? 'the direct cell with the same HTTP/2 setting' : c.baseline)};
-α = ${esc(c.alpha)}. With ${c.runs} runs the smallest possible p is ${pText(minPValue(c.runs))}${minPValue(c.runs) >= c.alpha ? ' — <strong>so no difference can be significant; use more runs</strong>' : ''}.
-${noisy.length ? `<br><strong>Noisy cells</strong> (load-time CV above 10%, their comparisons are shaky): ${noisy.map((n) => `<span class="mono">${esc(n)}</span>`).join(', ')}.` : ''}</p>
+<p class="muted">${esc(result.url)} · started ${esc(result.startedAt.replace('T', ' ').slice(0, 19))} UTC
+· took ${esc(duration(result.durationMs))}${result.aborted ? ' · <strong>cancelled: partial results</strong>' : ''}</p>
+<p>${c.runs} runs per cell in ${result.cells.length} cells, shuffled per round (seed ${esc(c.seed)});
+baseline: ${esc(c.baseline === 'direct' ? 'the direct cell with the same HTTP/2 setting' : c.baseline)};
+α = ${esc(c.alpha)}. With ${c.runs} runs the smallest possible p is ${pText(minPValue(c.runs))}${tooFew}.
+${noisyText}</p>
 <h2>Results</h2>
 ${resultsTable(result)}
-<p class="muted">Ratio = this cell's median / its baseline's. p = two-sided Mann-Whitney U; significant when p &lt; α, magnitude from Cliff's delta. TTFB = each run's median time to first byte.</p>
+<p class="muted">Ratio = this cell's median / its baseline's. p = two-sided Mann-Whitney U; significant when p &lt; α,
+magnitude from Cliff's delta. TTFB = each run's median time to first byte.</p>
 <h2>Charts</h2>
 ${chart(result, 'loadMs', 'Page load time — median, whiskers min…max')}
 ${chart(result, 'ttfbMedianMs', 'TTFB (median per run) — median, whiskers min…max')}

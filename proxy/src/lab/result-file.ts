@@ -59,7 +59,9 @@ const RUN_NUMBERS = ['loadMs', 'onLoadMs', 'ttfbMeanMs', 'ttfbMedianMs', 'reques
 
 function checkResult(value: unknown): void {
   const r = object(value, 'the file');
-  if (r.schemaVersion !== LAB_SCHEMA_VERSION) fail('schemaVersion', `is ${JSON.stringify(r.schemaVersion) ?? 'missing'}; this Netlens reads ${LAB_SCHEMA_VERSION}`);
+  if (r.schemaVersion !== LAB_SCHEMA_VERSION) {
+    fail('schemaVersion', `is ${JSON.stringify(r.schemaVersion) ?? 'missing'}; this Netlens reads ${LAB_SCHEMA_VERSION}`);
+  }
   const config = object(r.config, '"config"');
   const target = object(config.target, '"config.target"');
   if (target.kind === 'url') strings(target, '"config.target"', ['url']);
@@ -86,7 +88,9 @@ function checkResult(value: unknown): void {
       strings(run, `${at} runs[${j}]`, ['browserHar', 'proxyHar', 'cell'], true);
       if (run.error !== undefined) object(run.error, `${at} runs[${j}].error`);
     }
-    for (const [m, sv] of Object.entries(object(c.stats, `${at} "stats"`))) numbers(object(sv, `${at} stats.${m}`), `${at} stats.${m}`, ['n', 'median', 'p95', 'min', 'max', 'mean', 'iqr', 'cv']);
+    for (const [m, sv] of Object.entries(object(c.stats, `${at} "stats"`))) {
+      numbers(object(sv, `${at} stats.${m}`), `${at} stats.${m}`, ['n', 'median', 'p95', 'min', 'max', 'mean', 'iqr', 'cv']);
+    }
     for (const [m, cmp] of Object.entries(object(c.comparisons, `${at} "comparisons"`))) comparison(cmp, `${at} comparisons.${m}`);
   }
   if (r.effects !== undefined) {

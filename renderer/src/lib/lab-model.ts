@@ -128,6 +128,8 @@ export function runsHint(runs: number, alpha = 0.05): { minP: number; enough: bo
   return {
     minP,
     enough,
-    text: enough ? `smallest p possible: ${shown} (< ${alpha})` : `smallest p possible: ${shown} — never significant at ${alpha}; use at least ${minRunsFor(alpha)} runs`,
+    text: enough
+      ? `smallest p possible: ${shown} (< ${alpha})`
+      : `smallest p possible: ${shown} — never significant at ${alpha}; use at least ${minRunsFor(alpha)} runs`,
   };
 }
