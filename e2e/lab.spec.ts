@@ -11,10 +11,10 @@ test('a small lab run completes and shows the comparison table, charts and water
   await page.getByTestId('lab-images').fill('6');
   await page.getByTestId('lab-latency').fill('10');
   await page.getByTestId('lab-runs').fill('2');
-  // The defaults, as a new user would press Run: proxy+h1+intercept (baseline) and the same
-  // with Nagle on — real Chromium through the real intercepting proxy.
-  await expect(page.getByTestId('cell-proxy+h1+intercept')).toBeChecked();
-  await expect(page.getByTestId('cell-proxy+h1+intercept+nagle')).toBeChecked();
+  // The defaults, as a new user would press Run: direct+h2 (baseline) and the intercepting
+  // HTTP/2 proxy — real Chromium through the real intercepting proxy.
+  await expect(page.getByTestId('cell-direct+h2')).toBeChecked();
+  await expect(page.getByTestId('cell-proxy+h2+intercept')).toBeChecked();
 
   await page.getByTestId('lab-run').click();
   await expect(page.getByTestId('lab-progress')).toBeVisible();
@@ -24,7 +24,12 @@ test('a small lab run completes and shows the comparison table, charts and water
   await expect(page.getByTestId('lab-failed')).toHaveCount(0);
   await expect(page.getByTestId('lab-table-row')).toHaveCount(2);
   await expect(page.getByTestId('lab-table')).toContainText('baseline');
-  await expect(page.getByTestId('lab-table')).toContainText('proxy+h1+intercept+nagle');
+  await expect(page.getByTestId('lab-table')).toContainText('proxy+h2+intercept');
+  // Load time and TTFB each get a verdict against the baseline (2 runs: never significant, and it says so).
+  const proxyRow = page.locator('[data-cell="proxy+h2+intercept"]');
+  await expect(proxyRow).toContainText('direct+h2'); // compared with
+  await expect(proxyRow.getByTestId('lab-ttfb-verdict')).toContainText('not significant');
+  await expect(proxyRow.getByTestId('lab-load-verdict')).toContainText('not significant');
   // Charts: one bar per cell in each.
   await expect(page.getByTestId('lab-chart-loadMs').locator('.recharts-bar-rectangle')).toHaveCount(2);
   await expect(page.getByTestId('lab-chart-ttfbMedianMs').locator('.recharts-bar-rectangle')).toHaveCount(2);
@@ -41,9 +46,8 @@ test('a small lab run completes and shows the comparison table, charts and water
 test('a lab run can be cancelled', async ({ page, serve }) => {
   await page.goto(serve.url);
   await page.getByTestId('tab-lab').click();
-  await page.getByTestId('cell-proxy+h1+intercept').uncheck();
-  await page.getByTestId('cell-proxy+h1+intercept+nagle').uncheck();
-  await page.getByTestId('cell-direct+h2').check();
+  await page.getByTestId('cell-proxy+h2+intercept').uncheck();
+  await expect(page.getByTestId('cell-direct+h2')).toBeChecked();
   await page.getByTestId('lab-images').fill('3');
   await page.getByTestId('lab-runs').fill('20');
   await page.getByTestId('lab-run').click();

@@ -72,6 +72,11 @@ export const ErrorCodes = {
    * HTTP proxy, CONNECT refused, TLS to the target through it failed, or no answer in time.
    */
   LAB_VIA_PROXY: 'NL_LAB_VIA_PROXY',
+  /**
+   * A lab results.json cannot be used: missing, not JSON (cut short by a crash), another
+   * schemaVersion, or without the fields a report needs. The message names the file and the field.
+   */
+  LAB_RESULT_INVALID: 'NL_LAB_RESULT_INVALID',
   /** A HAR file cannot be used (not JSON, truncated, no log.entries, an entry without request/response). */
   HAR_INVALID: 'NL_HAR_INVALID',
   /** The session store (data dir sessions/: index, HAR files, journals) cannot be read or written. */

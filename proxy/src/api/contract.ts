@@ -18,10 +18,11 @@
  */
 import type { ExchangeTimestamps, HttpProtocol, Transport } from '../model.js';
 import type { HarLog } from './har-types.js';
-import type { CellId, CellSettings, LabConfig, LabProgress, LabResult } from '../lab/types.js';
+import type { CellId, CellSettings, LabConfig, LabHistoryEntry, LabProgress, LabResult, LabRunComparison } from '../lab/types.js';
 
 export type { HarLog, HarEntry, HarPage, Har } from './har-types.js';
 export type { CellId, CellResult, CellSettings, Comparison, LabConfig, LabProgress, LabResult, MetricName, MetricStats, RunMeasurement } from '../lab/types.js';
+export type { LabHistoryEntry, LabRunComparison } from '../lab/types.js';
 
 /** A failure as it crosses the transport. */
 export interface ApiErrorInfo {
@@ -282,7 +283,15 @@ export interface Commands {
   getLabOptions: { args: void; result: LabOptions };
   startLab: { args: LabRunConfig; result: { runId: string } };
   cancelLab: { args: { runId: string }; result: { cancelled: boolean } };
+  /** A run of this session, or one from the history on disk (`<data>/lab/<runId>/results.json`). */
   getLabRun: { args: { runId: string }; result: LabRunState };
+  /** The run history, newest first: runs in progress (ids) and finished or damaged runs on disk. */
+  listLabRuns: { args: void; result: { running: string[]; runs: LabHistoryEntry[] } };
+  deleteLabRun: { args: { runId: string }; result: { deleted: boolean } };
+  /** Run `b` against run `a` (same target), cell by cell: ratio and Mann-Whitney p on load time and TTFB. */
+  compareLabRuns: { args: { a: string; b: string }; result: LabRunComparison };
+  /** One self-contained HTML file (tables, SVG charts, median-run waterfalls, machine) to download. */
+  exportLabReport: { args: { runId: string }; result: { fileName: string; text: string } };
   /** A HAR the lab wrote (`RunMeasurement.browserHar` / `proxyHar`, relative to the run's directory). */
   getLabHar: { args: { runId: string; file: string }; result: HarLog };
   /** Server replay (`serve`) or client replay (`resend`) of a saved session. */
@@ -318,6 +327,10 @@ export const COMMAND_NAMES = [
   'cancelLab',
   'getLabRun',
   'getLabHar',
+  'listLabRuns',
+  'deleteLabRun',
+  'compareLabRuns',
+  'exportLabReport',
   'replay',
 ] as const satisfies readonly CommandName[];
 

@@ -23,8 +23,6 @@ import {
   type CommandResult,
   type ExchangeDetail,
   type ExchangeSummary,
-  type LabRunConfig,
-  type LabRunState,
   type NetlensApi,
   type NetlensEvent,
   type NetlensEventListener,
@@ -34,14 +32,13 @@ import {
 import { exchangeDetail, exchangeSummary, pendingSummary, withResponseHead } from './summary.js';
 import { bodyView } from './body-view.js';
 import { SessionCommands } from './session-commands.js';
-import { labCells, memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
-import { isCellId } from '../lab/cells.js';
+import { memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
+import { LabService } from './lab-service.js';
 import { replayableEntries } from '../replay/load.js';
 import { ServerReplay } from '../replay/server-replay.js';
 import { resend } from '../replay/client-replay.js';
 import { formatResendRow, summarizeResend } from '../replay/report.js';
 import type { Har } from '../har/types.js';
-import type { CellId } from '../lab/types.js';
 import { noDisplayReason } from '../browser/display.js';
 
 export interface CoreServiceOptions {
@@ -63,9 +60,6 @@ interface Row {
   summary: ExchangeSummary;
   exchange?: Exchange;
 }
-
-const LAB_MAX_RUNS = 50;
-const LAB_MAX_IMAGES = 5000;
 
 function bad(message: string): NetlensError {
   return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
@@ -113,13 +107,11 @@ export class CoreService implements NetlensApi {
   private proxyError: { code: string; message: string } | undefined;
   private config: ProxyConfig;
   private proxyOp: Promise<unknown> = Promise.resolve();
-  private readonly labRuns = new Map<string, { state: LabRunState; abort: AbortController }>();
-  private labSeq = 0;
   /** openSession and what the UI asks of an opened session (bounded caches of its own). */
   private readonly sessionView: SessionCommands;
   private readonly browsers = new Set<{ close(): Promise<void> }>();
   private readonly sessions: SessionBackend;
-  private readonly lab: LabBackend;
+  private readonly labs: LabService;
   private readonly browser: BrowserBackend;
   private readonly batchMs: number;
   private readonly startProxyFn: (options: ProxyOptions) => Promise<ProxyHandle>;
@@ -130,7 +122,7 @@ export class CoreService implements NetlensApi {
     this.config = { port: 8080, intercept: true, http2: true, nagle: false, ...options.proxy };
     this.sessions = options.sessions ?? memorySessions();
     this.sessionView = new SessionCommands(this.sessions);
-    this.lab = options.lab ?? unavailableLab;
+    this.labs = new LabService(options.lab ?? unavailableLab, options.dataDir, (e) => this.emit(e));
     this.browser = options.browser ?? unavailableBrowser;
     this.batchMs = options.batchMs ?? EXCHANGE_BATCH_MS;
     this.startProxyFn = options.startProxy ?? realStartProxy;
@@ -342,7 +334,7 @@ export class CoreService implements NetlensApi {
       version: this.options.version ?? '0.0.0',
       dataDir: this.options.dataDir,
       proxy,
-      features: { sessions: this.sessions.persistent, lab: this.lab.available, browser: this.browser.available, replay: true, display: !noDisplayReason() },
+      features: { sessions: this.sessions.persistent, lab: this.labs.available, browser: this.browser.available, replay: true, display: !noDisplayReason() },
       exchangeCount: this.order.length,
     };
   }
@@ -442,111 +434,16 @@ export class CoreService implements NetlensApi {
 
   // ── lab ───────────────────────────────────────────────────────────────────
 
-  async getLabOptions(): Promise<CommandResult<'getLabOptions'>> {
-    return {
-      available: this.lab.available,
-      cells: labCells(),
-      // Small enough to finish in well under a minute on a laptop; shows the Nagle effect.
-      defaults: { target: { kind: 'site', images: 20, latencyMs: 20 }, cells: ['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], runs: 3, baseline: 'proxy+h1+intercept' },
-    };
-  }
-
-  private labConfig(args: unknown): LabRunConfig {
-    const a = obj(args, 'startLab');
-    const t = obj(a.target, 'startLab');
-    let target: LabRunConfig['target'];
-    if (t.kind === 'site') {
-      if (!Number.isInteger(t.images) || (t.images as number) < 1 || (t.images as number) > LAB_MAX_IMAGES) throw bad(`startLab: images must be 1–${LAB_MAX_IMAGES}`);
-      if (typeof t.latencyMs !== 'number' || t.latencyMs < 0 || t.latencyMs > 10_000) throw bad('startLab: latencyMs must be 0–10000');
-      target = { kind: 'site', images: t.images as number, latencyMs: t.latencyMs };
-    } else if (t.kind === 'url') {
-      const url = str(t, 'url', 'startLab', 8192);
-      if (!/^https?:\/\//i.test(url)) throw bad('startLab: the target URL must start with http:// or https://');
-      target = { kind: 'url', url };
-    } else throw bad('startLab: target.kind must be "site" or "url"');
-    if (!Array.isArray(a.cells) || a.cells.length === 0 || !a.cells.every((c) => typeof c === 'string' && isCellId(c))) {
-      throw bad('startLab: pick at least one cell of the matrix');
-    }
-    if (!Number.isInteger(a.runs) || (a.runs as number) < 1 || (a.runs as number) > LAB_MAX_RUNS) throw bad(`startLab: runs must be 1–${LAB_MAX_RUNS}`);
-    const baseline = a.baseline === undefined ? undefined : a.baseline === 'direct' || (typeof a.baseline === 'string' && isCellId(a.baseline)) ? (a.baseline as LabRunConfig['baseline']) : undefined;
-    if (a.baseline !== undefined && baseline === undefined) throw bad('startLab: baseline must be "direct" or a cell id');
-    return { target, cells: a.cells as CellId[], runs: a.runs as number, baseline };
-  }
-
-  private labDir(runId: string): string {
-    return path.join(this.options.dataDir, 'lab', runId);
-  }
-
-  async startLab(args: CommandArgs<'startLab'>): Promise<CommandResult<'startLab'>> {
-    const config = this.labConfig(args);
-    if (!this.lab.available) await this.lab.run(config, { signal: new AbortController().signal, onProgress: () => undefined });
-    const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.labSeq}`;
-    const abort = new AbortController();
-    const total = config.cells!.length * config.runs!;
-    const entry: { state: LabRunState; abort: AbortController } = { state: { runId, state: 'running', completed: 0, total }, abort };
-    this.labRuns.set(runId, entry);
-    void this.lab
-      .run(
-        { ...config, outDir: this.labDir(runId), dataDir: this.options.dataDir },
-        {
-          signal: abort.signal,
-          onProgress: (progress) => {
-            const completed = 'completed' in progress ? progress.completed : 0;
-            entry.state = { runId, state: 'running', progress, completed, total: progress.total };
-            this.emit({ type: 'lab-progress', runId, progress });
-          },
-        },
-      )
-      .then(
-        (result) => {
-          entry.state = result.aborted
-            ? { runId, state: 'cancelled', error: { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' }, result }
-            : { runId, state: 'done', result };
-        },
-        (err: NetlensError) => {
-          const cancelled = abort.signal.aborted;
-          entry.state = {
-            runId,
-            state: cancelled ? 'cancelled' : 'failed',
-            error: { code: err?.code ?? ErrorCodes.INTERNAL, message: cancelled ? 'The run was cancelled.' : (err?.message ?? String(err)) },
-          };
-        },
-      )
-      .finally(() => this.emit({ type: 'lab-finished', run: entry.state }));
-    return { runId };
-  }
-
-  private labRun(args: unknown, command: string) {
-    const runId = str(obj(args, command), 'runId', command, 200);
-    const run = this.labRuns.get(runId);
-    if (!run) throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}".`);
-    return { runId, ...run };
-  }
-
-  async cancelLab(args: CommandArgs<'cancelLab'>): Promise<CommandResult<'cancelLab'>> {
-    const run = this.labRun(args, 'cancelLab');
-    if (run.state.state !== 'running') return { cancelled: false };
-    run.abort.abort();
-    return { cancelled: true };
-  }
-
-  async getLabRun(args: CommandArgs<'getLabRun'>): Promise<CommandResult<'getLabRun'>> {
-    return this.labRun(args, 'getLabRun').state;
-  }
-
-  async getLabHar(args: CommandArgs<'getLabHar'>): Promise<CommandResult<'getLabHar'>> {
-    const { runId } = this.labRun(args, 'getLabHar');
-    const dir = this.labDir(runId);
-    const file = path.resolve(dir, str(obj(args, 'getLabHar'), 'file', 'getLabHar', 1000));
-    if (!file.startsWith(dir + path.sep)) throw bad('getLabHar: the file must be inside the run directory');
-    let text: string;
-    try {
-      text = await fs.promises.readFile(file, 'utf8');
-    } catch {
-      throw new NetlensError(ErrorCodes.NOT_FOUND, `The lab run has no HAR "${path.relative(dir, file)}".`);
-    }
-    return parseHarText(path.basename(file), text);
-  }
+  // Lab bookkeeping and history live in lab-service.ts.
+  getLabOptions = async (): Promise<CommandResult<'getLabOptions'>> => this.labs.options();
+  startLab = (args: CommandArgs<'startLab'>) => this.labs.start(args);
+  cancelLab = (args: CommandArgs<'cancelLab'>) => this.labs.cancel(args);
+  getLabRun = (args: CommandArgs<'getLabRun'>) => this.labs.get(args);
+  getLabHar = (args: CommandArgs<'getLabHar'>) => this.labs.har(args);
+  listLabRuns = () => this.labs.list();
+  deleteLabRun = (args: CommandArgs<'deleteLabRun'>) => this.labs.remove(args);
+  compareLabRuns = (args: CommandArgs<'compareLabRuns'>) => this.labs.compare(args);
+  exportLabReport = (args: CommandArgs<'exportLabReport'>) => this.labs.report(args);
 
   // ── lifecycle ─────────────────────────────────────────────────────────────
 
@@ -554,7 +451,7 @@ export class CoreService implements NetlensApi {
   async close(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.sessionView.close();
-    for (const run of this.labRuns.values()) run.abort.abort();
+    this.labs.close();
     await Promise.allSettled([...this.browsers].map((b) => b.close()));
     await this.serialize(() => this.stopProxyNow());
     this.listeners.clear();

@@ -38,7 +38,8 @@ export function analyze(
         if (x.length > 0 && y.length > 0) comparisons[m] = compare(x, y, base, m, options.alpha);
       }
     }
-    const result: CellResult = { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false };
+    const noisy = (stats.loadMs?.cv ?? 0) > NOISY_CV;
+    const result: CellResult = { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false, noisy };
     const med = stats.loadMs?.median;
     if (med !== undefined) {
       let best = -1;
@@ -50,7 +51,7 @@ export function analyze(
     return result;
   });
   for (const r of results) {
-    r.noisyBaseline = baselines.has(r.id) && (r.stats.loadMs?.cv ?? 0) > NOISY_CV;
+    r.noisyBaseline = baselines.has(r.id) && r.noisy === true;
   }
   return results;
 }

@@ -128,3 +128,27 @@ export function baselineFor(id: CellId, baseline: 'direct' | CellId): CellId | u
   const b = baseline === 'direct' ? (cellSettings(id).http2 ? 'direct+h2' : 'direct+h1') : baseline;
   return b === id ? undefined : b;
 }
+
+/**
+ * The baselines that make sense for a set of cells being run: `'direct'` when at
+ * least one direct cell is among them, then each of the cells. A baseline that is
+ * not run compares nothing (every ratio and p-value empty), so it is never offered.
+ */
+export function baselineChoices(cells: readonly CellId[]): Array<'direct' | CellId> {
+  const direct = cells.some((c) => c === 'direct+h2' || c === 'direct+h1');
+  return [...(direct ? (['direct'] as const) : []), ...cells];
+}
+
+/**
+ * Why `baseline` cannot be used with `cells` (one check for the CLI, the API and
+ * the runner), or undefined when it can. `'direct'` needs a direct cell among the
+ * cells; a cell id must be one of them.
+ */
+export function baselineProblem(cells: readonly CellId[], baseline: 'direct' | CellId): string | undefined {
+  if (baselineChoices(cells).includes(baseline)) return undefined;
+  const choices = baselineChoices(cells).join(', ');
+  if (baseline === 'direct') {
+    return `baseline "direct" compares each cell with the direct cell of its HTTP/2 setting, but no direct cell (direct+h2, direct+h1) is being run; add one to the cells or pick a baseline among: ${choices}`;
+  }
+  return `baseline cell "${baseline}" is not among the cells being run (${cells.join(', ')}); add it to the cells or pick a baseline among: ${choices}`;
+}

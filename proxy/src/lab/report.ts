@@ -2,7 +2,10 @@
  * Terminal output of the lab: the results table and the progress line.
  * Plain text (no colours) so it reads the same in a CI log as in a terminal.
  */
+import { baselineFor } from './cells.js';
+import { minPValue, NOISY_CV } from './limits.js';
 import type { CellResult, LabProgress, LabResult, MetricStats } from './types.js';
+import { cellVerdict, isNoisy } from './verdict.js';
 
 const ms = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
@@ -16,20 +19,22 @@ function pad(cells: string[][]): string {
   return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n');
 }
 
-function verdict(c: CellResult): string {
-  const cmp = c.comparisons.loadMs;
-  if (!c.runs.some((r) => r.ok)) return 'no successful run';
-  if (!cmp) return c.noisyBaseline ? 'baseline (NOISY: CV > 10%)' : 'baseline';
-  if (!cmp.significant) return `≈ ${cmp.baseline} (not significant)`;
-  return `${cmp.ratio >= 1 ? 'slower' : 'faster'} than ${cmp.baseline} (${cmp.magnitude})`;
+/** Load-time and TTFB verdicts of a cell, with its noise flag (every cell, not only baselines). */
+function verdicts(c: CellResult, baseline: LabResult['config']['baseline']): [string, string] {
+  const isBase = baselineFor(c.id, baseline) === undefined;
+  const load = cellVerdict(c, 'loadMs', isBase).text;
+  const ttfb = cellVerdict(c, 'ttfbMedianMs', isBase);
+  const noisy = isNoisy(c) ? ` — NOISY: load CV ${((c.stats.loadMs?.cv ?? 0) * 100).toFixed(0)}% > ${NOISY_CV * 100}%` : '';
+  return [load + noisy, ttfb.kind === 'none' || ttfb.kind === 'baseline' ? '-' : ttfb.text];
 }
 
 /** The per-cell table: load time stats, ratio to baseline, p-value, Cliff's delta, TTFB, connections. */
 export function formatTable(result: LabResult): string {
-  const header = ['cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad', 'TTFB mean', 'TTFB med', 'conns', 'proto', 'verdict'];
+  const header = ['cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad', 'TTFB mean', 'TTFB med', 'TTFB ratio', 'TTFB p', 'conns', 'proto', 'verdict', 'TTFB verdict'];
   const rows = result.cells.map((c) => {
     const s: MetricStats | undefined = c.stats.loadMs;
     const cmp = c.comparisons.loadMs;
+    const tcmp = c.comparisons.ttfbMedianMs;
     const okRuns = c.runs.filter((r) => r.ok);
     const conns = okRuns.map((r) => r.connections ?? 0).sort((a, b) => a - b);
     const protos = [...new Set(okRuns.flatMap((r) => Object.keys(r.protocols ?? {})))].join('/');
@@ -48,9 +53,11 @@ export function formatTable(result: LabResult): string {
       ms(c.stats.onLoadMs?.median),
       ms(c.stats.ttfbMeanMs?.median),
       ms(c.stats.ttfbMedianMs?.median),
+      tcmp ? `${tcmp.ratio.toFixed(2)}×` : '-',
+      tcmp ? pValue(tcmp.p) : '-',
       conns.length ? String(conns[Math.floor(conns.length / 2)]) : '-',
       protos || '-',
-      verdict(c),
+      ...verdicts(c, result.config.baseline),
     ];
   });
   const t = result.config.target;
@@ -63,7 +70,8 @@ export function formatTable(result: LabResult): string {
     `Target: ${target} (${result.url}, ${result.expectedRequests} requests per load)`,
     `Runs: ${result.config.runs} per cell, shuffled per round (seed ${result.config.seed}); baseline: ${result.config.baseline}; α = ${result.config.alpha}` +
       (result.aborted ? ' — CANCELLED, partial results' : ''),
-    `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta).`,
+    `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta);` +
+      ` TTFB ratio/p compare the runs' median TTFB the same way. Smallest p possible with ${result.config.runs} runs per cell: ${pValue(minPValue(result.config.runs))}.`,
     ...(result.via ?? []).map((v) => {
       const what = v.intercepts === true ? 'terminates TLS' : v.intercepts === false ? 'tunnels TLS' : 'TLS handling unknown';
       return `via-${v.name}: external proxy ${v.url} (${what}); warm: started outside the lab and reused by every run, unlike the fresh Netlens proxy per run.`;
@@ -97,7 +105,7 @@ export function formatEffects(result: LabResult): string[] {
   const rows = result.effects.map((e) => {
     const c = e.comparison;
     const word = !c.significant ? 'no significant difference' : c.ratio < 1 ? `faster (${c.magnitude})` : `slower (${c.magnitude})`;
-    return [DIMENSION_LABEL[e.dimension], `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
+    return [DIMENSION_LABEL[e.dimension] ?? String(e.dimension), `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
   });
   return ['', 'Effects on load time (one setting switched on, all else equal):', pad([['setting', 'cells', 'ratio', 'p', 'δ', 'verdict'], ...rows])];
 }

@@ -22,7 +22,8 @@ import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
-import { allCells, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
+import { allCells, baselineProblem, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
+import { LAB_ALPHA, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
@@ -40,8 +41,11 @@ export interface RunLabOptions {
 type ResolvedConfig = LabResult['config'];
 
 export function resolveLabConfig(config: LabConfig): ResolvedConfig {
-  const runs = config.runs ?? 5;
-  if (!Number.isInteger(runs) || runs < 1) throw new NetlensError(ErrorCodes.USAGE, `runs must be a whole number ≥ 1 (got ${runs})`);
+  const usage = (problem: string | undefined) => {
+    if (problem) throw new NetlensError(ErrorCodes.USAGE, problem);
+  };
+  const runs = config.runs ?? LAB_LIMITS.runs.default;
+  usage(limitProblem('runs', runs));
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
   const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
@@ -51,8 +55,16 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : [...universe];
   // External proxies given but none of their cells picked: the user surely wants them run.
   if (via.length && !cells.some(isViaCellId)) cells = [...cells, ...viaNames.flatMap(viaCells)];
-  if (config.target.kind === 'site' && (!Number.isInteger(config.target.images) || config.target.images < 0)) {
-    throw new NetlensError(ErrorCodes.USAGE, `images must be a whole number ≥ 0 (got ${config.target.images})`);
+  // An explicit baseline must be run, or every comparison would be empty. The default
+  // ('direct') compares the cells whose direct cell is run and leaves the others alone.
+  if (config.baseline !== undefined) {
+    if (config.baseline !== 'direct' && !isCellId(config.baseline, viaNames)) usage(unknownCellMessage(String(config.baseline), viaNames));
+    usage(baselineProblem(cells, config.baseline));
+  }
+  if (config.target.kind === 'site') {
+    usage(limitProblem('images', config.target.images, 'images'));
+    usage(limitProblem('latencyMs', config.target.latencyMs, 'latency (ms)'));
+    if (config.target.connectionLatencyMs !== undefined) usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
   }
   if (config.target.kind === 'url') {
     try {
@@ -67,9 +79,9 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     cells,
     runs,
     baseline: config.baseline ?? 'direct',
-    quietMs: config.quietMs ?? 500,
-    timeoutMs: config.timeoutMs ?? 60_000,
-    alpha: config.alpha ?? 0.05,
+    quietMs: config.quietMs ?? LAB_LIMITS.quietMs.default,
+    timeoutMs: config.timeoutMs ?? LAB_LIMITS.timeoutMs.default,
+    alpha: config.alpha ?? LAB_ALPHA.default,
     seed: config.seed ?? crypto.randomInt(2 ** 31),
     dataDir: config.dataDir ?? defaultDataDir(),
     ...(via.length ? { via } : {}),

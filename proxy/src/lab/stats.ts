@@ -164,8 +164,8 @@ export function cliffsMagnitude(d: number): Comparison['magnitude'] {
   return 'large';
 }
 
-/** Coefficient of variation above which a baseline is flagged as noisy. */
-export const NOISY_CV = 0.1;
+/** Coefficient of variation above which a cell is flagged as noisy (limits.ts: shared with the UI). */
+export { NOISY_CV } from './limits.js';
 
 /** Compares sample x (a cell) with y (its baseline). */
 export function compare(

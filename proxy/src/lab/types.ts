@@ -233,6 +233,11 @@ export interface CellResult {
   comparisons: Partial<Record<MetricName, Comparison>>;
   /** This cell serves as a baseline and its loadMs CV is above 10%: its comparisons are shaky. */
   noisyBaseline: boolean;
+  /**
+   * This cell's loadMs CV is above 10% (`NOISY_CV`), baseline or not: its median moves a lot from
+   * run to run. Absent in results.json files written before it was added (read as false).
+   */
+  noisy?: boolean;
   /** Index in `runs` of the successful run whose loadMs is closest to the median (for waterfalls); absent when none succeeded. */
   representativeRun?: number;
 }
@@ -304,4 +309,46 @@ export interface CheckFailure {
   cell: CellId;
   metric: MetricName;
   message: string;
+}
+
+/** One past lab run in `<data>/lab/<runId>/`, as the history lists it. */
+export type LabHistoryEntry =
+  | {
+      runId: string;
+      state: 'ok';
+      startedAt: string;
+      /** Human-readable target, e.g. `test site, 20 images, 20 ms` or the URL. */
+      target: string;
+      /** Runs with the same key loaded the same thing and can be compared cell by cell. */
+      targetKey: string;
+      cells: CellId[];
+      runs: number;
+      aborted: boolean;
+      /** The significant verdicts (load time and TTFB), at most a few, e.g. `proxy+h2+intercept: TTFB slower than direct+h2 (large)`. */
+      headlines: string[];
+      /** Cells whose load-time CV is over the noise threshold. */
+      noisyCells: CellId[];
+    }
+  | {
+      runId: string;
+      /** results.json is missing, unreadable, truncated or not a lab result: `reason` says which. */
+      state: 'damaged';
+      reason: string;
+      /** The directory's modification time (ISO), to sort and date it. */
+      modifiedAt?: string;
+    };
+
+/** Two runs of the same target compared cell by cell: `b` against `a` (ratio = b's median / a's). */
+export interface LabRunComparison {
+  a: { runId: string; startedAt: string; runs: number };
+  b: { runId: string; startedAt: string; runs: number };
+  target: string;
+  cells: Array<{
+    cell: CellId;
+    /** Per metric: both medians and the comparison of b's runs with a's (absent when either has no successful run). */
+    metrics: Array<{ metric: MetricName; a?: number; b?: number; comparison?: Comparison }>;
+  }>;
+  /** Cells run in only one of the two. */
+  onlyA: CellId[];
+  onlyB: CellId[];
 }

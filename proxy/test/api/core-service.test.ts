@@ -8,6 +8,8 @@ import { bodyView } from '../../src/api/body-view.js';
 import type { LabBackend } from '../../src/api/backends.js';
 import type { LabResult, NetlensEvent } from '../../src/api/contract.js';
 import { fakeProxy } from './helpers.js';
+import { fakeResult, WALKTHROUGH } from '../lab/fake-result.js';
+import { writeRun } from '../lab/write-run.js';
 
 const dirs: string[] = [];
 const services: CoreService[] = [];
@@ -61,7 +63,7 @@ describe('core service: lab runs', () => {
 
   it('validates the configuration with messages naming the field', async () => {
     const { s } = service(fakeLab());
-    await expect(s.startLab({ target: { kind: 'site', images: 0, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/images/);
+    await expect(s.startLab({ target: { kind: 'site', images: -1, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/images/);
     await expect(s.startLab({ target: { kind: 'url', url: 'file:///etc/passwd' }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/http/);
     await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h3' as never], runs: 1 })).rejects.toThrow(/cell/);
     await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h2'], runs: 0 })).rejects.toThrow(/runs/);
@@ -77,6 +79,54 @@ describe('core service: lab runs', () => {
     expect((await s.getLabHar({ runId, file: 'har/run.har' })).entries).toEqual([]);
     await expect(s.getLabHar({ runId, file: '../../../etc/passwd' })).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
     await expect(s.getLabHar({ runId, file: 'har/none.har' })).rejects.toMatchObject({ code: 'NL_NOT_FOUND' });
+  });
+
+  it('refuses a baseline that is not among the cells, and runs outside the shared limits (issue 15)', async () => {
+    const { s } = service(fakeLab());
+    const target = { kind: 'site' as const, images: 3, latencyMs: 0 };
+    await expect(s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'proxy+h1+intercept' })).rejects.toMatchObject({
+      code: 'NL_API_BAD_REQUEST',
+      message: expect.stringMatching(/baseline cell "proxy\+h1\+intercept" is not among the cells being run/),
+    });
+    await expect(s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'direct' })).rejects.toThrow(/no direct cell/);
+    await expect(s.startLab({ target, cells: ['direct+h2'], runs: 2, baseline: 'bogus' as never })).rejects.toThrow(/baseline must be/);
+    for (const runs of [0, -1, 1.5, 1e9, '5' as never]) await expect(s.startLab({ target, cells: ['direct+h2'], runs })).rejects.toThrow(/runs must be a whole number from 1 to 1,000/);
+    // Good ones next to them: the baseline among the cells, and the limits' edges.
+    await expect(s.startLab({ target, cells: ['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], runs: 1, baseline: 'proxy+h1+intercept' })).resolves.toHaveProperty('runId');
+    await expect(s.startLab({ target: { ...target, images: 0 }, cells: ['direct+h2'], runs: 1, baseline: 'direct' })).resolves.toHaveProperty('runId');
+    const o = await s.getLabOptions();
+    expect(o.defaults).toMatchObject({ runs: 5, baseline: 'direct', target: { kind: 'site', images: 1000 } });
+    expect(o.defaults.cells).toContain('direct+h2');
+  });
+
+  it('keeps a history on disk: lists (damaged ones with a reason), opens, compares, exports and deletes runs', async () => {
+    const { s, dir } = service(fakeLab());
+    const lab = path.join(dir, 'lab');
+    writeRun(path.join(lab, '2026-11-23T09-00-00-000Z-1'), fakeResult(WALKTHROUGH, { withHars: true }));
+    writeRun(path.join(lab, '2026-11-23T10-00-00-000Z-2'), fakeResult(WALKTHROUGH, { startedAt: '2026-11-23T10:00:00.000Z' }));
+    fs.mkdirSync(path.join(lab, '2026-11-23T11-00-00-000Z-3'));
+    fs.writeFileSync(path.join(lab, '2026-11-23T11-00-00-000Z-3', 'results.json'), '{"schemaVersion":1,"cel');
+    const { runs } = await s.listLabRuns();
+    expect(runs.map((r) => [r.runId, r.state])).toEqual([
+      ['2026-11-23T11-00-00-000Z-3', 'damaged'],
+      ['2026-11-23T10-00-00-000Z-2', 'ok'],
+      ['2026-11-23T09-00-00-000Z-1', 'ok'],
+    ]);
+    // A fresh service (the app restarted) opens a run from disk.
+    const run = await s.getLabRun({ runId: '2026-11-23T09-00-00-000Z-1' });
+    expect(run.state === 'done' && run.result.cells).toHaveLength(2);
+    await expect(s.getLabRun({ runId: '2026-11-23T11-00-00-000Z-3' })).rejects.toMatchObject({ code: 'NL_LAB_RESULT_INVALID' });
+    await expect(s.getLabRun({ runId: '../../etc' })).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
+    await expect(s.getLabRun({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'NL_NOT_FOUND' });
+    const cmp = await s.compareLabRuns({ a: '2026-11-23T09-00-00-000Z-1', b: '2026-11-23T10-00-00-000Z-2' });
+    expect(cmp.cells).toHaveLength(2);
+    await expect(s.compareLabRuns({ a: '2026-11-23T09-00-00-000Z-1', b: '2026-11-23T09-00-00-000Z-1' })).rejects.toThrow(/two different runs/);
+    const report = await s.exportLabReport({ runId: '2026-11-23T09-00-00-000Z-1' });
+    expect(report.fileName).toBe('netlens-lab-2026-11-23T09-00-00-000Z-1.html');
+    expect(report.text).toContain('<svg class="wf"');
+    expect((await s.getLabHar({ runId: '2026-11-23T09-00-00-000Z-1', file: 'har/0000-direct+h2.browser.har' })).entries).toHaveLength(4);
+    expect(await s.deleteLabRun({ runId: '2026-11-23T11-00-00-000Z-3' })).toEqual({ deleted: true });
+    expect((await s.listLabRuns()).runs).toHaveLength(2);
   });
 
   it('cancels a running lab', async () => {

@@ -36,10 +36,34 @@ describe('netlens lab / site / record: usage errors', () => {
     expect(r.err).toMatch(/--images must be a whole number/);
   });
 
+  it('refuses a --baseline-cell that is not being run, and bad --runs, before any page load (issue 15)', async () => {
+    let r = await cli(['lab', '--cells', 'proxy+h1+intercept+nagle', '--baseline-cell', 'proxy+h1+intercept', '--images', '1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--baseline-cell: baseline cell "proxy\+h1\+intercept" is not among the cells being run \(proxy\+h1\+intercept\+nagle\)/);
+    r = await cli(['lab', '--cells', 'proxy+h1', '--baseline-cell', 'direct+h1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/not among the cells being run/);
+    r = await cli(['lab', '--cells', 'direct+h2', '--baseline-cell', 'proxy+h9']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--baseline-cell: unknown cell "proxy\+h9"/);
+    r = await cli(['lab', '--baseline-cell', 'proxy+h2']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/exactly one cell .*matches proxy\+h2\+intercept, /);
+    for (const runs of ['0', '-1', '1001', '99999999999999999999', '1.5', 'five']) {
+      r = await cli(['lab', `--runs=${runs}`, '--cells', 'direct+h2']);
+      expect(r.code, runs).toBe(2);
+      expect(r.err).toMatch(/--runs must be a whole number between 1 and 1000/);
+    }
+    r = await cli(['lab', '--images', '100001']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--images must be a whole number between 0 and 100000/);
+  });
+
   it('documents its flags in --help', async () => {
     const r = await cli(['lab', '--help']);
     expect(r.code).toBe(0);
-    for (const f of ['--url', '--images', '--cells', '--runs', '--latency', '--out', '--json', '--budget', '--baseline']) expect(r.out).toContain(f);
+    for (const f of ['--url', '--images', '--cells', '--runs', '--latency', '--out', '--json', '--budget', '--baseline', 'lab report DIR', '--html']) expect(r.out).toContain(f);
+    expect(r.out).toContain('5 runs 0.0079');
   });
 });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { apply, damage } from '../../../proxy/test/lab/damage';
+import { parseLabResult } from '../../../proxy/src/lab/result-file';
 import type { CellResult, LabResult, RunMeasurement } from '../../../proxy/src/api/contract';
-import { chartSeries, labTableRows, representativeRun } from './lab-model';
+import { baselinePlan, chartSeries, formBaseline, labTableRows, representativeRun, runsHint } from './lab-model';
 
 const run = (cell: RunMeasurement['cell'], loadMs: number, ok = true): RunMeasurement => ({ cell, round: 0, sequence: 0, startedAt: '', ok, loadMs: ok ? loadMs : undefined, ttfbMedianMs: loadMs / 10, connections: 6 });
 const stats = (vals: number[]) => {
@@ -55,5 +58,60 @@ describe('lab view model with via cells (external proxies)', () => {
     ]);
     expect(chartSeries(withVia, 'loadMs').map((p) => p.cell)).toEqual(['direct+h2', 'via-mitmproxy+h2']);
     expect(representativeRun(via)!.loadMs).toBe(300);
+  });
+});
+
+describe('lab form model (issue 15)', () => {
+  it('the baseline sent is always one of the ticked cells (or "direct" with a direct cell ticked)', () => {
+    // The walkthrough: default baseline cell unticked → the form falls back to a ticked one, never the unticked cell.
+    expect(formBaseline(['proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toBe('proxy+h1+intercept+nagle');
+    expect(formBaseline(['direct+h1', 'proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toBe('direct');
+    expect(formBaseline(['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toBe('proxy+h1+intercept');
+    expect(formBaseline([], 'direct')).toBeUndefined();
+  });
+
+  it('says which baseline each cell is compared with', () => {
+    expect(baselinePlan(['direct+h2', 'proxy+h2+intercept', 'proxy+h1+tunnel'], 'direct')).toEqual([
+      { cell: 'direct+h2' },
+      { cell: 'proxy+h2+intercept', vs: 'direct+h2' },
+      { cell: 'proxy+h1+tunnel', missing: 'direct+h1' },
+    ]);
+  });
+
+  it('shows the smallest p the runs can reach', () => {
+    expect(runsHint(3)).toMatchObject({ enough: false, text: expect.stringMatching(/0\.10 — never significant at 0\.05; use at least 4 runs/) });
+    expect(runsHint(5)).toMatchObject({ enough: true, text: 'smallest p possible: 0.0079 (< 0.05)' });
+    expect(runsHint(12)!.text).toMatch(/e-/);
+    for (const bad of [0, -1, 1.5, 1e9, NaN]) expect(runsHint(bad)).toBeUndefined();
+  });
+
+  it('flags every noisy cell and gives TTFB verdicts', () => {
+    const noisyNagle: CellResult = { ...nagle, stats: { loadMs: { ...stats([400, 380]), cv: 0.3 } }, comparisons: { ...nagle.comparisons, ttfbMedianMs: { ...nagle.comparisons.loadMs!, metric: 'ttfbMedianMs', ratio: 6.5 } } };
+    const rows = labTableRows({ cells: [base, noisyNagle] } as unknown as LabResult);
+    expect(rows.map((r) => r.noisy)).toEqual([false, true]);
+    expect(rows[1]).toMatchObject({ ttfbRatio: 6.5, ttfbVerdict: { kind: 'slower', text: 'slower than proxy+h1+intercept (large)' } });
+    expect(rows[0]!.ttfbVerdict.kind).toBe('baseline');
+  });
+});
+
+describe('lab view model on damaged results.json files', () => {
+  it('whatever the reader lets through, the table model copes (seed 42)', () => {
+    let parsed = 0;
+    fc.assert(
+      fc.property(damage, (edits) => {
+        let result;
+        try {
+          result = parseLabResult(apply(edits));
+        } catch {
+          return;
+        }
+        parsed++;
+        labTableRows(result);
+        chartSeries(result, 'loadMs');
+        result.cells.forEach((c) => representativeRun(c));
+      }),
+      { seed: 42, numRuns: Number(process.env.NETLENS_FUZZ_RUNS ?? 300) },
+    );
+    expect(parsed).toBeGreaterThan(0);
   });
 });

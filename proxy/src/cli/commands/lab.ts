@@ -3,7 +3,10 @@ import path from 'node:path';
 import { parseCells } from '../../lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
 import { formatTable, progressLine } from '../../lab/report.js';
-import { runLab } from '../../lab/runner.js';
+import { resolveLabConfig, runLab } from '../../lab/runner.js';
+import { LAB_ALPHA, LAB_LIMITS, minPValue } from '../../lab/limits.js';
+import { ErrorCodes } from '../../errors.js';
+import { labReport, LAB_REPORT_HELP } from './lab-report.js';
 import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
 import { parseViaFlag } from '../../lab/via.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
@@ -52,7 +55,7 @@ Cells (--cells, comma-separated; parts select groups, e.g. "direct", "proxy+h2",
 Flags:
   --url URL              load this URL instead of the built-in test site
   --expected-requests N  with --url: fewer browser HAR entries than N fails a run (default 1)
-  --images N             test site: images on the page (default 1000)
+  --images N             test site: images on the page (default ${LAB_LIMITS.images.default}, ${LAB_LIMITS.images.min}–${LAB_LIMITS.images.max})
   --latency MS           test site: delay per response and per new connection (default 0)
   --conn-latency MS      test site: delay per new connection only (default: --latency)
   --cells LIST|all       cells to run (default all)
@@ -61,8 +64,10 @@ Flags:
                          repeatable. It must support CONNECT for https pages; the
                          lab's throwaway browser profiles trust the certificate it
                          presents for the page. It is not restarted between runs (warm).
-  --runs N               runs per cell (default 5)
-  --baseline-cell CELL   compare every cell with CELL (default: direct cell of the same HTTP/2 setting)
+  --runs N               runs per cell (default ${LAB_LIMITS.runs.default}, 1–${LAB_LIMITS.runs.max}); the smallest p-value N runs
+                         can give is 2/C(2N,N): 3 runs ${minPValue(3).toFixed(3)}, 4 runs ${minPValue(4).toFixed(3)}, 5 runs ${minPValue(5).toFixed(4)}
+  --baseline-cell CELL   compare every cell with CELL, which must be among --cells
+                         (default: direct cell of the same HTTP/2 setting)
   --out DIR              write results.json and the HARs (browser + proxy side) here
   --json                 print results.json to stdout instead of the table
   --seed N               seed of the shuffled order (to repeat a run order)
@@ -76,6 +81,8 @@ CI:
   --baseline FILE        a stored results.json: fail when a cell is significantly slower than there...
   --max-ratio R          ...by more than R times its median load time (default 1.2)
 Exit status: 0 ok, 1 a budget or baseline check failed (reasons on stderr) or no run succeeded, 2 usage.
+
+${LAB_REPORT_HELP}
 
 Examples:
   netlens lab --images 100 --runs 5 --latency 20 --out lab-out
@@ -103,9 +110,13 @@ Examples:
     budget: { type: 'string' },
     baseline: { type: 'string' },
     'max-ratio': { type: 'string' },
+    html: { type: 'string' },
   },
-  maxPositionals: 0,
-  async run({ values, stdout, stderr, env, stopSignal }) {
+  maxPositionals: 2,
+  async run({ values, positionals, stdout, stderr, env, stopSignal }) {
+    if (positionals[0] === 'report') return labReport({ values, positionals: positionals.slice(1), stdout, stderr });
+    if (positionals.length) throw new UsageError(`unknown subcommand "${positionals[0]}" (flags only, or: netlens lab report DIR [--html FILE])`);
+    if (values.html !== undefined) throw new UsageError('--html belongs to "netlens lab report DIR --html FILE"');
     if (values.url && (values.images !== undefined || values.latency !== undefined || values['conn-latency'] !== undefined)) {
       throw new UsageError('--images and --latency describe the built-in test site; they cannot be combined with --url');
     }
@@ -125,7 +136,8 @@ Examples:
     } catch (err) {
       throw new UsageError(`--cells: ${(err as Error).message}`);
     }
-    let baselineCell: LabConfig['baseline'] = 'direct';
+    // Absent: the runner's default ('direct'); given: it must be one of the cells being run (checked below, before any run).
+    let baselineCell: LabConfig['baseline'];
     if (values['baseline-cell']) {
       const [one, ...more] = (() => {
         try {
@@ -134,25 +146,33 @@ Examples:
           throw new UsageError(`--baseline-cell: ${(err as Error).message}`);
         }
       })();
-      if (more.length) throw new UsageError('--baseline-cell names exactly one cell');
+      if (more.length) throw new UsageError(`--baseline-cell names exactly one cell ("${values['baseline-cell']}" matches ${[one, ...more].join(', ')})`);
       baselineCell = one;
     }
-    const latencyMs = intFlag(values, 'latency', 0, 0, 60_000);
+    const lim = (flag: string, name: keyof typeof LAB_LIMITS) => intFlag(values, flag, LAB_LIMITS[name].default, LAB_LIMITS[name].min, LAB_LIMITS[name].max);
+    const latencyMs = lim('latency', 'latencyMs');
     const config: LabConfig = {
       target: values.url
-        ? { kind: 'url', url: String(values.url), expectedRequests: intFlag(values, 'expected-requests', 1, 1, 1_000_000) }
-        : { kind: 'site', images: intFlag(values, 'images', 1000, 0, 100_000), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, 0, 60_000) },
+        ? { kind: 'url', url: String(values.url), expectedRequests: lim('expected-requests', 'expectedRequests') }
+        : { kind: 'site', images: lim('images', 'images'), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, 0, LAB_LIMITS.latencyMs.max) },
       cells,
       ...(via.length ? { via } : {}),
-      runs: intFlag(values, 'runs', 5, 1, 1000),
-      baseline: baselineCell,
-      quietMs: intFlag(values, 'quiet-ms', 500, 0, 60_000),
-      timeoutMs: intFlag(values, 'timeout-ms', 60_000, 1000, 3_600_000),
-      alpha: numberFlag(values, 'alpha', 0.05, 0, 1),
+      runs: lim('runs', 'runs'),
+      ...(baselineCell ? { baseline: baselineCell } : {}),
+      quietMs: lim('quiet-ms', 'quietMs'),
+      timeoutMs: lim('timeout-ms', 'timeoutMs'),
+      alpha: numberFlag(values, 'alpha', LAB_ALPHA.default, LAB_ALPHA.min, LAB_ALPHA.max),
       seed: values.seed !== undefined ? intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) : undefined,
       outDir: values.out ? path.resolve(String(values.out)) : undefined,
       dataDir: dataDirFlag(values, env),
     };
+    // The checks the API makes too (baseline among the cells, limits): a usage error before any run.
+    try {
+      resolveLabConfig(config);
+    } catch (err) {
+      if ((err as { code?: string }).code === ErrorCodes.USAGE) throw new UsageError(String((err as Error).message).replace(/^baseline/, '--baseline-cell: baseline'));
+      throw err;
+    }
     // Read the CI inputs before spending minutes on the runs.
     const budget = values.budget ? (() => {
       try {

@@ -10,6 +10,10 @@ import { chartSeries, labTableRows, representativeRun } from '../../lib/lab-mode
 import { formatMs, formatPValue, formatRatio } from '../../lib/format';
 import { harToRows } from '../../lib/har-rows';
 import { WaterfallChart, rowExtent } from '../waterfall/WaterfallChart';
+import { useToasts } from '../../ui/Toasts';
+import { minPValue, NOISY_CV } from '../../../../proxy/src/lab/limits';
+import type { Verdict } from '../../../../proxy/src/lab/verdict';
+import { exportLabReport } from './export-report';
 import { Legend } from '../waterfall/WaterfallView';
 
 function MetricChart({ result, metric, title }: { result: LabResult; metric: MetricName; title: string }) {
@@ -60,7 +64,27 @@ function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | 
   return state;
 }
 
+/** Short in the table ("slower (large)": the baseline is in "Compared with"); the full sentence on hover. */
+function VerdictText({ v, magnitude }: { v: Verdict; magnitude?: string }) {
+  const short = v.kind === 'slower' || v.kind === 'faster' ? v.text.replace(/ than \S+ /, ' ') : v.kind === 'same' ? `not significant${magnitude ? ` (δ ${magnitude})` : ''}` : v.kind === 'none' ? 'no successful run' : v.kind === 'baseline' ? 'baseline' : 'not compared';
+  const cls = v.kind === 'slower' ? 'sig' : v.kind === 'faster' ? 'ok-text' : 'muted';
+  return (
+    <span className={cls} title={v.text}>
+      {v.kind === 'slower' || v.kind === 'faster' ? '● ' : ''}
+      {short}
+    </span>
+  );
+}
+
 export function LabResults({ runId, result }: { runId: string; result: LabResult }) {
+  const toast = useToasts();
+  const exportReport = async () => {
+    try {
+      toast.show(`Report saved as ${await exportLabReport(runId)}`, 'ok');
+    } catch (err) {
+      toast.error(err, 'The report could not be written');
+    }
+  };
   const rows = useMemo(() => labTableRows(result), [result]);
   const anyFinished = result.cells.some((c) => c.runs.some((r) => r.ok));
   const [left, setLeft] = useState<CellId | undefined>(result.cells[0]?.id);
@@ -76,48 +100,66 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
   return (
     <div data-testid="lab-results">
       <div className="card">
-        <h2>
-          Results <span className="muted" style={{ fontWeight: 'normal' }}>· {result.url} · {formatMs(result.durationMs)} · {result.startedAt.replace('T', ' ').slice(0, 19)}</span>
-        </h2>
-        <table className="data" data-testid="lab-table">
+        <div className="form-row" style={{ justifyContent: 'space-between', marginTop: 0 }}>
+          <h2 style={{ margin: 0 }}>
+            Results <span className="muted" style={{ fontWeight: 'normal' }}>· {result.url} · {formatMs(result.durationMs)} · {result.startedAt.replace('T', ' ').slice(0, 19)}</span>
+          </h2>
+          <button className="btn" onClick={exportReport} data-testid="lab-export-report" title="One HTML file with the tables, charts, the median run's waterfalls and the machine: opens offline">
+            Export report
+          </button>
+        </div>
+        <div style={{ overflowX: 'auto' }}>
+        <table className="data lab-table" data-testid="lab-table">
           <thead>
             <tr>
               <th>Cell</th>
               <th className="num">Runs</th>
+              <th>Compared with</th>
               <th className="num">Load median</th>
               <th className="num">Load p95</th>
-              <th className="num">TTFB median</th>
               <th className="num">Ratio</th>
               <th className="num">p-value</th>
-              <th>Significant</th>
-              <th className="num">Conns</th>
+              <th>Load verdict</th>
+              <th className="num">TTFB median</th>
+              <th className="num">TTFB ratio</th>
+              <th className="num">TTFB p</th>
+              <th>TTFB verdict</th>
             </tr>
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.cell} data-testid="lab-table-row">
+              <tr key={r.cell} data-testid="lab-table-row" data-cell={r.cell}>
                 <td className="mono">
                   {r.cell}
                   {r.isBaseline && <span className="baseline-tag">baseline</span>}
-                  {r.noisyBaseline && <span className="baseline-tag" style={{ background: '#5c4a1e' }} title="Coefficient of variation above 10%: comparisons against it are shaky">noisy</span>}
+                  {r.noisy && (
+                    <span className="baseline-tag noisy-tag" data-testid="lab-noisy" title={`Load-time coefficient of variation ${((r.cv ?? 0) * 100).toFixed(0)}%, above ${NOISY_CV * 100}%: its median moves a lot between runs, comparisons with it are shaky`}>
+                      noisy {((r.cv ?? 0) * 100).toFixed(0)}%
+                    </span>
+                  )}
                 </td>
                 <td className="num">
                   {r.runs - r.failures}/{r.runs}
                   {r.failures > 0 && <span className="err"> ({r.failures} failed)</span>}
                 </td>
+                <td className="mono muted">{r.baseline ?? (r.isBaseline ? '–' : 'not run')}</td>
                 <td className="num">{formatMs(r.median)}</td>
                 <td className="num">{formatMs(r.p95)}</td>
-                <td className="num">{formatMs(r.ttfbMedian)}</td>
                 <td className="num">{r.ratio !== undefined ? formatRatio(r.ratio) : r.isBaseline ? '×1.00' : '–'}</td>
                 <td className="num">{formatPValue(r.p)}</td>
-                <td>{r.baseline ? r.significant ? <span className="sig">● yes ({r.magnitude})</span> : <span className="muted">no ({r.magnitude})</span> : <span className="muted">–</span>}</td>
-                <td className="num">{r.connections ?? '–'}</td>
+                <td className="wrap" data-testid="lab-load-verdict"><VerdictText v={r.loadVerdict} magnitude={r.magnitude} /></td>
+                <td className="num">{formatMs(r.ttfbMedian)}</td>
+                <td className="num">{r.ttfbRatio !== undefined ? formatRatio(r.ttfbRatio) : r.isBaseline ? '×1.00' : '–'}</td>
+                <td className="num">{formatPValue(r.ttfbP)}</td>
+                <td className="wrap" data-testid="lab-ttfb-verdict"><VerdictText v={r.ttfbVerdict} /></td>
               </tr>
             ))}
           </tbody>
         </table>
+        </div>
         <p className="muted" style={{ marginBottom: 0 }}>
-          Ratio = this cell's median load time / its baseline's. Significant = two-sided Mann-Whitney U p &lt; {result.config.alpha}; magnitude from Cliff's delta.
+          Ratio = this cell's median / its baseline's ("Compared with"). Verdicts: two-sided Mann-Whitney U, significant when p &lt; {result.config.alpha}; with {result.config.runs} runs per
+          cell the smallest possible p is {formatPValue(minPValue(result.config.runs))}. TTFB = each run's median time to first byte. Noisy = load-time CV above {NOISY_CV * 100}%.
         </p>
       </div>
       {!anyFinished ? (

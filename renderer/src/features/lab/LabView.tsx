@@ -2,8 +2,13 @@
  * Lab: configure a matrix run (target, cells, runs), run it with progress and
  * cancel, then compare the cells (LabResults).
  */
-import { useEffect, useState } from 'react';
-import type { AppStatus, CellId, LabOptions, LabRunConfig } from '../../../../proxy/src/api/contract';
+import { useEffect, useRef, useState } from 'react';
+import type { AppStatus, CellId, LabOptions, LabRunComparison, LabRunConfig } from '../../../../proxy/src/api/contract';
+import { baselineChoices } from '../../../../proxy/src/lab/cells';
+import { LAB_LIMITS } from '../../../../proxy/src/lab/limits';
+import { baselinePlan, formBaseline, runsHint } from '../../lib/lab-model';
+import { LabCompare } from './LabCompare';
+import { LabHistory, useLabHistory } from './LabHistory';
 import { api, errorMessage } from '../../api';
 import { useToasts } from '../../ui/Toasts';
 import { labStore, useLabRun } from './lab-store';
@@ -16,6 +21,34 @@ export function LabView({ status }: { status?: AppStatus }) {
   const [config, setConfig] = useState<LabRunConfig>();
   const [starting, setStarting] = useState(false);
   const run = useLabRun();
+  const history = useLabHistory();
+  const [comparison, setComparison] = useState<LabRunComparison>();
+  const restored = useRef(false);
+
+  // After a reload: follow a run still in progress, else show the newest finished run.
+  useEffect(() => {
+    if (restored.current || !history.runs || labStore.current()) return;
+    restored.current = true;
+    const id = history.running[0] ?? history.runs.find((r) => r.state === 'ok')?.runId;
+    if (id) void openRun(id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [history.runs]);
+
+  const openRun = async (runId: string) => {
+    try {
+      labStore.show(await api.getLabRun({ runId }));
+      setComparison(undefined);
+    } catch (err) {
+      toast.error(err, 'The run cannot be opened');
+    }
+  };
+  const compareRuns = async (a: string, b: string) => {
+    try {
+      setComparison(await api.compareLabRuns({ a, b }));
+    } catch (err) {
+      toast.error(err, 'The runs cannot be compared');
+    }
+  };
 
   useEffect(() => {
     api.getLabOptions().then(
@@ -35,11 +68,18 @@ export function LabView({ status }: { status?: AppStatus }) {
   const running = run?.state === 'running';
   const toggleCell = (id: CellId) => setConfig({ ...config, cells: cells.includes(id) ? cells.filter((c) => c !== id) : [...cells, id] });
   const target = config.target;
+  // Only cells being run can be the baseline: what the dropdown shows is what the run uses.
+  const baseline = formBaseline(cells, config.baseline);
+  const plan = baseline ? baselinePlan(cells, baseline) : [];
+  const runs = config.runs ?? LAB_LIMITS.runs.default;
+  const hint = runsHint(runs);
+  const num = (name: 'images' | 'latencyMs' | 'runs') => ({ min: LAB_LIMITS[name].min, max: LAB_LIMITS[name].max, step: 1 });
   const start = async () => {
     setStarting(true);
     try {
-      const { runId } = await api.startLab(config);
-      labStore.follow(runId, cells.length * (config.runs ?? 1));
+      const { runId } = await api.startLab({ ...config, baseline });
+      labStore.follow(runId, cells.length * runs);
+      setComparison(undefined);
     } catch (err) {
       toast.error(err, 'The lab could not start');
     } finally {
@@ -60,7 +100,7 @@ export function LabView({ status }: { status?: AppStatus }) {
             )}
             <div className="form-row">
               <label>
-                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: { kind: 'site', images: 20, latencyMs: 20 } })} /> Test site
+                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: options.defaults.target.kind === 'site' ? options.defaults.target : { kind: 'site', images: LAB_LIMITS.images.default, latencyMs: LAB_LIMITS.latencyMs.default } })} /> Test site
               </label>
               <label>
                 <input type="radio" checked={target.kind === 'url'} onChange={() => setConfig({ ...config, target: { kind: 'url', url: 'https://' } })} /> Any URL
@@ -70,11 +110,11 @@ export function LabView({ status }: { status?: AppStatus }) {
               <>
                 <div className="form-row">
                   <label htmlFor="lab-images">Images</label>
-                  <input id="lab-images" type="number" min={1} max={5000} value={target.images} onChange={(e) => setConfig({ ...config, target: { ...target, images: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-images" />
+                  <input id="lab-images" type="number" {...num('images')} value={target.images} onChange={(e) => setConfig({ ...config, target: { ...target, images: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-images" />
                 </div>
                 <div className="form-row">
                   <label htmlFor="lab-latency">Latency</label>
-                  <input id="lab-latency" type="number" min={0} max={10000} value={target.latencyMs} onChange={(e) => setConfig({ ...config, target: { ...target, latencyMs: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-latency" />
+                  <input id="lab-latency" type="number" {...num('latencyMs')} value={target.latencyMs} onChange={(e) => setConfig({ ...config, target: { ...target, latencyMs: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-latency" />
                   <span className="muted">ms per response and per new connection</span>
                 </div>
               </>
@@ -86,7 +126,10 @@ export function LabView({ status }: { status?: AppStatus }) {
             )}
             <div className="form-row">
               <label htmlFor="lab-runs">Runs per cell</label>
-              <input id="lab-runs" type="number" min={1} max={50} value={config.runs ?? 3} onChange={(e) => setConfig({ ...config, runs: Number(e.target.value) })} style={{ width: 90 }} data-testid="lab-runs" />
+              <input id="lab-runs" type="number" {...num('runs')} value={runs} onChange={(e) => setConfig({ ...config, runs: Number(e.target.value) })} style={{ width: 90 }} data-testid="lab-runs" />
+              <span className={hint?.enough ? 'muted' : 'warn-text'} data-testid="lab-min-p" title="Exact two-sided Mann-Whitney U: 2 / C(2n, n) for n runs in each of two cells">
+                {hint ? hint.text : `whole number from ${LAB_LIMITS.runs.min} to ${LAB_LIMITS.runs.max}`}
+              </span>
             </div>
             <h3>Cells</h3>
             <div className="cells-grid">
@@ -99,17 +142,24 @@ export function LabView({ status }: { status?: AppStatus }) {
             </div>
             <div className="form-row" style={{ marginTop: 10 }}>
               <label htmlFor="lab-baseline">Baseline</label>
-              <select id="lab-baseline" value={config.baseline ?? 'direct'} onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })}>
-                <option value="direct">direct cell with the same HTTP/2 setting</option>
-                {cells.map((c) => (
+              <select id="lab-baseline" value={baseline ?? ''} disabled={!baseline} onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })} data-testid="lab-baseline">
+                {baselineChoices(cells).map((c) => (
                   <option key={c} value={c}>
-                    {c}
+                    {c === 'direct' ? 'direct cell with the same HTTP/2 setting' : c}
                   </option>
                 ))}
+                {!baseline && <option value="">tick a cell first</option>}
               </select>
             </div>
+            <ul className="muted baseline-plan" data-testid="lab-baseline-plan">
+              {plan.map((p) => (
+                <li key={p.cell} className="mono">
+                  {p.cell} {p.vs ? `→ compared with ${p.vs}` : p.missing ? <span className="warn-text">→ not compared ({p.missing} is not ticked)</span> : '— baseline'}
+                </li>
+              ))}
+            </ul>
             <div className="form-row" style={{ marginTop: 12 }}>
-              <button className="btn primary" disabled={!options.available || running || starting || cells.length === 0} onClick={start} data-testid="lab-run">
+              <button className="btn primary" disabled={!options.available || running || starting || cells.length === 0 || !hint} onClick={start} data-testid="lab-run">
                 {starting ? 'Starting…' : 'Run'}
               </button>
               {running && (
@@ -118,13 +168,14 @@ export function LabView({ status }: { status?: AppStatus }) {
                 </button>
               )}
               <span className="muted">
-                {cells.length} cell{cells.length === 1 ? '' : 's'} × {config.runs ?? 1} runs = {cells.length * (config.runs ?? 1)} page loads
+                {cells.length} cell{cells.length === 1 ? '' : 's'} × {runs} runs = {cells.length * runs} page loads
               </span>
             </div>
           </div>
           {status && !status.features.browser && <div className="note">Chrome launch is not available in this build: the lab needs it.</div>}
         </div>
         <div>
+          {comparison && <LabCompare comparison={comparison} onClose={() => setComparison(undefined)} />}
           {running && (
             <div className="card" data-testid="lab-progress">
               <h2>Running…</h2>
@@ -149,7 +200,7 @@ export function LabView({ status }: { status?: AppStatus }) {
           ) : (
             !running && (
               <div className="card empty" style={{ minHeight: 260 }} data-testid="lab-empty">
-                <h2>No lab run yet</h2>
+                <h2>{history.runs?.length ? 'No run open' : 'No lab run yet'}</h2>
                 <p>
                   A run loads the page in a fresh headless Chrome again and again, once per cell and round, in a shuffled order. Results compare each cell with its baseline: median, p95, ratio, and a
                   Mann-Whitney test of whether the difference is real.
@@ -159,6 +210,7 @@ export function LabView({ status }: { status?: AppStatus }) {
           )}
         </div>
       </div>
+      <LabHistory history={history} openRunId={run?.runId} onOpen={openRun} onCompare={compareRuns} />
     </div>
   );
 }

@@ -8,6 +8,14 @@ import { api } from '../../api';
 
 let current: LabRunState | undefined;
 const listeners = new Set<() => void>();
+const historyListeners = new Set<() => void>();
+
+/** Called whenever a lab run finishes (the history list reloads). */
+export function onLabFinished(listener: () => void): () => void {
+  ensureSubscribed();
+  historyListeners.add(listener);
+  return () => historyListeners.delete(listener);
+}
 let subscribed = false;
 
 function set(next: LabRunState | undefined) {
@@ -25,6 +33,8 @@ function ensureSubscribed() {
     } else if (e.type === 'lab-finished' && current?.runId === e.run.runId) {
       set(e.run);
     }
+    // Any run that ends changes the history.
+    if (e.type === 'lab-finished') historyListeners.forEach((l) => l());
   });
 }
 
@@ -32,6 +42,14 @@ export const labStore = {
   follow(runId: string, total: number) {
     ensureSubscribed();
     set({ runId, state: 'running', completed: 0, total });
+  },
+  /** Shows a run (from the history, or one still running after a reload). */
+  show(state: LabRunState) {
+    ensureSubscribed();
+    set(state);
+  },
+  current(): LabRunState | undefined {
+    return current;
   },
   /** Catches up after a reload or a missed event. */
   async refresh() {

@@ -1,0 +1,238 @@
+/**
+ * The lab half of the core service: validates what the UI asks for (with the
+ * lab's own limits and baseline rule, the same checks the CLI makes), runs the
+ * lab in the background with progress events, and serves the run history in
+ * `<data>/lab/<runId>/` (list, open, delete, compare, HTML report).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ErrorCodes, NetlensError } from '../errors.js';
+import { baselineProblem, isCellId } from '../lab/cells.js';
+import { compareRuns, isRunId, LabHistory } from '../lab/history.js';
+import { renderHtmlReport, representativeWaterfalls } from '../lab/html-report.js';
+import { LAB_LIMITS, limitProblem } from '../lab/limits.js';
+import type { CellId, LabResult } from '../lab/types.js';
+import { labCells, parseHarText, type LabBackend } from './backends.js';
+import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEvent } from './contract.js';
+
+type Args = Record<string, unknown>;
+
+const CANCELLED = { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' };
+
+function bad(message: string): NetlensError {
+  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
+}
+
+function obj(args: unknown, command: string): Args {
+  if (args === undefined || args === null) return {};
+  if (typeof args !== 'object' || Array.isArray(args)) throw bad(`${command}: the argument must be an object`);
+  return args as Args;
+}
+
+function runIdArg(a: Args, key: string, command: string): string {
+  const v = a[key];
+  if (!isRunId(v)) throw bad(`${command}: "${key}" must be a lab run id (letters, digits, . _ -; at most 200)`);
+  return v;
+}
+
+/** What the Lab view starts with: the lab's defaults (runs, images, baseline), on two cells that finish quickly. */
+export const UI_DEFAULT_CELLS: CellId[] = ['direct+h2', 'proxy+h2+intercept'];
+
+export class LabService {
+  private readonly runs = new Map<string, { state: LabRunState; abort: AbortController }>();
+  private seq = 0;
+  private readonly history: LabHistory;
+
+  constructor(
+    private readonly lab: LabBackend,
+    private readonly dataDir: string,
+    private readonly emit: (event: NetlensEvent) => void,
+  ) {
+    this.history = new LabHistory(path.join(dataDir, 'lab'));
+  }
+
+  get available(): boolean {
+    return this.lab.available;
+  }
+
+  options(): CommandResult<'getLabOptions'> {
+    return {
+      available: this.lab.available,
+      cells: labCells(),
+      defaults: {
+        target: { kind: 'site', images: LAB_LIMITS.images.default, latencyMs: LAB_LIMITS.latencyMs.default },
+        cells: UI_DEFAULT_CELLS,
+        runs: LAB_LIMITS.runs.default,
+        baseline: 'direct',
+      },
+    };
+  }
+
+  /** The checks of resolveLabConfig (limits.ts, cells.ts), as API errors. */
+  config(args: unknown): LabRunConfig {
+    const a = obj(args, 'startLab');
+    const t = obj(a.target, 'startLab');
+    const check = (problem: string | undefined) => {
+      if (problem) throw bad(`startLab: ${problem}`);
+    };
+    let target: LabRunConfig['target'];
+    if (t.kind === 'site') {
+      check(limitProblem('images', t.images));
+      check(limitProblem('latencyMs', t.latencyMs));
+      target = { kind: 'site', images: t.images as number, latencyMs: t.latencyMs as number };
+    } else if (t.kind === 'url') {
+      const url = t.url;
+      if (typeof url !== 'string' || url.length > 8192 || !/^https?:\/\/./i.test(url)) {
+        throw bad('startLab: the target URL must start with http:// or https:// (at most 8192 characters)');
+      }
+      target = { kind: 'url', url };
+    } else throw bad('startLab: target.kind must be "site" or "url"');
+    if (!Array.isArray(a.cells) || a.cells.length === 0 || !a.cells.every((c) => typeof c === 'string' && isCellId(c))) {
+      throw bad('startLab: pick at least one cell of the matrix');
+    }
+    const cells = [...new Set(a.cells as CellId[])];
+    check(limitProblem('runs', a.runs));
+    if (a.baseline !== undefined && a.baseline !== 'direct' && !(typeof a.baseline === 'string' && isCellId(a.baseline))) {
+      throw bad('startLab: baseline must be "direct" or a cell id');
+    }
+    const baseline = a.baseline as LabRunConfig['baseline'];
+    if (baseline !== undefined) check(baselineProblem(cells, baseline));
+    return { target, cells, runs: a.runs as number, ...(baseline !== undefined ? { baseline } : {}) };
+  }
+
+  private dir(runId: string): string {
+    return path.join(this.dataDir, 'lab', runId);
+  }
+
+  async start(args: CommandArgs<'startLab'>): Promise<CommandResult<'startLab'>> {
+    const config = this.config(args);
+    if (!this.lab.available) await this.lab.run(config, { signal: new AbortController().signal, onProgress: () => undefined });
+    const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.seq}`;
+    const abort = new AbortController();
+    const total = config.cells!.length * config.runs!;
+    const entry: { state: LabRunState; abort: AbortController } = { state: { runId, state: 'running', completed: 0, total }, abort };
+    this.runs.set(runId, entry);
+    void this.lab
+      .run(
+        { ...config, outDir: this.dir(runId), dataDir: this.dataDir },
+        {
+          signal: abort.signal,
+          onProgress: (progress) => {
+            const completed = 'completed' in progress ? progress.completed : 0;
+            entry.state = { runId, state: 'running', progress, completed, total: progress.total };
+            this.emit({ type: 'lab-progress', runId, progress });
+          },
+        },
+      )
+      .then(
+        (result) => {
+          entry.state = result.aborted
+            ? { runId, state: 'cancelled', error: CANCELLED, result }
+            : { runId, state: 'done', result };
+        },
+        (err: NetlensError) => {
+          const cancelled = abort.signal.aborted;
+          entry.state = {
+            runId,
+            state: cancelled ? 'cancelled' : 'failed',
+            error: { code: err?.code ?? ErrorCodes.INTERNAL, message: cancelled ? 'The run was cancelled.' : (err?.message ?? String(err)) },
+          };
+        },
+      )
+      .finally(() => this.emit({ type: 'lab-finished', run: entry.state }));
+    return { runId };
+  }
+
+  private live(args: unknown, command: string) {
+    const runId = runIdArg(obj(args, command), 'runId', command);
+    return { runId, entry: this.runs.get(runId) };
+  }
+
+  async cancel(args: unknown): Promise<CommandResult<'cancelLab'>> {
+    const { runId, entry } = this.live(args, 'cancelLab');
+    if (!entry) throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}" in progress.`);
+    if (entry.state.state !== 'running') return { cancelled: false };
+    entry.abort.abort();
+    return { cancelled: true };
+  }
+
+  /** A run of this session (any state), else one from the history on disk. */
+  async get(args: unknown): Promise<CommandResult<'getLabRun'>> {
+    const { runId, entry } = this.live(args, 'getLabRun');
+    if (entry) return entry.state;
+    const result = await this.stored(runId);
+    return result.aborted
+      ? { runId, state: 'cancelled', error: CANCELLED, result }
+      : { runId, state: 'done', result };
+  }
+
+  private async stored(runId: string): Promise<LabResult> {
+    const live = this.runs.get(runId)?.state;
+    if (live && 'result' in live && live.result) return live.result;
+    if (live?.state === 'running') throw new NetlensError(ErrorCodes.NOT_FOUND, `Lab run "${runId}" is still running.`);
+    try {
+      return await this.history.read(runId);
+    } catch (err) {
+      if ((err as NetlensError).code === ErrorCodes.NOT_FOUND) {
+        throw new NetlensError(ErrorCodes.NOT_FOUND, `No lab run "${runId}" (it may have been deleted). Refresh the history.`);
+      }
+      throw err;
+    }
+  }
+
+  async har(args: unknown): Promise<CommandResult<'getLabHar'>> {
+    const a = obj(args, 'getLabHar');
+    const runId = runIdArg(a, 'runId', 'getLabHar');
+    const dir = this.dir(runId);
+    if (typeof a.file !== 'string' || a.file.length === 0 || a.file.length > 1000) throw bad('getLabHar: "file" must be a path of at most 1000 characters');
+    const file = path.resolve(dir, a.file);
+    if (!file.startsWith(dir + path.sep)) throw bad('getLabHar: the file must be inside the run directory');
+    let text: string;
+    try {
+      const stat = await fs.promises.stat(file);
+      if (stat.size > 256 * 2 ** 20) throw bad(`getLabHar: ${a.file} is over 256 MiB; open it with "netlens har" instead`);
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NetlensError).code === ErrorCodes.API_BAD_REQUEST) throw err;
+      throw new NetlensError(ErrorCodes.NOT_FOUND, `The lab run has no HAR "${path.relative(dir, file)}".`);
+    }
+    return parseHarText(path.basename(file), text);
+  }
+
+  /** Past runs, newest first; runs of this session still in progress first of all. */
+  async list(): Promise<CommandResult<'listLabRuns'>> {
+    const running = [...this.runs.entries()].filter(([, e]) => e.state.state === 'running').map(([id]) => id);
+    return { running, runs: await this.history.list(new Set(running)) };
+  }
+
+  async remove(args: unknown): Promise<CommandResult<'deleteLabRun'>> {
+    const { runId, entry } = this.live(args, 'deleteLabRun');
+    if (entry?.state.state === 'running') throw bad(`deleteLabRun: run "${runId}" is still running; cancel it first`);
+    this.runs.delete(runId);
+    return { deleted: await this.history.remove(runId) };
+  }
+
+  async compare(args: unknown): Promise<CommandResult<'compareLabRuns'>> {
+    const a = obj(args, 'compareLabRuns');
+    const ia = runIdArg(a, 'a', 'compareLabRuns');
+    const ib = runIdArg(a, 'b', 'compareLabRuns');
+    if (ia === ib) throw bad('compareLabRuns: pick two different runs');
+    const [ra, rb] = [await this.stored(ia), await this.stored(ib)];
+    try {
+      return compareRuns({ runId: ia, result: ra }, { runId: ib, result: rb }, rb.config.alpha);
+    } catch (err) {
+      throw bad(`compareLabRuns: ${(err as Error).message}`);
+    }
+  }
+
+  async report(args: unknown): Promise<CommandResult<'exportLabReport'>> {
+    const runId = runIdArg(obj(args, 'exportLabReport'), 'runId', 'exportLabReport');
+    const result = await this.stored(runId);
+    const html = renderHtmlReport(result, await representativeWaterfalls(this.dir(runId), result));
+    return { fileName: `netlens-lab-${runId}.html`, text: html };
+  }
+
+  close(): void {
+    for (const run of this.runs.values()) run.abort.abort();
+  }
+}

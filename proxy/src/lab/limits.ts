@@ -1,0 +1,76 @@
+/**
+ * The lab's defaults and limits, in one place for the CLI, the API and the UI
+ * (the renderer imports this file too: keep it free of Node imports).
+ *
+ * Before, each layer had its own (API runs 1–50, CLI 1–1000, the runner ≥ 1,
+ * the Lab view 3 runs by default): the UI's 3 runs could never give p < 0.05.
+ */
+
+export interface IntLimit {
+  min: number;
+  max: number;
+  default: number;
+}
+
+export const LAB_LIMITS = {
+  /** Runs per cell. 5 is the fewest at which one consistent difference reaches p < 0.05 comfortably (min p 0.008). */
+  runs: { min: 1, max: 1000, default: 5 },
+  /** Images on the built-in test site's page. */
+  images: { min: 0, max: 100_000, default: 1000 },
+  /** Test site: delay per response and per new connection, ms. */
+  latencyMs: { min: 0, max: 60_000, default: 0 },
+  /** Network idle after `load` that ends a run, ms. */
+  quietMs: { min: 0, max: 60_000, default: 500 },
+  /** One page load gives up after this long, ms. */
+  timeoutMs: { min: 1000, max: 3_600_000, default: 60_000 },
+  /** With --url: a browser HAR with fewer entries fails the run. */
+  expectedRequests: { min: 1, max: 1_000_000, default: 1 },
+} as const satisfies Record<string, IntLimit>;
+
+export type LabLimitName = keyof typeof LAB_LIMITS;
+
+/** Significance level: default and bounds (exclusive of 0 and 1). */
+export const LAB_ALPHA = { default: 0.05, min: 0, max: 1 } as const;
+
+/** Coefficient of variation of load time above which a cell is flagged as noisy. */
+export const NOISY_CV = 0.1;
+
+/**
+ * Why `value` is not a valid `name` (whole number within the limits), or undefined when it is.
+ * `label` names it the way the caller's user knows it (`--runs`, `runs`).
+ */
+export function limitProblem(name: LabLimitName, value: unknown, label: string = name): string | undefined {
+  const { min, max } = LAB_LIMITS[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const got = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value);
+    return `${label} must be a whole number from ${min} to ${max.toLocaleString('en-US')} (got ${got})`;
+  }
+  return undefined;
+}
+
+/** Binomial coefficient C(n, k) as a float (exact up to 2^53, then close enough for a p-value). */
+function choose(n: number, k: number): number {
+  let c = 1;
+  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
+  return c;
+}
+
+/**
+ * The smallest two-sided p a Mann-Whitney U test can give for two samples of
+ * `runs` values each (exact distribution, no ties): every value of one sample
+ * beyond every value of the other, 2 / C(2n, n). With 3 runs: 0.1, so nothing
+ * is ever significant at α = 0.05; with 4: 0.029; with 5: 0.0079.
+ */
+export function minPValue(runs: number): number {
+  if (!Number.isInteger(runs) || runs < 1) return NaN;
+  // Past ~540 runs 2/C(2n,n) is below the smallest double: 0, without a loop as long as `runs`
+  // (results.json is read from disk, so `runs` can be any number).
+  if (runs > 600) return 0;
+  return Math.min(1, 2 / choose(2 * runs, runs));
+}
+
+/** The fewest runs per cell whose minimum p is below `alpha`. */
+export function minRunsFor(alpha: number): number {
+  for (let n = 1; n <= LAB_LIMITS.runs.max; n++) if (minPValue(n) < alpha) return n;
+  return LAB_LIMITS.runs.max;
+}
