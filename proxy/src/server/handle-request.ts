@@ -51,7 +51,11 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
     }
   }
   const scheme = origin.transport === 'intercepted' ? 'https' : 'http';
-  const authority = (req.headers[':authority'] as string | undefined) ?? req.headers.host ?? `${origin.target?.host}:${origin.target?.port}`;
+  // An empty Host is legal (RFC 9110 §7.2); the tunnel's target names the server then.
+  const authority = (req.headers[':authority'] as string | undefined) || req.headers.host || `${origin.target?.host}:${origin.target?.port}`;
+  // Only host[:port] may come from Host/:authority: a '/', '?', '#', '@' or space would
+  // move into the URL's path or userinfo (Host "h/x" turned GET /a into GET /x/a upstream).
+  if (!/^(?:\[[0-9a-fA-F:.]+\]|[^\s/?#@[\]\\]+)(?::\d*)?$/.test(authority)) return `Invalid Host "${authority.slice(0, 200)}"`;
   try {
     const url = new URL(`${scheme}://${authority}${raw.startsWith('/') ? raw : `/${raw}`}`);
     // The tunnel's target wins over a Host header that names another server

@@ -20,6 +20,7 @@ import { admitClient, isSelf } from './client-guard.js';
 import { handleConnect, ORIGIN, type WithOrigin } from './connect.js';
 import { answerProxyError, handleRequest, type ClientRequest, type ClientResponse, type RequestOrigin } from './handle-request.js';
 import { handleUpgrade } from './upgrade.js';
+import { clientErrorHandler, trackClientRequest } from './client-error.js';
 import type { ProxyContext } from './context.js';
 
 export interface ProxyHandle {
@@ -87,6 +88,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     socket.once('close', () => clientSockets.delete(socket));
   };
   const onRequest = (origin: (req: ClientRequest) => RequestOrigin) => (req: ClientRequest, res: ClientResponse) => {
+    if (res instanceof http.ServerResponse) trackClientRequest(req as http.IncomingMessage, res);
     handleRequest(ctx, req, res, origin(req)).catch((err) => {
       // A bug, not a network failure: keep serving others and say what happened.
       process.emitWarning(`Netlens: request handler failed: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
@@ -104,14 +106,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     socket.setNoDelay(!opts.nagle);
     socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
   });
-  // Malformed request lines, bad headers, oversized heads: answer and keep serving others.
-  const onClientError = (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
-    if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    const why = tooLarge ? `request head larger than ${opts.maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`);
-  };
+  // Malformed request lines, bad headers, oversized heads: answer (after any response
+  // already under way on that connection) and keep serving others.
+  const onClientError = clientErrorHandler(opts.maxHeaderSize);
   server.on('clientError', onClientError);
 
   // Upstream connections opened as intercepted clients connect (see pool.preconnect):

@@ -1,0 +1,88 @@
+/**
+ * The answer to bytes Node's HTTP/1 parser refuses ('clientError' on the listener,
+ * inside tunnels too), without misattributing it.
+ *
+ * Node's parser reports the error as soon as it reads the bad bytes, while requests it
+ * parsed earlier on the same connection (pipelined, or a request followed by garbage
+ * or by data after `Connection: close`) are still being forwarded. Writing the 400 at
+ * once puts it where the client expects the answer to the earlier request, which the
+ * origin did receive: the client would believe it failed. So the refusal waits until
+ * every response already under way on the connection is written, then follows them.
+ * Only requests Node parsed completely count: a request whose own body is malformed
+ * (or cut short by the client's FIN) is the one the 400 answers.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+interface ConnectionState {
+  /** Requests whose responses have not ended yet. */
+  inflight: Set<IncomingMessage>;
+  /** Set when a refusal is pending: the requests it waits for. */
+  awaited?: Set<IncomingMessage>;
+  /** The refusal to send once nothing is in flight. */
+  refusal?: string;
+  sent?: boolean;
+}
+
+const states = new WeakMap<Duplex, ConnectionState>();
+
+function stateOf(socket: Duplex): ConnectionState {
+  let s = states.get(socket);
+  if (!s) states.set(socket, (s = { inflight: new Set() }));
+  return s;
+}
+
+function send(socket: Duplex, s: ConnectionState): void {
+  s.sent = true;
+  if (socket.writable) socket.end(s.refusal);
+  else socket.destroy();
+}
+
+/** Counts an HTTP/1 request as in flight on its connection until its response ends. */
+export function trackClientRequest(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket;
+  if (!socket) return;
+  const s = stateOf(socket);
+  s.inflight.add(req);
+  const settle = () => {
+    s.inflight.delete(req);
+    if (s.awaited?.delete(req) && s.awaited.size === 0 && !s.sent) send(socket, s);
+  };
+  res.once('finish', settle);
+  res.once('close', settle);
+}
+
+/** Node's own mapping of parser errors to statuses (http server's default clientError handler). */
+export function refusalStatus(code: string | undefined): string {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return '431 Request Header Fields Too Large';
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return '413 Payload Too Large';
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return '408 Request Timeout';
+    default:
+      return '400 Bad Request';
+  }
+}
+
+/** The 'clientError' handler for every HTTP/1 server of the proxy. */
+export function clientErrorHandler(maxHeaderSize: number) {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    const s = stateOf(socket);
+    if (s.refusal !== undefined) {
+      // Called again (more bad bytes, or the client's FIN): once answered, let go of the socket.
+      if (s.sent && !socket.writable) socket.destroy();
+      return;
+    }
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = refusalStatus(err.code);
+    const why = err.code === 'HPE_HEADER_OVERFLOW' ? `request head larger than ${maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
+    s.refusal = `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`;
+    s.awaited = new Set([...s.inflight].filter((req) => req.complete));
+    if (s.awaited.size === 0) send(socket, s);
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * A raw client: writes bytes (optionally split over several writes) to the proxy,
+ * either on the plain listener or inside an intercepted CONNECT tunnel (TLS with the
+ * Netlens CA, ALPN http/1.1), reads until the server closes or goes quiet, then sends
+ * FIN and checks that the server closes within `finWaitMs` (else the connection hung).
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import { once } from 'node:events';
+
+export type Path = 'plain' | 'tunnel';
+
+export interface Endpoint {
+  port: number;
+  /** For 'tunnel': the CONNECT target and the CA the proxy's certificate must chain to. */
+  tunnel?: { host: string; port: number; ca: string };
+}
+
+export interface RawOutcome {
+  bytes: Buffer;
+  /** The server ended the connection before our FIN. */
+  serverClosed: boolean;
+  /** Still open `finWaitMs` after our FIN. */
+  hung: boolean;
+  /** The client's local port (a server can find this connection by it). */
+  localPort?: number;
+  /** Connecting (or the tunnel's CONNECT / TLS handshake) failed. */
+  setupError?: string;
+}
+
+export interface RawOptions {
+  /** Quiet time (no bytes either way) after which the client sends FIN. */
+  quietMs?: number;
+  /** Longest wait for the server before FIN whatever happens. */
+  maxMs?: number;
+  finWaitMs?: number;
+  /** Pause between writes so that each lands in its own read on the server. */
+  gapMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Opens a connection to the proxy; for a tunnel, CONNECT then TLS. */
+export async function openClient(ep: Endpoint, timeoutMs = 10_000): Promise<net.Socket> {
+  const raw = net.connect({ port: ep.port, host: '127.0.0.1', noDelay: true });
+  raw.on('error', () => {});
+  const timer = setTimeout(() => raw.destroy(new Error('setup timed out')), timeoutMs);
+  try {
+    await once(raw, 'connect');
+    if (!ep.tunnel) return raw;
+    const { host, port, ca } = ep.tunnel;
+    raw.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`);
+    let head = Buffer.alloc(0);
+    while (head.indexOf('\r\n\r\n') < 0) {
+      const [c] = (await once(raw, 'data')) as [Buffer];
+      head = Buffer.concat([head, c]);
+    }
+    if (!/^HTTP\/1\.1 200/.test(head.toString('latin1'))) throw new Error(`CONNECT refused: ${head.toString('latin1').slice(0, 100)}`);
+    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: ['http/1.1'], servername: net.isIP(host) ? undefined : host });
+    s.on('error', () => {});
+    await once(s, 'secureConnect');
+    s.setNoDelay(true);
+    return s;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function rawExchange(ep: Endpoint, chunks: Buffer[], opts: RawOptions = {}): Promise<RawOutcome> {
+  const { quietMs = 400, maxMs = 8_000, finWaitMs = 5_000, gapMs = 2 } = opts;
+  let socket: net.Socket;
+  try {
+    socket = await openClient(ep);
+  } catch (err) {
+    return { bytes: Buffer.alloc(0), serverClosed: false, hung: false, setupError: (err as Error).message };
+  }
+  const localPort = socket.localPort;
+  const received: Buffer[] = [];
+  let last = Date.now();
+  let ended = false;
+  let closed = false;
+  socket.on('data', (c: Buffer) => {
+    received.push(c);
+    last = Date.now();
+  });
+  socket.on('end', () => (ended = true));
+  socket.on('close', () => (closed = true));
+  for (let i = 0; i < chunks.length && !closed; i++) {
+    if (i > 0 && gapMs) await sleep(gapMs);
+    socket.write(chunks[i]!);
+  }
+  last = Date.now();
+  const start = Date.now();
+  while (!ended && !closed && Date.now() - last < quietMs && Date.now() - start < maxMs) await sleep(20);
+  const serverClosed = ended || closed;
+  let hung = false;
+  if (!closed) {
+    socket.end();
+    const until = Date.now() + finWaitMs;
+    while (!closed && !ended && Date.now() < until) await sleep(20);
+    hung = !closed && !ended;
+    socket.destroy();
+  }
+  return { bytes: Buffer.concat(received), serverClosed, hung, localPort };
+}
