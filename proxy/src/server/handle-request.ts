@@ -161,6 +161,18 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.
   let body = hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null;
+  if (body && clientProtocol(req) === 'h2') {
+    // Node's HTTP/2 compatibility layer *ends* the request body when the stream is reset
+    // (e.g. nghttp2 found DATA longer or shorter than content-length): forwarded as is, the
+    // origin would process a cut-short request the client saw fail. Make the reset an error.
+    const h2body = body;
+    const aborted = () => h2body.destroy(Object.assign(new Error('The client reset the HTTP/2 stream during the request body'), { code: 'ECONNRESET' }));
+    // The upstream request sees the error through its own listener; this one keeps an
+    // error on a body nobody reads yet from being an uncaught exception.
+    h2body.on('error', () => {});
+    if ((req as http2.Http2ServerRequest).aborted) aborted();
+    else req.once('aborted', aborted);
+  }
   if (ctx.options.respond) {
     const outcome = await runRespondHook(ctx, req, res, x, target, hasBody);
     if (outcome.handled) {

@@ -9,6 +9,8 @@ import tls from 'node:tls';
 import { once } from 'node:events';
 
 export type Path = 'plain' | 'tunnel';
+/** The corpus's paths: HTTP/1 on the listener, HTTP/1 in a tunnel, HTTP/2 in a tunnel. */
+export type CorpusPath = Path | 'h2';
 
 export interface Endpoint {
   port: number;
@@ -41,7 +43,7 @@ export interface RawOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens a connection to the proxy; for a tunnel, CONNECT then TLS. */
-export async function openClient(ep: Endpoint, timeoutMs = 10_000): Promise<net.Socket> {
+export async function openClient(ep: Endpoint, timeoutMs = 10_000, alpn = ['http/1.1']): Promise<net.Socket> {
   const raw = net.connect({ port: ep.port, host: '127.0.0.1', noDelay: true });
   raw.on('error', () => {});
   const timer = setTimeout(() => raw.destroy(new Error('setup timed out')), timeoutMs);
@@ -56,7 +58,7 @@ export async function openClient(ep: Endpoint, timeoutMs = 10_000): Promise<net.
       head = Buffer.concat([head, c]);
     }
     if (!/^HTTP\/1\.1 200/.test(head.toString('latin1'))) throw new Error(`CONNECT refused: ${head.toString('latin1').slice(0, 100)}`);
-    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: ['http/1.1'], servername: net.isIP(host) ? undefined : host });
+    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: alpn, servername: net.isIP(host) ? undefined : host });
     s.on('error', () => {});
     await once(s, 'secureConnect');
     s.setNoDelay(true);

@@ -6,7 +6,7 @@
 import { formatAnswers, type Answer } from './decision.js';
 import type { NodeReference } from './node-reference.js';
 import type { ProxyProcess } from './proxy-process.js';
-import { rawExchange, type Path } from './raw-client.js';
+import { rawExchange, type CorpusPath, type Path } from './raw-client.js';
 import { rawOrigin, type RawOrigin } from './raw-origin.js';
 import type { SmuggleCase, Target } from './smuggling-cases.js';
 import { header, parseResponses } from './wire.js';
@@ -14,7 +14,7 @@ import { header, parseResponses } from './wire.js';
 export interface CaseResult {
   name: string;
   group: string;
-  path: Path;
+  path: CorpusPath;
   proxy: string;
   node: string;
   /** Broken promises: smuggled or unparsable requests at the origin, wrong body framing, hangs. */
