@@ -21,6 +21,13 @@ process.on('warning', (w) => {
   stats.warnings++;
   process.stderr.write(`warning: ${w.stack ?? w.message}\n`);
 });
+// Event-loop stalls make a client's answer late; report them (stderr) so a slow run can be told from a bug.
+let tick = Date.now();
+setInterval(() => {
+  const lag = Date.now() - tick - 100;
+  if (lag > 300) process.stderr.write(`event loop stalled ${lag} ms\n`);
+  tick = Date.now();
+}, 100).unref();
 process.stdout.write(`${JSON.stringify({ port: proxy.address.port, caCert: proxy.ca.certPath })}\n`);
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (line: string) => {

@@ -24,6 +24,10 @@ export interface RawOutcome {
   serverClosed: boolean;
   /** Still open `finWaitMs` after our FIN. */
   hung: boolean;
+  /** From the first write to the server's close or our FIN. */
+  millis?: number;
+  /** When we stopped waiting: the server's close, or our FIN (Date.now()). */
+  finAt?: number;
   /** The client's local port (a server can find this connection by it). */
   localPort?: number;
   /** Connecting (or the tunnel's CONNECT / TLS handshake) failed. */
@@ -38,6 +42,10 @@ export interface RawOptions {
   finWaitMs?: number;
   /** Pause between writes so that each lands in its own read on the server. */
   gapMs?: number;
+  /** Quiet time decided anew while waiting (e.g. longer while a request is known to be under way); overrides quietMs. */
+  quietFor?: (received: Buffer) => number;
+  /** Stop waiting (and send FIN) as soon as this says the bytes so far are all we expect. */
+  doneWhen?: (received: Buffer) => boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,7 +77,7 @@ export async function openClient(ep: Endpoint, timeoutMs = 10_000, alpn = ['http
 }
 
 export async function rawExchange(ep: Endpoint, chunks: Buffer[], opts: RawOptions = {}): Promise<RawOutcome> {
-  const { quietMs = 400, maxMs = 8_000, finWaitMs = 5_000, gapMs = 2 } = opts;
+  const { quietMs = 400, maxMs = 8_000, finWaitMs = 5_000, gapMs = 2, doneWhen, quietFor } = opts;
   let socket: net.Socket;
   try {
     socket = await openClient(ep);
@@ -93,8 +101,17 @@ export async function rawExchange(ep: Endpoint, chunks: Buffer[], opts: RawOptio
   }
   last = Date.now();
   const start = Date.now();
-  while (!ended && !closed && Date.now() - last < quietMs && Date.now() - start < maxMs) await sleep(20);
+  let seen = -1;
+  const done = () => {
+    if (!doneWhen || received.length === seen) return false;
+    seen = received.length;
+    return doneWhen(Buffer.concat(received));
+  };
+  const quiet = () => (quietFor ? quietFor(Buffer.concat(received)) : quietMs);
+  while (!done() && !ended && !closed && Date.now() - last < quiet() && Date.now() - start < maxMs) await sleep(5);
   const serverClosed = ended || closed;
+  const finAt = Date.now();
+  const millis = finAt - start;
   let hung = false;
   if (!closed) {
     socket.end();
@@ -103,5 +120,5 @@ export async function rawExchange(ep: Endpoint, chunks: Buffer[], opts: RawOptio
     hung = !closed && !ended;
     socket.destroy();
   }
-  return { bytes: Buffer.concat(received), serverClosed, hung, localPort };
+  return { bytes: Buffer.concat(received), serverClosed, hung, localPort, millis, finAt };
 }

@@ -13,6 +13,8 @@ import { parseRequest, type WireRequest } from './wire.js';
 export interface OriginRequest extends WireRequest {
   id: string;
   connection: number;
+  /** When the request was complete at the origin (Date.now()). */
+  at: number;
 }
 
 export interface OriginConnectionLog {
@@ -57,7 +59,7 @@ export async function rawOrigin(opts: { tls?: { cert: string; key: string } } = 
         }
         buf = buf.subarray(step.used);
         const id = `o${log.id}.${++n}`;
-        requests.push({ ...step.value, id, connection: log.id });
+        requests.push({ ...step.value, id, connection: log.id, at: Date.now() });
         socket.write(`HTTP/1.1 200 OK\r\nX-Origin-Id: ${id}\r\nContent-Length: 0\r\n\r\n`);
       }
     });

@@ -161,6 +161,13 @@ export function parseResponses(buf: Buffer, eof: boolean): { responses: WireResp
       body = Buffer.concat(parts);
     } else if (cl !== undefined) {
       const n = Number(cl);
+      // A response to HEAD carries Content-Length without a body: nothing (or the next
+      // response) follows its head.
+      const headLike = buf.length === pos || buf.subarray(pos, pos + 7).toString('latin1') === 'HTTP/1.';
+      if (buf.length < pos + n && headLike) {
+        responses.push({ status, headers, body });
+        continue;
+      }
       if (buf.length < pos + n) return { responses, garbage: eof };
       body = buf.subarray(pos, pos + n);
       pos += n;
