@@ -8,7 +8,7 @@
 import { caseChunks, type FuzzCase } from './fuzz-gen.js';
 import { spawnProxy, type ProxyProcess } from './proxy-process.js';
 import { rawExchange, type Path, type RawOutcome } from './raw-client.js';
-import { rawOrigin, type RawOrigin } from './raw-origin.js';
+import { rawOrigin, type OriginRequest, type RawOrigin } from './raw-origin.js';
 import { lateForFin, QUIET_PENDING_MS, targetFor } from './smuggling-run.js';
 import { header, parseResponses } from './wire.js';
 
@@ -23,6 +23,7 @@ export interface FuzzScore {
   brokenAfter: number;
   /** Requests whose answer our own FIN cut off: they reached the origin within a second of it (a slow machine). */
   late: number;
+  lateExamples: string[];
   /** Requests the origin received (fuzzed and sentinels). */
   forwarded: number;
   /** Statuses the clients received, by status ("origin" for answers from the origin). */
@@ -35,7 +36,7 @@ export interface FuzzScore {
  * long while one is under way (on a loaded machine an answer later than the quiet time
  * would be lost by our own FIN and counted as a desync).
  */
-const QUIET_MS = 1_500;
+const QUIET_MS = { plain: 1_500, tunnel: 1_500 };
 
 interface CaseRun {
   tag: string;
@@ -60,14 +61,28 @@ function lostBehindFailure(r: CaseRun, target: string): boolean {
 const show = (chunks: Buffer[]) => JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 600));
 
 export class Fuzzer {
-  readonly score: FuzzScore = { cases: 0, crashes: [], hung: [], desyncs: [], known: {}, brokenAfter: 0, late: 0, forwarded: 0, answers: {} };
+  readonly score: FuzzScore = { cases: 0, crashes: [], hung: [], desyncs: [], known: {}, brokenAfter: 0, late: 0, lateExamples: [], forwarded: 0, answers: {} };
   private counter = 0;
+  /** Origin requests by the tag of the case under way that sent them. */
+  private readonly byTag = new Map<string, OriginRequest[]>();
+  /** Finished cases by tag: a request can reach the origin after its case's batch was checked. */
+  private readonly finished = new Map<string, CaseRun>();
   private constructor(
     readonly path: Path,
     private proxy: ProxyProcess,
     private origin: RawOrigin,
     private readonly originTls: { cert: string; key: string },
-  ) {}
+  ) {
+    this.watch(origin);
+  }
+
+  /** Files each origin request under the tag of the case that sent it (`/f<n>.<i>/…`). */
+  private watch(origin: RawOrigin): void {
+    origin.onRequest((q) => {
+      const m = /^\/(f\d+)\./.exec(q.target);
+      if (m) this.byTag.get(m[1]!)?.push(q);
+    });
+  }
 
   static async start(path: Path): Promise<Fuzzer> {
     const proxy = await spawnProxy();
@@ -96,19 +111,31 @@ export class Fuzzer {
     const chunks = caseChunks(c, tag, t.authority, t.url);
     // A well-formed request after the fuzzed bytes: its answer means everything before it was answered.
     chunks.push(Buffer.from(`GET ${t.url(`/${tag}.s/sentinel`)} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`, 'latin1'));
-    const origin = this.origin;
-    const sentinelAnswered = (bytes: Buffer) =>
-      parseResponses(bytes, false).responses.some((r) => {
-        const id = header(r.headers, 'x-origin-id');
-        return id !== undefined && origin.requests.some((q) => q.id === id && q.target.startsWith(`/${tag}.s/`));
-      });
-    const idsIn = (bytes: Buffer) => new Set(parseResponses(bytes, false).responses.flatMap((r) => header(r.headers, 'x-origin-id') ?? []));
-    const quietFor = (bytes: Buffer) => {
-      const got = idsIn(bytes);
-      const pending = origin.requests.some((q) => q.target.startsWith(`/${tag}.`) && !got.has(q.id));
-      return pending ? QUIET_PENDING_MS : QUIET_MS;
+    // Kept cheap: these run while 100 clients wait, and the origin's log grows to tens of thousands.
+    const mine: OriginRequest[] = [];
+    this.byTag.set(tag, mine);
+    let parsedAt = -1;
+    let got = new Set<string>();
+    const idsIn = (bytes: Buffer) => {
+      if (bytes.length !== parsedAt) {
+        parsedAt = bytes.length;
+        got = new Set(parseResponses(bytes, false).responses.flatMap((r) => header(r.headers, 'x-origin-id') ?? []));
+      }
+      return got;
     };
+    const sentinelAnswered = (bytes: Buffer) => {
+      const ids = idsIn(bytes);
+      return mine.some((q) => ids.has(q.id) && q.target.startsWith(`/${tag}.s/`));
+    };
+    const quietFor = (bytes: Buffer) => {
+      const ids = idsIn(bytes);
+      return mine.some((q) => !ids.has(q.id)) ? QUIET_PENDING_MS : QUIET_MS[this.path];
+    };
+    const t0 = Date.now();
     const out = await rawExchange(this.endpoint(), chunks, { quietFor, gapMs: 1, doneWhen: sentinelAnswered });
+    const ms = Date.now() - t0;
+    if (process.env.NETLENS_FUZZ_DEBUG && ms > 1000) console.log(`slow case ${tag}: ${ms} ms (wait ${out.millis} ms, server closed ${out.serverClosed}) ${show(chunks).slice(0, 300)}`);
+    this.byTag.delete(tag);
     const responses = parseResponses(out.bytes, true).responses;
     const ids = responses.flatMap((r) => header(r.headers, 'x-origin-id') ?? []);
     const statuses = responses.map((r) => (header(r.headers, 'x-origin-id') ? 'origin' : String(r.status)));
@@ -138,24 +165,31 @@ export class Fuzzer {
       else this.score.hung.push(`${r.tag}: connection open 5 s after FIN; sent ${show(r.chunks)}`);
     }
     for (const e of this.origin.parseErrors.slice(errorsBefore)) this.score.desyncs.push(`origin could not parse (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 400))}`);
+    for (const r of runs) this.finished.set(r.tag, r);
     const answered = new Map<string, CaseRun>();
     for (const r of runs) for (const id of r.ids) answered.set(id, r);
     this.score.forwarded += this.origin.requests.length - originBefore;
+    // Requests of this batch, and late ones of earlier batches, as they reached the origin.
     for (const q of this.origin.requests.slice(originBefore)) {
-      const owner = runs.find((r) => q.target.startsWith(`/${r.tag}.`));
+      const tag = /^\/(f\d+)\./.exec(q.target)?.[1];
+      const owner = tag ? this.finished.get(tag) : undefined;
       const got = answered.get(q.id);
       if (got && owner && got !== owner) {
         this.score.desyncs.push(`${got.tag} received the answer to ${owner.tag}'s ${q.method} ${q.target.slice(0, 60)}`);
-      } else if (!got && owner && lateForFin(q, owner.out)) {
+      } else if (got || owner?.ids.includes(q.id)) {
+        // answered
+      } else if (owner && lateForFin(q, owner.out)) {
         this.score.late++;
-      } else if (!got) {
+        if (this.score.lateExamples.length < 5) {
+          this.score.lateExamples.push(`${q.method} ${q.target.slice(0, 40)} reached the origin ${q.at - owner.out.finAt!} ms after the client's FIN (client got [${owner.statuses.join(', ')}] in ${owner.out.millis} ms); sent ${show(owner.chunks)}`);
+        }
+      } else if (owner && lostBehindFailure(owner, q.target)) {
         // With parallel forwarding of pipelined requests (issue 13 item 11), a request after one
         // that fails (refused, or the connection closed on it) still reaches the origin.
-        if (owner && lostBehindFailure(owner, q.target)) this.knownFailure('item 11: pipelined request forwarded although an earlier one on its connection failed');
-        else {
-          const how = owner ? `client got [${owner.statuses.join(', ')}], server closed: ${owner.out.serverClosed}, ${owner.out.millis} ms` : '';
-          this.score.desyncs.push(`origin received ${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B) that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`);
-        }
+        this.knownFailure('item 11: pipelined request forwarded although an earlier one on its connection failed');
+      } else {
+        const how = owner ? `client got [${owner.statuses.join(', ')}], server closed: ${owner.out.serverClosed}, ${owner.out.millis} ms` : 'no case with its tag';
+        this.score.desyncs.push(`origin received ${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B) that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`);
       }
     }
   }
@@ -177,6 +211,7 @@ export class Fuzzer {
     await this.origin.close();
     this.proxy = await spawnProxy();
     this.origin = await rawOrigin(this.path === 'tunnel' ? { tls: this.originTls } : {});
+    this.watch(this.origin);
   }
 
   /** Event-loop stalls over 300 ms the proxy child reported (a loaded machine explains late answers). */

@@ -48,6 +48,8 @@ export interface RawOptions {
   doneWhen?: (received: Buffer) => boolean;
 }
 
+const sessions = new Map<string, Buffer>();
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Opens a connection to the proxy; for a tunnel, CONNECT then TLS. */
@@ -66,8 +68,15 @@ export async function openClient(ep: Endpoint, timeoutMs = 10_000, alpn = ['http
       head = Buffer.concat([head, c]);
     }
     if (!/^HTTP\/1\.1 200/.test(head.toString('latin1'))) throw new Error(`CONNECT refused: ${head.toString('latin1').slice(0, 100)}`);
-    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: alpn, servername: net.isIP(host) ? undefined : host });
+    // Resume the last TLS session with this proxy: a full handshake per fuzz case would
+    // spend the run's time on RSA, not on HTTP.
+    const key = `${ep.port} ${host}:${port} ${alpn.join(',')}`;
+    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: alpn, servername: net.isIP(host) ? undefined : host, session: sessions.get(key) });
     s.on('error', () => {});
+    s.on('session', (session: Buffer) => {
+      if (sessions.size > 100) sessions.clear();
+      sessions.set(key, session);
+    });
     await once(s, 'secureConnect');
     s.setNoDelay(true);
     return s;
@@ -85,40 +94,65 @@ export async function rawExchange(ep: Endpoint, chunks: Buffer[], opts: RawOptio
     return { bytes: Buffer.alloc(0), serverClosed: false, hung: false, setupError: (err as Error).message };
   }
   const localPort = socket.localPort;
-  const received: Buffer[] = [];
+  let all = Buffer.alloc(0);
   let last = Date.now();
   let ended = false;
   let closed = false;
+  // Event-driven waits (no polling): hundreds of these run at once in the fuzzer.
+  let wake: () => void = () => {};
   socket.on('data', (c: Buffer) => {
-    received.push(c);
+    all = Buffer.concat([all, c]);
     last = Date.now();
+    wake();
   });
-  socket.on('end', () => (ended = true));
-  socket.on('close', () => (closed = true));
+  socket.on('end', () => {
+    ended = true;
+    wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    wake();
+  });
   for (let i = 0; i < chunks.length && !closed; i++) {
     if (i > 0 && gapMs) await sleep(gapMs);
     socket.write(chunks[i]!);
   }
   last = Date.now();
   const start = Date.now();
-  let seen = -1;
-  const done = () => {
-    if (!doneWhen || received.length === seen) return false;
-    seen = received.length;
-    return doneWhen(Buffer.concat(received));
-  };
-  const quiet = () => (quietFor ? quietFor(Buffer.concat(received)) : quietMs);
-  while (!done() && !ended && !closed && Date.now() - last < quiet() && Date.now() - start < maxMs) await sleep(5);
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const check = () => {
+      clearTimeout(timer);
+      const now = Date.now();
+      const left = Math.min((quietFor ? quietFor(all) : quietMs) - (now - last), maxMs - (now - start));
+      if (ended || closed || left <= 0 || doneWhen?.(all)) {
+        wake = () => {};
+        resolve();
+        return;
+      }
+      // quietFor may change without a byte from the server (a request reaching the origin): look again now and then.
+      timer = setTimeout(check, Math.min(left, 250));
+    };
+    wake = check;
+    check();
+  });
   const serverClosed = ended || closed;
   const finAt = Date.now();
   const millis = finAt - start;
   let hung = false;
   if (!closed) {
     socket.end();
-    const until = Date.now() + finWaitMs;
-    while (!closed && !ended && Date.now() < until) await sleep(20);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, finWaitMs);
+      wake = () => {
+        if (!closed && !ended) return;
+        clearTimeout(t);
+        resolve();
+      };
+      wake();
+    });
     hung = !closed && !ended;
     socket.destroy();
   }
-  return { bytes: Buffer.concat(received), serverClosed, hung, localPort, millis, finAt };
+  return { bytes: all, serverClosed, hung, localPort, millis, finAt };
 }

@@ -29,6 +29,8 @@ export interface RawOrigin {
   requests: OriginRequest[];
   parseErrors: { connection: number; reason: string; bytes: string }[];
   connections: OriginConnectionLog[];
+  /** Calls `fn` with every complete request as it arrives. */
+  onRequest(fn: (q: OriginRequest) => void): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function rawOrigin(opts: { tls?: { cert: string; key: string } } = 
   const parseErrors: RawOrigin['parseErrors'] = [];
   const connections: OriginConnectionLog[] = [];
   const sockets = new Set<net.Socket>();
+  const listeners: ((q: OriginRequest) => void)[] = [];
   const onSocket = (socket: net.Socket) => {
     sockets.add(socket);
     const log: OriginConnectionLog = { id: connections.length + 1, bytes: [], leftover: 0 };
@@ -59,7 +62,9 @@ export async function rawOrigin(opts: { tls?: { cert: string; key: string } } = 
         }
         buf = buf.subarray(step.used);
         const id = `o${log.id}.${++n}`;
-        requests.push({ ...step.value, id, connection: log.id, at: Date.now() });
+        const q: OriginRequest = { ...step.value, id, connection: log.id, at: Date.now() };
+        requests.push(q);
+        for (const fn of listeners) fn(q);
         socket.write(`HTTP/1.1 200 OK\r\nX-Origin-Id: ${id}\r\nContent-Length: 0\r\n\r\n`);
       }
     });
@@ -78,6 +83,7 @@ export async function rawOrigin(opts: { tls?: { cert: string; key: string } } = 
     requests,
     parseErrors,
     connections,
+    onRequest: (fn) => listeners.push(fn),
     close: () =>
       new Promise((r) => {
         for (const s of sockets) s.destroy();
