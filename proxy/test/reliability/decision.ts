@@ -7,6 +7,10 @@ export type Answer =
 export function formatAnswers(answers: Answer[]): string {
   if (!answers.length) return 'no answer';
   return answers
-    .map((a) => (a.kind === 'request' ? `${a.method} ${a.path.length > 40 ? `${a.path.slice(0, 37)}...` : a.path} ${a.bodyLength}B` : a.kind === 'status' ? String(a.status) : 'garbage'))
+    .map((a) => {
+      if (a.kind === 'status') return String(a.status);
+      if (a.kind === 'garbage') return 'garbage';
+      return `${a.method} ${a.path.length > 40 ? `${a.path.slice(0, 37)}...` : a.path} ${a.bodyLength}B`;
+    })
     .join(' | ');
 }

@@ -39,14 +39,21 @@ const cleanValue = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c
 
 const headerName = fc.oneof(
   { weight: 8, arbitrary: token },
-  { weight: 3, arbitrary: fc.constantFrom('Connection', 'Expect', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Connection', 'Content-Type', 'Accept', 'Cookie') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('Connection', 'Expect', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Connection', 'Content-Type', 'Accept', 'Cookie'),
+  },
   // Framing headers with arbitrary values (the `framing` field adds well-formed ones).
   { weight: 1, arbitrary: fc.constantFrom('Content-Length', 'Transfer-Encoding', 'Host', 'content-length', 'transfer-encoding') },
   { weight: 1, arbitrary: anyString(12) },
 );
 const headerValue = fc.oneof(
   { weight: 8, arbitrary: cleanValue },
-  { weight: 2, arbitrary: fc.constantFrom('chunked', 'close', 'keep-alive', '100-continue', 'websocket', 'h2c', '0', '5', '-1', '1, 2', 'identity', 'gzip, chunked', ' chunked', 'chunked ') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('chunked', 'close', 'keep-alive', '100-continue', 'websocket', 'h2c', '0', '5', '-1', '1, 2', 'identity'),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('gzip, chunked', ' chunked', 'chunked ', 'chunked, identity') },
   { weight: 1, arbitrary: anyString(30) },
 );
 
@@ -57,8 +64,14 @@ const wildRequest: fc.Arbitrary<FuzzRequest> = fc.record({
     { weight: 1, arbitrary: anyString(8) },
   ),
   path: fc.oneof({ weight: 8, arbitrary: cleanValue.map((s) => s.replace(/[#]/g, '')) }, { weight: 1, arbitrary: anyString(30) }),
-  version: fc.oneof({ weight: 20, arbitrary: fc.constant('HTTP/1.1') }, { weight: 1, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'http/1.1', 'HTTP/1.1 ', '') }),
-  hostMode: fc.oneof({ weight: 20, arbitrary: fc.constant('ok' as const) }, { weight: 1, arbitrary: fc.constantFrom('none' as const, 'twice' as const, 'other' as const) }),
+  version: fc.oneof(
+    { weight: 20, arbitrary: fc.constant('HTTP/1.1') },
+    { weight: 1, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'http/1.1', 'HTTP/1.1 ', '') },
+  ),
+  hostMode: fc.oneof(
+    { weight: 20, arbitrary: fc.constant('ok' as const) },
+    { weight: 1, arbitrary: fc.constantFrom('none' as const, 'twice' as const, 'other' as const) },
+  ),
   headers: fc.array(fc.tuple(headerName, headerValue), { maxLength: 4 }),
   framing: fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom('none' as const, 'cl' as const, 'chunked' as const) },
@@ -89,7 +102,12 @@ export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({
     {
       weight: 1,
       arbitrary: fc.array(
-        fc.record({ kind: fc.constantFrom('splice' as const, 'delete' as const, 'repeat' as const), at: fc.double({ min: 0, max: 1, noNaN: true }), len: fc.integer({ min: 1, max: 8 }), bytes: anyString(6) }),
+        fc.record({
+          kind: fc.constantFrom('splice' as const, 'delete' as const, 'repeat' as const),
+          at: fc.double({ min: 0, max: 1, noNaN: true }),
+          len: fc.integer({ min: 1, max: 8 }),
+          bytes: anyString(6),
+        }),
         { minLength: 1, maxLength: 3 },
       ),
     },

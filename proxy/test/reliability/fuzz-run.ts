@@ -134,7 +134,9 @@ export class Fuzzer {
     const t0 = Date.now();
     const out = await rawExchange(this.endpoint(), chunks, { quietFor, gapMs: 1, doneWhen: sentinelAnswered });
     const ms = Date.now() - t0;
-    if (process.env.NETLENS_FUZZ_DEBUG && ms > 1000) console.log(`slow case ${tag}: ${ms} ms (wait ${out.millis} ms, server closed ${out.serverClosed}) ${show(chunks).slice(0, 300)}`);
+    if (process.env.NETLENS_FUZZ_DEBUG && ms > 1000) {
+      console.log(`slow case ${tag}: ${ms} ms (wait ${out.millis} ms, server closed ${out.serverClosed}) ${show(chunks).slice(0, 300)}`);
+    }
     this.byTag.delete(tag);
     const responses = parseResponses(out.bytes, true).responses;
     const ids = responses.flatMap((r) => header(r.headers, 'x-origin-id') ?? []);
@@ -153,7 +155,8 @@ export class Fuzzer {
     await new Promise((r) => setTimeout(r, 50));
     const exit = this.proxy.exited();
     if (exit) {
-      this.score.crashes.push(`proxy exited (${JSON.stringify(exit)}) during a batch; stderr: ${this.proxy.stderr().slice(-1500)}; batch: ${runs.map((r) => show(r.chunks)).join(' || ').slice(0, 4000)}`);
+      const batch = runs.map((r) => show(r.chunks)).join(' || ').slice(0, 4000);
+      this.score.crashes.push(`proxy exited (${JSON.stringify(exit)}) during a batch; stderr: ${this.proxy.stderr().slice(-1500)}; batch: ${batch}`);
       await this.restart();
       return;
     }
@@ -164,7 +167,9 @@ export class Fuzzer {
       if (upgrade) this.knownFailure('item 9: Upgrade request with a body hangs');
       else this.score.hung.push(`${r.tag}: connection open 5 s after FIN; sent ${show(r.chunks)}`);
     }
-    for (const e of this.origin.parseErrors.slice(errorsBefore)) this.score.desyncs.push(`origin could not parse (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 400))}`);
+    for (const e of this.origin.parseErrors.slice(errorsBefore)) {
+      this.score.desyncs.push(`origin could not parse (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 400))}`);
+    }
     for (const r of runs) this.finished.set(r.tag, r);
     const answered = new Map<string, CaseRun>();
     for (const r of runs) for (const id of r.ids) answered.set(id, r);
@@ -181,15 +186,19 @@ export class Fuzzer {
       } else if (owner && lateForFin(q, owner.out)) {
         this.score.late++;
         if (this.score.lateExamples.length < 5) {
-          this.score.lateExamples.push(`${q.method} ${q.target.slice(0, 40)} reached the origin ${q.at - owner.out.finAt!} ms after the client's FIN (client got [${owner.statuses.join(', ')}] in ${owner.out.millis} ms); sent ${show(owner.chunks)}`);
+          const when = `${q.at - owner.out.finAt!} ms after the client's FIN (client got [${owner.statuses.join(', ')}] in ${owner.out.millis} ms)`;
+          this.score.lateExamples.push(`${q.method} ${q.target.slice(0, 40)} reached the origin ${when}; sent ${show(owner.chunks)}`);
         }
       } else if (owner && lostBehindFailure(owner, q.target)) {
         // With parallel forwarding of pipelined requests (issue 13 item 11), a request after one
         // that fails (refused, or the connection closed on it) still reaches the origin.
         this.knownFailure('item 11: pipelined request forwarded although an earlier one on its connection failed');
       } else {
-        const how = owner ? `client got [${owner.statuses.join(', ')}], server closed: ${owner.out.serverClosed}, ${owner.out.millis} ms` : 'no case with its tag';
-        this.score.desyncs.push(`origin received ${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B) that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`);
+        const how = owner
+          ? `client got [${owner.statuses.join(', ')}], server closed: ${owner.out.serverClosed}, ${owner.out.millis} ms`
+          : 'no case has its tag';
+        const what = `${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B)`;
+        this.score.desyncs.push(`origin received ${what} that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`);
       }
     }
   }

@@ -107,10 +107,18 @@ export async function runH2Case(ctx: RunContext, ref: H2Reference, c: H2Case): P
       proxyText.push(`s${id}: ${answerText(answer, got.map((q) => ({ method: q.method, path: q.target, bodyLength: q.bodyLength })))}`);
       nodeText.push(`s${id}: ${answerText(node.out.streams.find((s) => s.id === id), nodeSeen)}`);
       if (got.length > 1) desyncs.push(`stream ${id}: the origin received ${got.length} requests`);
-      if (got.length && answer?.status !== 200) desyncs.push(`stream ${id}: the origin received ${got[0]!.method} ${got[0]!.target.slice(0, 60)} (${got[0]!.bodyLength} B, ${JSON.stringify(got[0]!.headers.filter(([k]) => /length|encoding/i.test(k)))}) but the client got ${answerText(answer, [])}`);
+      const q = got[0];
+      if (q && answer?.status !== 200) {
+        const framing = JSON.stringify(q.headers.filter(([k]) => /length|encoding/i.test(k)));
+        const what = `${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B, ${framing})`;
+        desyncs.push(`stream ${id}: the origin received ${what} but the client got ${answerText(answer, [])}`);
+      }
       const n = nodeSeen[0];
-      if (got.length === 1 && n && got[0]!.bodyLength !== n.bodyLength) desyncs.push(`stream ${id}: origin got ${got[0]!.bodyLength} B of body where Node read ${n.bodyLength} B`);
-      if (got.some((q) => /smuggled/.test(q.target)) && !nodeSeen.some((s) => /smuggled/.test(s.path))) desyncs.push(`stream ${id}: origin saw a smuggled target`);
+      if (got.length === 1 && n && q!.bodyLength !== n.bodyLength) {
+        desyncs.push(`stream ${id}: origin got ${q!.bodyLength} B of body where Node read ${n.bodyLength} B`);
+      }
+      const smuggled = (s: string) => /smuggled/.test(s);
+      if (got.some((r) => smuggled(r.target)) && !nodeSeen.some((s) => smuggled(s.path))) desyncs.push(`stream ${id}: origin saw a smuggled target`);
     });
     const strays = origin.requests.filter((q) => !q.headers.some(([k]) => k.toLowerCase() === 'x-stream'));
     for (const q of strays) desyncs.push(`origin received ${q.method} ${q.target.slice(0, 60)} that no stream sent`);

@@ -46,7 +46,8 @@ describe('proxy fuzzing (fast-check)', () => {
         fs.writeFileSync(`test-results/fuzz-${path}.json`, JSON.stringify(summary, null, 1));
         console.log(
           `[fuzz ${path}] ${s.cases} cases in ${summary.seconds} s: ${s.crashes.length} crashes, ${s.hung.length} hung, ${s.desyncs.length} desyncs, ` +
-            `normal request failed ${s.brokenAfter}x; ${s.late} late (proxy event loop stalled ${summary.proxyStalls}x); origin received ${s.forwarded}; answers ${JSON.stringify(s.answers)}; known (other items): ${JSON.stringify(s.known)}`,
+            `normal request failed ${s.brokenAfter}x; ${s.late} late (proxy event loop stalled ${summary.proxyStalls}x); ` +
+            `origin received ${s.forwarded}; answers ${JSON.stringify(s.answers)}; known (other items): ${JSON.stringify(s.known)}`,
         );
         await fuzzer.stop();
       }

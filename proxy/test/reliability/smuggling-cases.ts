@@ -125,7 +125,7 @@ for (const [label, lines, body] of clVariants) {
 add('content-length', 'GET with a CL body', (t) => req(t, ['Content-Length: 5'], `hello${get(t)}`, 'GET'));
 add('content-length', 'CL 0 followed by a request-shaped body', (t) => req(t, ['Content-Length: 0'], SMUG(t)));
 add('content-length', 'CL larger than the body sent', (t) => req(t, ['Content-Length: 50'], 'hello'));
-add('content-length', 'CL shorter than the body (rest is the next request)', (t) => req(t, ['Content-Length: 2'], `heGET ${t.url('/smuggled')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`));
+add('content-length', 'CL shorter than the body (rest is the next request)', (t) => req(t, ['Content-Length: 2'], `he${SMUG(t)}`));
 
 // --- Line endings -------------------------------------------------------------------
 add('line-endings', 'bare LF everywhere', (t) => `GET ${t.url('/lf')} HTTP/1.1\nHost: ${t.authority}\n\n`);
@@ -133,7 +133,8 @@ add('line-endings', 'bare LF after the request line', (t) => `GET ${t.url('/lf')
 add('line-endings', 'bare LF after one header', (t) => `GET ${t.url('/lf')} HTTP/1.1\r\nHost: ${t.authority}\nX-A: b\r\n\r\n`);
 add('line-endings', 'bare LF ends the head', (t) => `GET ${t.url('/lf')} HTTP/1.1\r\nHost: ${t.authority}\r\n\n`);
 add('line-endings', 'bare CR as line end', (t) => `GET ${t.url('/cr')} HTTP/1.1\rHost: ${t.authority}\r\r`);
-add('line-endings', 'bare CR inside a header line', (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\nX-A: b\rTransfer-Encoding: chunked\r\n\r\n`);
+add('line-endings', 'bare CR inside a header line', (t) =>
+  `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\nX-A: b\rTransfer-Encoding: chunked\r\n\r\n`);
 add('line-endings', 'CR CR LF ends a header', (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\r\n\r\n`);
 add('line-endings', 'LF CR LF ends the head', (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\n\r\n`);
 add('line-endings', 'leading empty lines before the request line', (t) => `\r\n\r\nGET ${t.url('/lead')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`);

@@ -41,7 +41,7 @@ afterAll(async () => {
   await proxy?.stop();
 });
 
-const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/[\x00-\x1f\x7f-\xff]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 function writeReport(all: CaseResult[]): void {
   fs.mkdirSync('test-results', { recursive: true });

@@ -67,7 +67,12 @@ export const DIFFERENCES: Difference[] = [
     known: 'item 11 (HTTP/2.0 request line gets 500)',
   },
   {
-    cases: ['request line: very long target (60 KiB)', 'request line: target longer than the header limit (70 KiB)', 'one header of 70 KiB', 'one header of 40 KiB'],
+    cases: [
+      'request line: very long target (60 KiB)',
+      'request line: target longer than the header limit (70 KiB)',
+      'one header of 70 KiB',
+      'one header of 40 KiB',
+    ],
     paths: ['tunnel'],
     why: 'inside tunnels heads over 16 KiB get no answer (the h2/h1 server has its own limit); one limit with 431 on both paths is wanted',
     known: 'item 11 (a 60 KiB header is refused inside tunnels with no response)',

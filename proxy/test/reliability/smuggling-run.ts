@@ -102,7 +102,8 @@ export async function runCase(ctx: RunContext, c: SmuggleCase, path: Path): Prom
     if (all.length > desyncs.length) console.warn(`${c.name} (${path}): ${all.filter((d) => d.startsWith('(late)')).join('; ')}`);
     if (out.setupError) desyncs.push(`could not open the client connection: ${out.setupError}`);
     if (out.hung) desyncs.push('connection still open 5 s after the client sent FIN');
-    return { name: c.name, group: c.group, path, proxy: formatAnswers(answers), node: formatAnswers(node.answers) + (node.hung ? ' (hung)' : ''), desyncs, hung: out.hung };
+    const nodeDecision = formatAnswers(node.answers) + (node.hung ? ' (hung)' : '');
+    return { name: c.name, group: c.group, path, proxy: formatAnswers(answers), node: nodeDecision, desyncs, hung: out.hung };
   } finally {
     await origin.close();
   }
