@@ -54,10 +54,23 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
     }
   }
   const scheme = origin.transport === 'intercepted' ? 'https' : 'http';
-  const authority = (req.headers[':authority'] as string | undefined) ?? req.headers.host ?? `${origin.target?.host}:${origin.target?.port}`;
-  try {
+  // An empty Host is legal (RFC 9110 §7.2); the tunnel's target names the server then.
+  const authority = (req.headers[':authority'] as string | undefined) || req.headers.host || `${origin.target?.host}:${origin.target?.port}`;
+  // Only host[:port] may come from Host/:authority: a '/', '?', '#', '@' or space would
+  // move into the URL's path or userinfo (Host "h/x" turned GET /a into GET /x/a upstream).
+  if (!/^(?:\[[0-9a-fA-F:.]+\]|[^\s/?#@[\]\\]+)(?::\d*)?$/.test(authority)) return `Invalid Host "${authority.slice(0, 200)}"`;
+  let path: string;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) {
+    // Absolute-form inside a tunnel (RFC 9112 §3.2.2: a server MUST accept it): only its
+    // path and query travel on; where the request goes is the tunnel's target.
+    const absolute = URL.canParse(raw) ? new URL(raw) : undefined;
+    if (!absolute || !/^https?:$/.test(absolute.protocol)) return `Invalid request target "${raw.slice(0, 200)}"`;
+    path = `${absolute.pathname}${absolute.search}`;
+  } else {
     // Asterisk-form (OPTIONS *) has no path; the URL gets "/" and the upstream request line "*" (see isAsteriskForm).
-    const path = raw === '*' ? '/' : raw.startsWith('/') ? raw : `/${raw}`;
+    path = raw === '*' ? '/' : raw.startsWith('/') ? raw : `/${raw}`;
+  }
+  try {
     const url = new URL(`${scheme}://${authority}${path}`);
     // The tunnel's target wins over a Host header that names another server
     // (the request travels to where the client opened the tunnel).
@@ -71,14 +84,14 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
   }
 }
 
-function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin): RawHeaders {
+function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin, absoluteForm: boolean): RawHeaders {
   const pairs = stripHopByHop(received);
   // RFC 9112 §3.2.2: a proxy that receives an absolute-form target replaces Host with
   // the target URI's authority, so the origin sees the host the request is really for.
-  if (origin.transport === 'plain') {
-    const i = pairs.findIndex(([k]) => k.toLowerCase() === 'host');
-    if (i >= 0) pairs[i] = [pairs[i]![0], url.host];
-  }
+  // An empty Host (legal when the target has no authority) gets the authority the
+  // request travels to too: an HTTP/1.1 client library refuses to send an empty one.
+  const i = pairs.findIndex(([k]) => k.toLowerCase() === 'host');
+  if (i >= 0 && (origin.transport === 'plain' || absoluteForm || pairs[i]![1].trim() === '')) pairs[i] = [pairs[i]![0], url.host];
   // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
   // (an HTTP/2 upstream gets it back as :authority).
   if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
@@ -133,6 +146,25 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     headers: pairsFromFlat(req.rawHeaders),
   });
 
+  // Pipelined HTTP/1 requests are handled one at a time, in the order they came: the
+  // client reads the answers in that order, and the origin must see the requests in it
+  // too (they may depend on each other). Node's server hands them over at once. The
+  // turn is taken before any refusal, so a request pipelined behind one the proxy
+  // refused (which closes the connection) is never forwarded.
+  if (res instanceof http.ServerResponse) {
+    const turn = takeTurn(req.socket, res);
+    if (turn.wait) await turn.wait;
+    const socket = req.socket;
+    if (res.destroyed || !socket || socket.destroyed || socket.writableEnded) {
+      // A response queued behind others on a closed connection never emits 'close': end its turn here.
+      turn.done();
+      req.resume();
+      x.timestamps.clientResponseEnd = performance.now();
+      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The connection was closed before this pipelined request was forwarded', side: 'client' });
+      return;
+    }
+  }
+
   const bad = checkRequest(req, origin, ctx.options.maxHeaderSize);
   if (bad) {
     req.resume();
@@ -159,22 +191,6 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
 
   if (ctx.events.hasListeners) emitRequest(ctx, x);
 
-  // Pipelined HTTP/1 requests are forwarded one at a time, in the order they came:
-  // the client reads the answers in that order, and the origin must see the requests
-  // in it too (they may depend on each other). Node's server hands them over at once.
-  if (res instanceof http.ServerResponse) {
-    const turn = takeTurn(req.socket, res);
-    if (turn.wait) await turn.wait;
-    if (res.destroyed || req.socket.destroyed) {
-      // A response queued behind others on a closed connection never emits 'close': end its turn here.
-      turn.done();
-      req.resume();
-      x.timestamps.clientResponseEnd = performance.now();
-      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the request was forwarded', side: 'client' });
-      return;
-    }
-  }
-
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
@@ -194,6 +210,18 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.
   let body = hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null;
+  if (body && clientProtocol(req) === 'h2') {
+    // Node's HTTP/2 compatibility layer *ends* the request body when the stream is reset
+    // (e.g. nghttp2 found DATA longer or shorter than content-length): forwarded as is, the
+    // origin would process a cut-short request the client saw fail. Make the reset an error.
+    const h2body = body;
+    const aborted = () => h2body.destroy(Object.assign(new Error('The client reset the HTTP/2 stream during the request body'), { code: 'ECONNRESET' }));
+    // The upstream request sees the error through its own listener; this one keeps an
+    // error on a body nobody reads yet from being an uncaught exception.
+    h2body.on('error', () => {});
+    if ((req as http2.Http2ServerRequest).aborted) aborted();
+    else req.once('aborted', aborted);
+  }
   if (ctx.options.respond) {
     const outcome = await runRespondHook(ctx, req, res, x, target, hasBody);
     if (outcome.handled) {
@@ -207,7 +235,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: target,
-      headers: requestHeadersFor(x.request.headers, target, origin),
+      headers: requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
       ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
       body,
       onBodyChunk: (c) => reqCapture.push(c),

@@ -20,7 +20,7 @@ import { createInterceptor } from './intercept-servers.js';
 import { ClientTimeouts } from './timeouts.js';
 import { answerProxyError, handleRequest, type ClientRequest, type ClientResponse, type RequestOrigin } from './handle-request.js';
 import { handleUpgrade } from './upgrade.js';
-import { answerClientError } from './client-error.js';
+import { answerClientError, trackClientRequest } from './client-error.js';
 import { MAX_HEADER_COUNT } from './request-checks.js';
 import type { ProxyContext } from './context.js';
 
@@ -93,6 +93,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   };
   const onRequest = (origin: (req: ClientRequest) => RequestOrigin) => (req: ClientRequest, res: ClientResponse) => {
     if (req.httpVersion !== '2.0') timeouts.onRequest(req as http.IncomingMessage, res as http.ServerResponse);
+    if (res instanceof http.ServerResponse) trackClientRequest(req as http.IncomingMessage, res);
     handleRequest(ctx, req, res, origin(req)).catch((err) => {
       // A bug, not a network failure: keep serving others and say what happened.
       process.emitWarning(`Netlens: request handler failed: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
@@ -112,12 +113,19 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
     timeouts.watchH1(socket, socket[ORIGIN].clientConnectionId);
   });
-  // Malformed request lines, bad headers, oversized heads: answer and keep serving others.
+  // Malformed request lines, bad headers, oversized heads: answer (after any response
+  // already under way on that connection) and keep serving others.
   const onClientError = answerClientError(opts.maxHeaderSize);
   server.on('clientError', onClientError);
   // One more header line than the limit is kept, so a request over it is refused (request-checks.ts), not truncated.
-  const limitHeaders = (srv: { maxHeadersCount: number | null; maxHeaderSize?: number }) => {
+  const limitHeaders = (srv: { maxHeadersCount: number | null; maxHeaderSize?: number; requireHostHeader?: boolean } & NodeJS.EventEmitter) => {
     srv.maxHeadersCount = MAX_HEADER_COUNT + 1;
+    // Node answers a missing Host (400) and an unknown Expect (417) itself, before any handler:
+    // unrecorded, and out of turn, so a request pipelined behind it was forwarded at once.
+    // Both reach the handler instead, which answers them in turn (request-checks.ts).
+    srv.requireHostHeader = false;
+    const handler = srv.listeners('request')[0];
+    if (handler) srv.on('checkExpectation', handler as (...args: unknown[]) => void);
     // The HTTP/1.1 fallback of http2.createSecureServer reads this property (it takes no maxHeaderSize option):
     // without it, intercepted HTTP/1.1 had Node's 16 KiB limit while plain forwarding had ours.
     srv.maxHeaderSize = opts.maxHeaderSize;

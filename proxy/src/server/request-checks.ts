@@ -62,6 +62,12 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeade
   if (req.url === '*' && !isAsteriskForm(req, origin)) {
     return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: 'The request target "*" is only valid with OPTIONS' };
   }
+  // Node's servers answer an unknown expectation with 417 themselves, outside the exchange
+  // lifecycle (and out of turn with pipelined requests); the proxy's servers hand it here.
+  const expect = req.headers.expect;
+  if (expect !== undefined && String(expect).trim().toLowerCase() !== '100-continue') {
+    return { status: 417, code: ErrorCodes.CLIENT_MALFORMED, message: `The request expects "${String(expect).slice(0, 200)}"; only "Expect: 100-continue" is understood` };
+  }
   if (!h1) return null;
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;

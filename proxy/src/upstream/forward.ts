@@ -111,7 +111,21 @@ export async function sendUpstream(pool: UpstreamPool, req: UpstreamRequest): Pr
   }
 }
 
+/**
+ * A client body destroyed before it could be sent (the client reset its HTTP/2 stream, or
+ * its connection, while we waited for an upstream connection). undici would send such a
+ * body as complete (an ended stream of 0 bytes becomes `content-length: 0`): the origin
+ * would process a cut-short request that the client saw fail.
+ */
+function abortedBody(req: UpstreamRequest): Error | null {
+  const b = req.body;
+  if (!b || !(b.errored || (b.destroyed && !b.readableEnded))) return null;
+  return Object.assign(new Error('The client aborted the request before its body was sent upstream'), { code: 'ECONNRESET' });
+}
+
 function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamResponse> {
+  const aborted = abortedBody(req);
+  if (aborted) return Promise.reject(aborted);
   const { url } = req;
   const secure = url.protocol === 'https:' || url.protocol === 'wss:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -121,7 +135,12 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
   // Known origins (every request after the first) go straight on, without waiting a turn for the probe.
   const known = pool.knownProtocol(host, port);
   if (known) return known === 'h2' ? sendH2(pool, req, host, port) : h1(true);
-  return pool.protocolFor(host, port, host).then((p) => (p === 'h2' ? sendH2(pool, req, host, port) : h1(true)));
+  return pool.protocolFor(host, port, host).then((p) => {
+    // The probe took a while: the client may have gone meanwhile.
+    const gone = abortedBody(req);
+    if (gone) throw gone;
+    return p === 'h2' ? sendH2(pool, req, host, port) : h1(true);
+  });
 }
 
 function refusedStream(): Error {
@@ -317,6 +336,8 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
   return pool.h2Session(host, port, host).then(
     (session) =>
       new Promise<UpstreamResponse>((resolve, reject) => {
+        const gone = abortedBody(req);
+        if (gone) return reject(gone);
         t.upstreamAssigned = performance.now();
         const conn = connectionInfo(session);
         const newConnection = claimSetup(conn, t);

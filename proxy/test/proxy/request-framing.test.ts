@@ -162,11 +162,15 @@ describe('request line version', () => {
     expect(status((await plain(`GET http://127.0.0.1:${originPort}/v10 HTTP/1.0\r\n\r\n`)).text)).toBe(200);
   });
 
-  it('plain: HTTP/3.0 gets 505 from the handler, an unparseable version (HTTP/12.0) 505 from the parser, a bad method 400', async () => {
+  it('plain: HTTP/3.0 and the HTTP/2 preface get 505, a malformed version (HTTP/12.0, HTTP/1.2) or a bad method 400', async () => {
     expect(status((await plain(`GET http://127.0.0.1:${originPort}/v30 HTTP/3.0\r\nHost: x\r\n\r\n`)).text)).toBe(505);
-    const unparseable = await plain(`GET http://127.0.0.1:${originPort}/v12 HTTP/12.0\r\nHost: x\r\n\r\n`);
-    expect(status(unparseable.text)).toBe(505);
-    expect(unparseable.text).toMatch(/HPE_INVALID_VERSION/);
+    const preface = await plain('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+    expect(status(preface.text)).toBe(505);
+    // HTTP-version is "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3): two digits are malformed, not another version.
+    const malformed = await plain(`GET http://127.0.0.1:${originPort}/v12 HTTP/12.0\r\nHost: x\r\n\r\n`);
+    expect(status(malformed.text)).toBe(400);
+    expect(malformed.text).toMatch(/HPE_INVALID_VERSION/);
+    expect(status((await plain(`GET http://127.0.0.1:${originPort}/v12 HTTP/1.2\r\nHost: x\r\n\r\n`)).text)).toBe(400);
     expect(status((await plain(`G(T http://127.0.0.1:${originPort}/m HTTP/1.1\r\nHost: x\r\n\r\n`)).text)).toBe(400);
   });
 
