@@ -11,9 +11,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { cliEntry } from './cli-entry.js';
+import { installedElectron } from './electron-binary.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -23,14 +23,7 @@ function findElectron() {
   const explicit = process.env.NETLENS_ELECTRON;
   if (explicit === 'none') return { reason: 'NETLENS_ELECTRON=none' };
   if (explicit) return fs.existsSync(explicit) ? { binary: explicit } : { reason: `NETLENS_ELECTRON=${explicit} does not exist` };
-  try {
-    // The electron package exports the path of the binary its install script downloaded.
-    const binary = createRequire(import.meta.url)('electron');
-    if (typeof binary === 'string' && fs.existsSync(binary)) return { binary };
-    return { reason: `${binary} does not exist` };
-  } catch {
-    return { reason: 'the electron package was installed without its binary' };
-  }
+  return installedElectron();
 }
 
 function run(cmd, cmdArgs, what) {

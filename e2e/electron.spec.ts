@@ -12,11 +12,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { test, expect, _electron as electron } from '@playwright/test';
 import { COMMAND_NAMES, type NetlensApi } from '../proxy/src/api/contract';
 import { origin, viaProxy } from './origin';
+import { installedElectron } from '../bin/electron-binary.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,11 +24,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 function electronBinary(): { binary?: string; reason?: string } {
   let binary = process.env.NETLENS_ELECTRON;
   if (!binary) {
-    try {
-      binary = createRequire(import.meta.url)('electron') as string;
-    } catch {
-      return { reason: 'no Electron binary installed (the electron package was installed without its download)' };
-    }
+    // Not require('electron'): since Electron 45 that downloads a missing binary from GitHub.
+    const found = installedElectron(import.meta.url);
+    if ('reason' in found) return { reason: `no Electron binary installed (${found.reason})` };
+    binary = found.binary;
   }
   if (!fs.existsSync(binary)) return { reason: `no Electron binary at ${binary}` };
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return { reason: 'no display for the Electron window (run under xvfb-run)' };

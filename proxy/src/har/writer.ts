@@ -97,7 +97,11 @@ export async function writeHar(
     await once(out, 'close');
     await fs.promises.rename(tmp, file);
   } catch (err) {
+    // The file may still be opening (nothing was written yet: entries are batched), and
+    // an open that completes after the rm would leave it behind: wait for the close first.
+    const closed = out.closed ? Promise.resolve() : once(out, 'close').then(() => undefined, () => undefined);
     out.destroy();
+    await closed;
     await fs.promises.rm(tmp, { force: true });
     throw err;
   }

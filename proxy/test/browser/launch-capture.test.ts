@@ -102,7 +102,7 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
     try {
       const err = await capturePage(b, { url: `${base}/bad-gateway`, quietMs: 200, expectedRequests: 3 }).catch((e) => e);
       expect(err).toMatchObject({ code: 'NL_PAGE_LOAD' });
-      expect(err.message).toMatch(/has 1 entries, fewer than the 3 the page loads; the page itself answered 502 Bad Gateway/);
+      expect(err.message).toMatch(/has 1 entry, fewer than the 3 the page loads; the page itself answered 502 Bad Gateway/);
     } finally {
       await b.close();
     }
