@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     fileParallelism: false,
+    // Tests of `netlens serve` and of the Electron window serve the built UI: build it
+    // first when dist/renderer is missing or older than its sources (as the e2e run does).
+    globalSetup: ['e2e/global-setup.ts'],
   },
 });

@@ -39,12 +39,13 @@ export function pageCsp(port: number): string {
 }
 
 export function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, rawPath: string, staticDir: string | undefined, port: number): void {
-  if (!staticDir || !fs.existsSync(path.join(staticDir, 'index.html'))) {
-    return sendText(res, 503, 'The Netlens renderer is not built. Run "npm run build", then reload this page.');
-  }
+  // A malformed path is the client's error whether or not the UI is built: 400 first.
   const isPage = rawPath === '/' || rawPath === '/index.html';
   const decoded = isPage ? '/index.html' : decodePath(rawPath);
   if (decoded === undefined) return sendText(res, 400, 'Bad request: the path is not a valid percent-encoded file name.');
+  if (!staticDir || !fs.existsSync(path.join(staticDir, 'index.html'))) {
+    return sendText(res, 503, 'The Netlens renderer is not built. Run "npm run build", then reload this page.');
+  }
   const file = path.resolve(staticDir, decoded.replace(/^\/+/, ''));
   let stat: fs.Stats | undefined;
   try {

@@ -65,7 +65,10 @@ describe('netlens CLI', () => {
     child.stdout.on('data', (d) => (out += d));
     try {
       const deadline = Date.now() + 20_000;
-      while (!/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      // The address and the CA lines may arrive in separate chunks: wait for both.
+      while (!(/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(out) && /CA certificate: /.test(out)) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
       expect(out).toMatch(/CA certificate: .*netlens-ca\.pem/);
       const r = await curl(['-x', url, `${origin.url}/from-cli`]);

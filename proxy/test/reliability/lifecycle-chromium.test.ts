@@ -49,7 +49,9 @@ describe.skipIf(!chromePath)('real Chromium browser contexts (HTTP/2 through the
       for (let i = 0; i < CONTEXTS; i++) {
         const { browserContextId } = await Target.createBrowserContext({});
         await Target.createTarget({ url: `https://localhost:${origin.port}/ctx${i}`, browserContextId });
-        await sleep(1000);
+        // Dispose once the page's request went through the proxy (a loaded machine can take longer than a second).
+        await eventually(() => tp.exchanges().some((x) => x.request.url.endsWith(`/ctx${i}`)), 15_000, 100);
+        await sleep(300);
         await Target.disposeBrowserContext({ browserContextId });
       }
       expect(tp.exchanges().filter((x) => x.request.url.includes('/ctx') && x.clientProtocol === 'h2').length).toBeGreaterThanOrEqual(CONTEXTS);
