@@ -16,8 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 interface ConnectionState {
-  /** Requests whose responses have not ended yet. */
-  inflight: Set<IncomingMessage>;
+  /** Requests whose responses have not ended yet, with their responses. */
+  inflight: Map<IncomingMessage, ServerResponse>;
   /** Set when a refusal is pending: the requests it waits for. */
   awaited?: Set<IncomingMessage>;
   /** The refusal to send once nothing is in flight. */
@@ -29,13 +29,13 @@ const states = new WeakMap<Duplex, ConnectionState>();
 
 function stateOf(socket: Duplex): ConnectionState {
   let s = states.get(socket);
-  if (!s) states.set(socket, (s = { inflight: new Set() }));
+  if (!s) states.set(socket, (s = { inflight: new Map() }));
   return s;
 }
 
 function send(socket: Duplex, s: ConnectionState): void {
   s.sent = true;
-  if (socket.writable) socket.end(s.refusal);
+  if (socket.writable) socket.end(s.refusal || undefined);
   else socket.destroy();
 }
 
@@ -44,7 +44,7 @@ export function trackClientRequest(req: IncomingMessage, res: ServerResponse): v
   const socket = req.socket;
   if (!socket) return;
   const s = stateOf(socket);
-  s.inflight.add(req);
+  s.inflight.set(req, res);
   const settle = () => {
     s.inflight.delete(req);
     if (s.awaited?.delete(req) && s.awaited.size === 0 && !s.sent) send(socket, s);
@@ -99,7 +99,12 @@ export function answerClientError(maxHeaderSize: number) {
     const status = clientErrorStatus(err.code, err.rawPacket);
     const why = err.code === 'HPE_HEADER_OVERFLOW' ? `request head larger than ${maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
     s.refusal = `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`;
-    s.awaited = new Set([...s.inflight].filter((req) => req.complete));
+    // The request the bad bytes belong to (not parsed completely) may already have its
+    // answer from the handler (e.g. a 400 for its Transfer-Encoding): a second one would
+    // answer nothing. Close once the responses under way are written instead.
+    const answered = [...s.inflight].filter(([req, res]) => !req.complete && res.headersSent).map(([req]) => req);
+    if (answered.length) s.refusal = '';
+    s.awaited = new Set([...[...s.inflight.keys()].filter((req) => req.complete), ...answered]);
     if (s.awaited.size === 0) send(socket, s);
   };
 }

@@ -69,6 +69,16 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeade
     return { status: 417, code: ErrorCodes.CLIENT_MALFORMED, message: `The request expects "${String(expect).slice(0, 200)}"; only "Expect: 100-continue" is understood` };
   }
   if (!h1) return null;
+  // RFC 9112 §6.3: a request whose Transfer-Encoding does not end in chunked has no
+  // reliable length; a server MUST answer 400 and close. Node's parser refuses it too,
+  // but only after it has handed the request over, so it must not go upstream as bodiless.
+  const te = req.headers['transfer-encoding'];
+  if (te !== undefined) {
+    const last = String(te).split(',').pop()!.trim().toLowerCase();
+    if (last !== 'chunked') {
+      return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: `Transfer-Encoding "${String(te).slice(0, 200)}" does not end in chunked: the body length is unknown` };
+    }
+  }
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
   if (hosts > 1) return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: `The request has ${hosts} Host headers; HTTP/1.1 allows exactly one` };
