@@ -3,23 +3,27 @@
  * private CA fails through the proxy until its CA file is added in Settings, the body capture limit
  * applies, insecure shows a warning in the proxy bar, and the CA dialog copies and downloads.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { loadOrCreateCA } from '../proxy/src/tls/ca';
 import { test, expect, snap } from './fixtures';
 
-/** An HTTPS origin on 127.0.0.1 whose certificate a throwaway "staging" CA signed. */
+/** An HTTPS origin on 127.0.0.1 whose certificate a throwaway "staging" CA signed (made by openssl, as a user's would be). */
 async function privateOrigin(dir: string) {
-  const ca = await loadOrCreateCA(dir);
-  const leaf = ca.issue(['127.0.0.1']);
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'staging-ca.pem', '-days', '2', '-subj', '/CN=Staging Test CA',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  ssl('req', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
+  fs.writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+  ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'staging-ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
   const caFile = path.join(dir, 'staging-ca.pem');
-  fs.writeFileSync(caFile, ca.certPem);
   const body = 'x'.repeat(5000);
-  const server = https.createServer({ cert: leaf.certPem, key: leaf.keyPem }, (_req, res) => {
+  const tlsFiles = { cert: fs.readFileSync(path.join(dir, 'leaf.pem')), key: fs.readFileSync(path.join(dir, 'leaf.key')) };
+  const server = https.createServer(tlsFiles, (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(body);
   });
