@@ -74,11 +74,13 @@ test('Settings: upstream CA file and body limit applied, insecure warned, bad va
     // A body limit out of range too.
     await page.getByTestId('opt-upstream-ca').fill(origin.caFile);
     await page.getByTestId('opt-body-limit').fill('999999');
+    await expect(page.getByTestId('body-limit-hint')).toContainText('0–65536 KiB');
     await page.getByTestId('settings-apply').click();
     await expect(page.getByText(/bodyCaptureLimit/).first()).toBeVisible();
 
     // Good values: the CA file and a 1 KiB body limit.
     await page.getByTestId('opt-body-limit').fill('1');
+    await expect(page.getByTestId('body-limit-hint')).toHaveCount(0);
     await snap(page, 'settings-panel');
     await page.getByTestId('settings-apply').click();
     await expect(page.getByText('Proxy restarted with the new settings').first()).toBeVisible();

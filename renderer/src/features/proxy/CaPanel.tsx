@@ -66,7 +66,7 @@ export function CaPanel({ status }: { status: AppStatus }) {
               l.label ? (
                 <div className="trust-line" key={i}>
                   <span className="muted">{l.label}</span>
-                  <code className="cmd mono" data-testid={l.command ? 'ca-command' : undefined}>
+                  <code className="cmd mono" title={l.text} tabIndex={0} data-testid={l.command ? 'ca-command' : undefined}>
                     {l.text}
                   </code>
                   {l.command ? (

@@ -60,6 +60,11 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
         <input id="px-body-limit" type="number" min={0} max={65536} value={limitKiB} onChange={(e) => setLimitKiB(e.target.value)} style={{ width: 90 }} data-testid="opt-body-limit" />
         <span className="muted">KiB per body (0 = record no bodies, at most 65536); larger bodies are cut and marked</span>
       </div>
+      {!(Number(limitKiB) >= 0 && Number(limitKiB) <= 65536) && (
+        <div className="note error" style={{ margin: '0 0 6px' }} data-testid="body-limit-hint">
+          Body capture must be 0–65536 KiB (64 MiB).
+        </div>
+      )}
       <div className="form-field">
         <label htmlFor="px-upstream-ca">Upstream CA files</label>
         <textarea
