@@ -19,7 +19,8 @@ async function privateOrigin(dir: string) {
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
   ssl('req', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
   fs.writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'staging-ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
+  ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'staging-ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
   const caFile = path.join(dir, 'staging-ca.pem');
   const body = 'x'.repeat(5000);
   const tlsFiles = { cert: fs.readFileSync(path.join(dir, 'leaf.pem')), key: fs.readFileSync(path.join(dir, 'leaf.key')) };
@@ -127,7 +128,10 @@ test('CA dialog: commands on one line each, Copy and Download (certificate only)
   const commands = panel.getByTestId('ca-command');
   expect(await commands.count()).toBeGreaterThanOrEqual(3);
   // No command wraps: each is one line high (long ones scroll sideways).
-  for (const box of await commands.evaluateAll((els) => els.map((e) => ({ ws: getComputedStyle(e).whiteSpace, h: e.clientHeight, lh: parseFloat(getComputedStyle(e).lineHeight) || 16 })))) {
+  const boxes = await commands.evaluateAll((els) =>
+    els.map((e) => ({ ws: getComputedStyle(e).whiteSpace, h: e.clientHeight, lh: parseFloat(getComputedStyle(e).lineHeight) || 16 })),
+  );
+  for (const box of boxes) {
     expect(box.ws).toBe('pre');
     expect(box.h).toBeLessThan(box.lh * 2 + 10);
   }

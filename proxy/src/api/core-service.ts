@@ -272,7 +272,13 @@ export class CoreService implements NetlensApi {
       const { upstreamCAFiles, ...config } = this.config;
       // Read at each start (not only when configured): a CA file renewed on disk is picked up by a restart.
       const upstreamCA = [...(this.options.proxyExtras?.upstreamCA ?? []), ...readCAFiles(upstreamCAFiles)];
-      const handle = await this.startProxyFn({ ...this.options.proxyExtras, ...config, upstreamCA, dataDir: this.options.dataDir, respond: this.serving?.replay });
+      const handle = await this.startProxyFn({
+        ...this.options.proxyExtras,
+        ...config,
+        upstreamCA,
+        dataDir: this.options.dataDir,
+        respond: this.serving?.replay,
+      });
       this.proxy = handle;
       this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
     } catch (err) {

@@ -31,21 +31,27 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
  */
 export function readCAFile(file: string): string {
   const fail = (why: string) =>
-    new NetlensError(ErrorCodes.UPSTREAM_CA_FILE, `Upstream CA file "${file}" ${why}. Give the path of a PEM certificate (-----BEGIN CERTIFICATE-----), e.g. the CA that signed your server.`);
+    new NetlensError(
+      ErrorCodes.UPSTREAM_CA_FILE,
+      `Upstream CA file "${file}" ${why}. Give the path of a PEM certificate (-----BEGIN CERTIFICATE-----), e.g. the CA that signed your server.`,
+    );
+  const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   if (!path.isAbsolute(file)) throw fail('is not an absolute path (the core does not know your working directory)');
   let st: fs.Stats;
   try {
     st = fs.statSync(file);
   } catch (err) {
-    throw fail((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw fail(errCode(err) === 'ENOENT' ? 'does not exist' : `cannot be read (${errCode(err)})`);
   }
   if (!st.isFile()) throw fail('is not a file');
-  if (st.size > MAX_CA_FILE_BYTES) throw fail(`is ${st.size.toLocaleString('en-US')} bytes, more than a CA file (at most ${MAX_CA_FILE_BYTES.toLocaleString('en-US')})`);
+  if (st.size > MAX_CA_FILE_BYTES) {
+    throw fail(`is ${st.size.toLocaleString('en-US')} bytes, more than a CA file (at most ${MAX_CA_FILE_BYTES.toLocaleString('en-US')})`);
+  }
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw fail(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw fail(`cannot be read (${errCode(err)})`);
   }
   const blocks = text.match(PEM_CERT);
   if (!blocks) throw fail(/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? 'holds a private key, not a certificate' : 'is not a PEM certificate');
@@ -82,8 +88,8 @@ export function proxyConfigPatch(a: Record<string, unknown>, command: string): P
     if (!Number.isInteger(v) || (v as number) < 0 || (v as number) > MAX_BODY_CAPTURE_LIMIT) {
       throw new NetlensError(
         ErrorCodes.API_BAD_REQUEST,
-        `${command}: "bodyCaptureLimit" must be a whole number of bytes from 0 (record no bodies) to ${MAX_BODY_CAPTURE_LIMIT.toLocaleString('en-US')} (64 MiB), ` +
-          `not ${JSON.stringify(v)}`,
+        `${command}: "bodyCaptureLimit" must be a whole number of bytes from 0 (record no bodies) ` +
+          `to ${MAX_BODY_CAPTURE_LIMIT.toLocaleString('en-US')} (64 MiB), not ${JSON.stringify(v)}`,
       );
     }
     patch.bodyCaptureLimit = v as number;
@@ -111,12 +117,14 @@ export async function checkPortFree(port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const server = net.createServer();
     server.once('error', (err: NodeJS.ErrnoException) => {
+      const pick = 'Pick another port, or 0 for any free port.';
       if (err.code === 'EADDRINUSE') {
-        reject(new NetlensError(ErrorCodes.PORT_IN_USE, `Port ${port} on 127.0.0.1 is already in use by another program. Pick another port, or 0 for any free port.`));
+        reject(new NetlensError(ErrorCodes.PORT_IN_USE, `Port ${port} on 127.0.0.1 is already in use by another program. ${pick}`));
       } else if (err.code === 'EACCES') {
-        reject(new NetlensError(ErrorCodes.LISTEN_FAILED, `Port ${port} needs privileges this user does not have. Pick a port above 1023, or 0 for any free port.`));
+        const why = `Port ${port} needs privileges this user does not have. Pick a port above 1023, or 0 for any free port.`;
+        reject(new NetlensError(ErrorCodes.LISTEN_FAILED, why));
       } else {
-        reject(new NetlensError(ErrorCodes.LISTEN_FAILED, `Cannot listen on 127.0.0.1:${port} (${err.code ?? err.message}). Pick another port.`));
+        reject(new NetlensError(ErrorCodes.LISTEN_FAILED, `Cannot listen on 127.0.0.1:${port} (${err.code ?? err.message}). ${pick}`));
       }
     });
     server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve()));

@@ -37,7 +37,15 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
       <h3>Proxy settings</h3>
       <div className="form-row">
         <label htmlFor="px-port">Port</label>
-        <input id="px-port" type="number" min={0} max={65535} value={draft.port} onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })} style={{ width: 90 }} />
+        <input
+          id="px-port"
+          type="number"
+          min={0}
+          max={65535}
+          value={draft.port}
+          onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })}
+          style={{ width: 90 }}
+        />
         <span className="muted">0 = any free port</span>
       </div>
       {(
@@ -57,7 +65,16 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
       ))}
       <div className="form-row">
         <label htmlFor="px-body-limit">Body capture</label>
-        <input id="px-body-limit" type="number" min={0} max={65536} value={limitKiB} onChange={(e) => setLimitKiB(e.target.value)} style={{ width: 90 }} data-testid="opt-body-limit" />
+        <input
+          id="px-body-limit"
+          type="number"
+          min={0}
+          max={65536}
+          value={limitKiB}
+          onChange={(e) => setLimitKiB(e.target.value)}
+          style={{ width: 90 }}
+          data-testid="opt-body-limit"
+        />
         <span className="muted">KiB per body (0 = record no bodies, at most 65536); larger bodies are cut and marked</span>
       </div>
       {!(Number(limitKiB) >= 0 && Number(limitKiB) <= 65536) && (
@@ -80,7 +97,12 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
         <span className="muted">PEM certificates of private CAs (staging, intranet) the proxy trusts for origins, besides the system&apos;s</span>
       </div>
       <label className="check-row">
-        <input type="checkbox" checked={draft.insecureUpstream} onChange={(e) => setDraft({ ...draft, insecureUpstream: e.target.checked })} data-testid="opt-insecureUpstream" />
+        <input
+          type="checkbox"
+          checked={draft.insecureUpstream}
+          onChange={(e) => setDraft({ ...draft, insecureUpstream: e.target.checked })}
+          data-testid="opt-insecureUpstream"
+        />
         <span>
           Do not verify upstream certificates
           <span className="muted"> — testing only</span>
