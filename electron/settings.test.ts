@@ -31,4 +31,15 @@ describe('desktop settings', () => {
     expect(sanitizeSettings({ proxy: { port: 70000, intercept: 'yes', http2: false, extra: 1 } })).toEqual({ proxy: { http2: false } });
     expect(sanitizeSettings(null)).toEqual({ proxy: {} });
   });
+
+  it('keeps the upstream CA paths, insecure and body limit, dropping bad ones', () => {
+    const d = tmp();
+    const proxy = { port: 8080, upstreamCAFiles: ['/etc/ssl/staging-ca.pem'], insecureUpstream: true, bodyCaptureLimit: 1024 };
+    saveSettings(d, { proxy });
+    expect(loadSettings(d)).toEqual({ proxy });
+    expect(
+      sanitizeSettings({ proxy: { upstreamCAFiles: ['relative.pem', 7, '/ok.pem'], insecureUpstream: 'yes', bodyCaptureLimit: -1 } }),
+    ).toEqual({ proxy: { upstreamCAFiles: ['/ok.pem'] } });
+    expect(sanitizeSettings({ proxy: { upstreamCAFiles: 'x', bodyCaptureLimit: 2 ** 40 } })).toEqual({ proxy: {} });
+  });
 });

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProxyConfig } from '../proxy/src/api/contract.js';
+import { MAX_BODY_CAPTURE_LIMIT, MAX_CA_FILES } from '../proxy/src/api/proxy-config.js';
 
 export interface DesktopSettings {
   proxy: Partial<ProxyConfig>;
@@ -18,7 +19,14 @@ export function sanitizeSettings(raw: unknown): DesktopSettings {
   const p = (raw as { proxy?: Record<string, unknown> } | null)?.proxy;
   if (p && typeof p === 'object') {
     if (Number.isInteger(p.port) && (p.port as number) >= 0 && (p.port as number) <= 65535) proxy.port = p.port as number;
-    for (const k of ['intercept', 'http2', 'nagle'] as const) if (typeof p[k] === 'boolean') proxy[k] = p[k] as boolean;
+    for (const k of ['intercept', 'http2', 'nagle', 'insecureUpstream'] as const) if (typeof p[k] === 'boolean') proxy[k] = p[k] as boolean;
+    const limit = p.bodyCaptureLimit;
+    if (Number.isInteger(limit) && (limit as number) >= 0 && (limit as number) <= MAX_BODY_CAPTURE_LIMIT) proxy.bodyCaptureLimit = limit as number;
+    // Paths only; whether each file is still a usable CA is checked by the core when the proxy starts.
+    const files = p.upstreamCAFiles;
+    if (Array.isArray(files)) {
+      proxy.upstreamCAFiles = files.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f) && f.length <= 4096).slice(0, MAX_CA_FILES);
+    }
   }
   return { proxy };
 }

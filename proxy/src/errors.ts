@@ -43,6 +43,11 @@ export const ErrorCodes = {
    * reverse): Netlens refuses to replace a CA clients may trust. Restore the file or delete the directory.
    */
   CA_INCOMPLETE: 'NL_CA_INCOMPLETE',
+  /**
+   * An upstream CA file given in Settings or with --upstream-ca cannot be used: missing, not a file,
+   * too large, or not a PEM certificate. The message names the file.
+   */
+  UPSTREAM_CA_FILE: 'NL_UPSTREAM_CA_FILE',
   /** Bad option or CLI usage. */
   USAGE: 'NL_USAGE',
   /** Unexpected internal failure (a bug: please report it). */

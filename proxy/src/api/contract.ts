@@ -147,6 +147,12 @@ export interface ProxyConfig {
   intercept: boolean;
   http2: boolean;
   nagle: boolean;
+  /** Absolute paths of PEM CA files trusted for upstream TLS (private/staging CAs), besides the system roots. */
+  upstreamCAFiles: string[];
+  /** Do not verify upstream certificates (testing only: the UI shows a warning while it is on). */
+  insecureUpstream: boolean;
+  /** Bytes of each request and response body recorded (0: none, at most 64 MiB). Larger bodies are cut and marked. */
+  bodyCaptureLimit: number;
 }
 
 export interface ProxyStatus {
@@ -261,6 +267,8 @@ export interface Commands {
   /** Restarts the proxy with the new settings (when it runs) and remembers them. */
   configureProxy: { args: Partial<ProxyConfig>; result: ProxyStatus };
   launchBrowser: { args: { url?: string } | void; result: BrowserInfo };
+  /** The local CA certificate (PEM, never the key) to download and import into a trust store. */
+  getCaCertificate: { args: void; result: { fileName: string; text: string } };
   /** The live capture so far (rows only). */
   listExchanges: { args: void; result: ExchangeSummary[] };
   getExchange: { args: { id: string }; result: ExchangeDetail };
@@ -308,6 +316,7 @@ export const COMMAND_NAMES = [
   'startProxy',
   'stopProxy',
   'configureProxy',
+  'getCaCertificate',
   'launchBrowser',
   'listExchanges',
   'getExchange',

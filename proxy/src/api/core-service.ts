@@ -40,6 +40,8 @@ import { resend } from '../replay/client-replay.js';
 import { formatResendRow, summarizeResend } from '../replay/report.js';
 import type { Har } from '../har/types.js';
 import { noDisplayReason } from '../browser/display.js';
+import { DEFAULT_BODY_CAPTURE_LIMIT } from '../options.js';
+import { checkPortFree, proxyConfigPatch, readCAFiles } from './proxy-config.js';
 
 export interface CoreServiceOptions {
   dataDir: string;
@@ -52,8 +54,8 @@ export interface CoreServiceOptions {
   lab?: LabBackend;
   browser?: BrowserBackend;
   batchMs?: number;
-  /** Extra proxy options the CLI passes through (upstream CA, insecure…). */
-  proxyExtras?: Omit<ProxyOptions, 'port' | 'intercept' | 'http2' | 'nagle' | 'dataDir'>;
+  /** Extra proxy options passed through as they are (PEM texts in `upstreamCA` add to `proxy.upstreamCAFiles`). */
+  proxyExtras?: Omit<ProxyOptions, 'port' | 'intercept' | 'http2' | 'nagle' | 'dataDir' | 'insecureUpstream' | 'bodyCaptureLimit'>;
 }
 
 interface Row {
@@ -80,22 +82,6 @@ function str(args: Record<string, unknown>, key: string, command: string, maxLen
   return v;
 }
 
-function proxyConfigPatch(args: unknown, command: string): Partial<ProxyConfig> {
-  const a = obj(args, command);
-  const patch: Partial<ProxyConfig> = {};
-  if (a.port !== undefined) {
-    if (!Number.isInteger(a.port) || (a.port as number) < 0 || (a.port as number) > 65535) throw bad(`${command}: "port" must be a whole number 0–65535`);
-    patch.port = a.port as number;
-  }
-  for (const key of ['intercept', 'http2', 'nagle'] as const) {
-    if (a[key] !== undefined) {
-      if (typeof a[key] !== 'boolean') throw bad(`${command}: "${key}" must be true or false`);
-      patch[key] = a[key] as boolean;
-    }
-  }
-  return patch;
-}
-
 export class CoreService implements NetlensApi {
   private readonly listeners = new Set<NetlensEventListener>();
   private readonly rows = new Map<string, Row>();
@@ -119,7 +105,16 @@ export class CoreService implements NetlensApi {
   private serving: { replay: ServerReplay; name: string } | undefined;
 
   constructor(private readonly options: CoreServiceOptions) {
-    this.config = { port: 8080, intercept: true, http2: true, nagle: false, ...options.proxy };
+    this.config = {
+      port: 8080,
+      intercept: true,
+      http2: true,
+      nagle: false,
+      upstreamCAFiles: [],
+      insecureUpstream: false,
+      bodyCaptureLimit: DEFAULT_BODY_CAPTURE_LIMIT,
+      ...options.proxy,
+    };
     this.sessions = options.sessions ?? memorySessions();
     this.sessionView = new SessionCommands(this.sessions);
     this.labs = new LabService(options.lab ?? unavailableLab, options.dataDir, (e) => this.emit(e));
@@ -274,7 +269,16 @@ export class CoreService implements NetlensApi {
     await this.stopProxyNow();
     this.proxyError = undefined;
     try {
-      const handle = await this.startProxyFn({ ...this.options.proxyExtras, ...this.config, dataDir: this.options.dataDir, respond: this.serving?.replay });
+      const { upstreamCAFiles, ...config } = this.config;
+      // Read at each start (not only when configured): a CA file renewed on disk is picked up by a restart.
+      const upstreamCA = [...(this.options.proxyExtras?.upstreamCA ?? []), ...readCAFiles(upstreamCAFiles)];
+      const handle = await this.startProxyFn({
+        ...this.options.proxyExtras,
+        ...config,
+        upstreamCA,
+        dataDir: this.options.dataDir,
+        respond: this.serving?.replay,
+      });
       this.proxy = handle;
       this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
     } catch (err) {
@@ -289,7 +293,7 @@ export class CoreService implements NetlensApi {
   }
 
   async startProxy(args: CommandArgs<'startProxy'>): Promise<ProxyStatus> {
-    const patch = proxyConfigPatch(args, 'startProxy');
+    const patch = proxyConfigPatch(obj(args, 'startProxy'), 'startProxy');
     return this.serialize(async () => {
       this.config = { ...this.config, ...patch };
       this.serving = undefined;
@@ -308,14 +312,23 @@ export class CoreService implements NetlensApi {
   }
 
   async configureProxy(args: CommandArgs<'configureProxy'>): Promise<ProxyStatus> {
-    const patch = proxyConfigPatch(args, 'configureProxy');
+    const patch = proxyConfigPatch(obj(args, 'configureProxy'), 'configureProxy');
     return this.serialize(async () => {
+      // A taken port is refused before anything changes: the running proxy keeps running as it was.
+      const current = this.proxy ? this.proxy.address.port : this.config.port;
+      if (patch.port !== undefined && patch.port !== current) await checkPortFree(patch.port);
       this.config = { ...this.config, ...patch };
       if (this.proxy) return this.startProxyNow();
       const status = this.proxyStatus();
       this.emit({ type: 'proxy-status', status });
       return status;
     });
+  }
+
+  async getCaCertificate(): Promise<CommandResult<'getCaCertificate'>> {
+    // The certificate only: the key never leaves the data directory.
+    const ca = this.proxy?.ca ?? (await loadOrCreateCA(this.options.dataDir));
+    return { fileName: 'netlens-ca.pem', text: ca.certPem };
   }
 
   async getStatus(): Promise<AppStatus> {

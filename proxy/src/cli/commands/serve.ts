@@ -59,13 +59,21 @@ Examples:
     const proxyPort = intFlag(values, 'proxy-port', 8080, 0, 65535);
     const dataDir = dataDirFlag(values, env);
     const rendererDir = values['renderer-dir'] ? path.resolve(String(values['renderer-dir'])) : DEFAULT_RENDERER_DIR;
-    const upstreamCA = upstreamCAFlag(values);
+    // Read once here for the CLI's usage error; the core keeps the paths (Settings shows and edits them).
+    upstreamCAFlag(values);
+    const upstreamCAFiles = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => path.resolve(f));
 
     const service = new CoreService({
       dataDir,
       version: version(),
-      proxy: { port: proxyPort, intercept: !values['no-intercept'], http2: !values['no-http2'], nagle: Boolean(values.nagle) },
-      proxyExtras: { upstreamCA, insecureUpstream: Boolean(values.insecure) },
+      proxy: {
+        port: proxyPort,
+        intercept: !values['no-intercept'],
+        http2: !values['no-http2'],
+        nagle: Boolean(values.nagle),
+        upstreamCAFiles,
+        insecureUpstream: Boolean(values.insecure),
+      },
       ...(await coreBackends(dataDir)),
     });
     if (!values['no-proxy']) {

@@ -1,11 +1,13 @@
 /**
- * Proxy controls in the top bar: on/off, address, settings (port, intercept,
- * HTTP/2, Nagle), "Launch browser", and the CA with how to trust it.
+ * Proxy controls in the top bar: on/off, address, settings (SettingsPanel), a warning while
+ * upstream certificates are not verified, "Launch browser", and the CA (CaPanel).
  */
-import { useEffect, useState } from 'react';
-import type { AppStatus, ProxyConfig } from '../../../../proxy/src/api/contract';
+import { useState } from 'react';
+import type { AppStatus } from '../../../../proxy/src/api/contract';
 import { api } from '../../api';
 import { useToasts } from '../../ui/Toasts';
+import { CaPanel } from './CaPanel';
+import { SettingsPanel } from './SettingsPanel';
 
 interface Props {
   status?: AppStatus;
@@ -18,8 +20,6 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
   const toast = useToasts();
   const [busy, setBusy] = useState(false);
   const [panel, setPanel] = useState<'settings' | 'ca' | undefined>();
-  const [draft, setDraft] = useState<ProxyConfig | undefined>(status?.proxy.config);
-  useEffect(() => setDraft(status?.proxy.config), [status?.proxy.config]);
 
   if (!status) {
     return <span className={statusError ? 'err' : 'muted'}>{statusError ? `Cannot reach Netlens: ${statusError}` : 'Connecting…'}</span>;
@@ -54,6 +54,15 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
           {p.config.nagle ? ' · Nagle' : ''}
         </span>
       </div>
+      {p.config.insecureUpstream && (
+        <span
+          className="warn-pill"
+          data-testid="insecure-warning"
+          title="Upstream certificates are not verified: any server can pose as any site. Turn it off in Settings, or add the site's CA file there instead."
+        >
+          ⚠ Not verifying upstream certificates
+        </span>
+      )}
       {p.running ? (
         <button className="btn" disabled={busy} onClick={() => run(() => api.stopProxy(), 'Proxy stopped')} data-testid="proxy-stop">
           Stop
@@ -90,73 +99,22 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
       <button className="btn ghost" onClick={() => setPanel(panel === 'ca' ? undefined : 'ca')} data-testid="proxy-ca">
         CA certificate
       </button>
-      {panel === 'settings' && draft && (
-        <div className="popover" data-testid="settings-panel">
-          <h3>Proxy settings</h3>
-          <div className="form-row">
-            <label htmlFor="px-port">Port</label>
-            <input id="px-port" type="number" min={0} max={65535} value={draft.port} onChange={(e) => setDraft({ ...draft, port: Number(e.target.value) })} style={{ width: 90 }} />
-            <span className="muted">0 = any free port</span>
-          </div>
-          {(
-            [
-              ['intercept', 'Intercept HTTPS', 'terminate TLS with the local CA and record every request (off: blind CONNECT tunnel)'],
-              ['http2', 'HTTP/2', 'offer h2 to clients and use it upstream when the origin supports it'],
-              ['nagle', "Nagle's algorithm", 'leave Nagle on for proxy sockets (slower; for comparison)'],
-            ] as const
-          ).map(([key, label, help]) => (
-            <label className="check-row" key={key}>
-              <input type="checkbox" checked={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} data-testid={`opt-${key}`} />
-              <span>
-                {label}
-                <span className="muted"> — {help}</span>
-              </span>
-            </label>
-          ))}
-          {p.error && <div className="note error">{p.error.message}</div>}
-          <div className="form-row" style={{ justifyContent: 'flex-end' }}>
-            <button className="btn" onClick={() => setPanel(undefined)}>
-              Close
-            </button>
-            <button
-              className="btn primary"
-              disabled={busy}
-              onClick={() =>
-                run(async () => {
-                  const proxy = await api.configureProxy(draft);
-                  onStatus({ ...status, proxy });
-                  setPanel(undefined);
-                }, p.running ? 'Proxy restarted with the new settings' : 'Settings saved')
-              }
-            >
-              {p.running ? 'Apply & restart' : 'Save'}
-            </button>
-          </div>
-        </div>
+      {panel === 'settings' && (
+        <SettingsPanel
+          key={JSON.stringify(p.config)}
+          proxy={p}
+          busy={busy}
+          onClose={() => setPanel(undefined)}
+          onApply={(config) =>
+            run(async () => {
+              const proxy = await api.configureProxy(config);
+              onStatus({ ...status, proxy });
+              setPanel(undefined);
+            }, p.running ? 'Proxy restarted with the new settings' : 'Settings saved')
+          }
+        />
       )}
-      {panel === 'ca' && (
-        <div className="popover" data-testid="ca-panel">
-          <h3>Local certificate authority</h3>
-          {p.ca ? (
-            <>
-              <div className="kv" style={{ padding: '0 0 8px' }}>
-                <span className="k plain">Certificate</span>
-                <span className="v">{p.ca.certPath}</span>
-                <span className="k plain">SHA-256</span>
-                <span className="v">{p.ca.fingerprint}</span>
-                <span className="k plain">Leaf SPKI</span>
-                <span className="v">{p.ca.leafSpkiHash}</span>
-              </div>
-              <p className="muted" style={{ margin: '0 0 6px' }}>
-                Clients must trust this certificate to let Netlens show HTTPS. "Launch browser" does this for you.
-              </p>
-              <pre className="mono">{p.trustHelp}</pre>
-            </>
-          ) : (
-            <p className="muted">The CA is created the first time the proxy starts (in {status.dataDir}).</p>
-          )}
-        </div>
-      )}
+      {panel === 'ca' && <CaPanel status={status} />}
     </div>
   );
 }
