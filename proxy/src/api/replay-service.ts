@@ -145,8 +145,8 @@ export class ReplayService {
       } catch (err) {
         const e = err as NetlensError;
         const code = typeof e?.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.LISTEN_FAILED;
-        const hint =
-          code === ErrorCodes.PORT_IN_USE ? `port ${port} is already in use. Choose another port, or leave it empty for any free port.` : String(e?.message ?? err);
+        const inUse = `port ${port} is already in use. Choose another port, or leave it empty for any free port.`;
+        const hint = code === ErrorCodes.PORT_IN_USE ? inUse : String(e?.message ?? err);
         throw new NetlensError(code, `The replay server for "${session.name}" could not start: ${hint}`, { cause: err });
       }
       const unsubscribe = proxy.events.subscribe((e) => {

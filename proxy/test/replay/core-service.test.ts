@@ -4,6 +4,7 @@
  * Resend returns typed diff rows. Bad inputs next to good ones.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { memorySessions } from '../../src/api/backends.js';
 import type { NetlensEvent, ReplayServerStatus } from '../../src/api/contract.js';
 import { curl, httpOrigin, tempDataDir, type Origin } from '../proxy/harness.js';
 import { pageHandler, recordHar, type PageState } from './helpers.js';
+import { resend } from '../../src/replay/client-replay.js';
+import { loadReplayHar } from '../../src/replay/load.js';
 
 const dataDir = tempDataDir();
 const harFile = path.join(dataDir, 's.har');
@@ -96,7 +99,8 @@ describe('Serve a session (startReplayServer / replayServerStatus / stopReplaySe
         code: 'NL_PORT_IN_USE',
         message: expect.stringMatching(new RegExp(`"s" could not start: port ${taken} is already in use\\. Choose another port`)),
       });
-      const bads = [{ id: info.id, port: -1 }, { id: info.id, port: 1.5 }, { id: info.id, port: '80' }, { id: info.id, extra: 'drop' }, { id: '' }, { id: 7 }, 'x', [1]];
+      const id = info.id;
+      const bads = [{ id, port: -1 }, { id, port: 1.5 }, { id, port: '80' }, { id, extra: 'drop' }, { id: '' }, { id: 7 }, 'x', [1]];
       for (const bad of bads) {
         await expect(s.startReplayServer(bad as never), JSON.stringify(bad)).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
       }
@@ -175,6 +179,28 @@ describe('Resend a session (resendSession)', () => {
       await s.close();
     }
   }, 60_000);
+
+  it("counts a Netlens proxy's 502 with X-Netlens-Error as failed, and any other 502 as a changed status", async () => {
+    // A stand-in for the proxy: the first request gets the proxy's failure answer, the second an origin's plain 502.
+    let n = 0;
+    const fake = http.createServer((_req, res) => {
+      const why = 'NL_UPSTREAM_TLS: untrusted certificate; use --upstream-ca';
+      if (n++ === 0) res.writeHead(502, { 'X-Netlens-Error': 'NL_UPSTREAM_TLS', 'Content-Type': 'text/plain' }).end(`${why}\n`);
+      else res.writeHead(502, { 'Content-Type': 'text/plain' }).end('bad gateway');
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    try {
+      const { entries } = await loadReplayHar(harFile);
+      const proxyUrl = `http://127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
+      const { rows } = await resend(entries, { proxyUrl });
+      const why = 'NL_UPSTREAM_TLS: untrusted certificate; use --upstream-ca';
+      expect(rows[0]).toMatchObject({ changes: ['failed'], error: { code: 'NL_UPSTREAM_TLS', message: why } });
+      expect(rows[0].after).toBeUndefined();
+      expect(rows[1]).toMatchObject({ after: { status: 502 }, changes: ['status', 'size'] });
+    } finally {
+      fake.close();
+    }
+  });
 
   it('says why a session with nothing to replay cannot be served or resent', async () => {
     const s = service();

@@ -90,7 +90,7 @@ export function ResendPanel({ report, onClose }: Props) {
               <th>Request</th>
               <th className="num">Status</th>
               <th className="num">Size</th>
-              <th>Body</th>
+              <th>Body / error</th>
               <th className="num">Time (recorded → now)</th>
             </tr>
           </thead>
