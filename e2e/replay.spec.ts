@@ -81,6 +81,18 @@ test('Serve answers from a session with live counts until stopped; Resend shows 
 
     // ── Serve ──
     await row.getByTestId('session-serve').click();
+    await expect(page.getByTestId('serve-form')).toContainText('One replay server runs at a time');
+    // The capture proxy's port is taken: the error names the port and what to do; the form stays.
+    const capturePort = new URL(serve.proxyUrl!).port;
+    await page.getByTestId('serve-port').fill('70000');
+    await expect(page.getByTestId('serve-start')).toBeDisabled();
+    await page.getByTestId('serve-port').fill(capturePort);
+    await page.getByTestId('serve-start').click();
+    await expect(page.getByTestId('toast-error')).toContainText(`port ${capturePort} is already in use. Choose another port, or leave it empty`);
+    await snap(page, 'replay-serve-port-in-use');
+    await page.getByTestId('serve-port').fill('');
+    await page.getByTestId('serve-start').click();
+    await expect(page.getByTestId('serve-form')).toHaveCount(0);
     const panel = page.getByTestId('serve-panel');
     await expect(panel).toContainText('Serving "replay-me"');
     await expect(panel).toContainText('One replay server runs at a time');

@@ -1,7 +1,9 @@
 /**
- * Sessions → Serve: the replay server's address and live counts (pushed as
- * `replay-server` events), with Stop. After a stop it keeps the final counts.
+ * Sessions → Serve: the form (port, what unmatched requests get), then the
+ * replay server's address and live counts (pushed as `replay-server` events),
+ * with Stop. After a stop it keeps the final counts.
  */
+import { useState } from 'react';
 import type { ReplayServerStatus } from '../../../../proxy/src/api/contract';
 import { plural } from '../../lib/format';
 
@@ -80,5 +82,62 @@ export function ServePanel({ status: s, stopping, onStop, onDismiss }: Props) {
         </details>
       )}
     </div>
+  );
+}
+
+interface FormProps {
+  name: string;
+  busy: boolean;
+  onStart(options: { port: number; extra: ReplayServerStatus['extra'] }): void;
+  onCancel(): void;
+}
+
+/** Before Serve starts: which port (empty = any free port) and what unmatched requests get. */
+export function ServeForm({ name, busy, onStart, onCancel }: FormProps) {
+  const [port, setPort] = useState('');
+  const [extra, setExtra] = useState<ReplayServerStatus['extra']>('forward');
+  const n = port.trim() === '' ? 0 : Number(port);
+  const valid = Number.isInteger(n) && n >= 0 && n <= 65535;
+  return (
+    <form
+      className="card"
+      data-testid="serve-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (valid) onStart({ port: n, extra });
+      }}
+    >
+      <b>Serve "{name}"</b>
+      <span className="muted"> — a replay proxy that answers from the recording, beside the capture proxy. One replay server runs at a time.</span>
+      <div className="form-row">
+        <label htmlFor="serve-port">Port</label>
+        <input
+          id="serve-port"
+          type="text"
+          inputMode="numeric"
+          placeholder="any free port"
+          value={port}
+          onChange={(e) => setPort(e.target.value)}
+          data-testid="serve-port"
+        />
+        {!valid && <span className="err">a whole number 0–65535, or empty</span>}
+      </div>
+      <div className="form-row">
+        <label htmlFor="serve-extra">Not recorded</label>
+        <select id="serve-extra" value={extra} onChange={(e) => setExtra(e.target.value as ReplayServerStatus['extra'])} data-testid="serve-extra">
+          <option value="forward">forward to the network</option>
+          <option value="404">answer 404 (offline)</option>
+          <option value="kill">close the connection</option>
+        </select>
+      </div>
+      <div style={{ display: 'flex', gap: 6 }}>
+        <button className="btn primary small" type="submit" disabled={!valid || busy} data-testid="serve-start">
+          {busy ? 'Starting…' : 'Start serving'}
+        </button>
+        <button className="btn small ghost" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

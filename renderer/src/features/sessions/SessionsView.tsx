@@ -10,7 +10,7 @@ import { formatBytes, plural } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
 import { downloadText } from './download';
 import { NameDialog } from '../../ui/NameDialog';
-import { ServePanel } from './ServePanel';
+import { ServeForm, ServePanel } from './ServePanel';
 import { ResendPanel } from './ResendPanel';
 import { useReplay } from './useReplay';
 
@@ -155,6 +155,15 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       <div className={`dropzone ${over ? 'over' : ''}`} style={{ marginBottom: 14 }} data-testid="dropzone">
         Drop HAR files here (from Chrome, Firefox, Safari, Charles, Netlens…) to open them
       </div>
+      {replay.serveForm && !served && (
+        <ServeForm
+          key={replay.serveForm.id}
+          name={replay.serveForm.name}
+          busy={replay.starting}
+          onStart={(o) => void replay.startServe(replay.serveForm!, o)}
+          onCancel={() => replay.askServe(undefined)}
+        />
+      )}
       {replay.serve?.session && (replay.serve.running || replay.servePanel) && (
         <ServePanel status={replay.serve} stopping={replay.stopping} onStop={() => void replay.stopServe()} onDismiss={replay.hideServe} />
       )}
@@ -218,7 +227,7 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
                   ) : (
                     <button
                       className="btn small"
-                      onClick={() => void replay.startServe(s)}
+                      onClick={() => replay.askServe(s)}
                       disabled={Boolean(served)}
                       title={served ? `One replay server at a time: stop serving "${served.name}" first` : 'A replay proxy that answers from this session'}
                       data-testid="session-serve"

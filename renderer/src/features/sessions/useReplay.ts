@@ -12,6 +12,9 @@ let lastResend: ResendReport | undefined;
 
 export function useReplay(toast: ReturnType<typeof useToasts>) {
   const [serve, setServe] = useState<ReplayServerStatus>();
+  /** The session whose Serve form is open. */
+  const [serveForm, setServeForm] = useState<SessionInfo>();
+  const [starting, setStarting] = useState(false);
   const [servePanel, setServePanel] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [resend, setResendState] = useState<ResendReport | undefined>(lastResend);
@@ -38,12 +41,17 @@ export function useReplay(toast: ReturnType<typeof useToasts>) {
   }, []);
 
   const startServe = useCallback(
-    async (info: SessionInfo) => {
+    async (info: SessionInfo, options: { port: number; extra: ReplayServerStatus['extra'] }) => {
+      setStarting(true);
       try {
-        setServe(await api.startReplayServer({ id: info.id }));
+        setServe(await api.startReplayServer({ id: info.id, ...options }));
         setServePanel(true);
+        setServeForm(undefined);
       } catch (err) {
-        toast.error(err, `Could not serve "${info.name}"`);
+        // The core's message already names the session and says what to do.
+        toast.error(err);
+      } finally {
+        setStarting(false);
       }
     },
     [toast],
@@ -77,6 +85,12 @@ export function useReplay(toast: ReturnType<typeof useToasts>) {
   return {
     serve,
     servePanel,
+    serveForm,
+    askServe: (info: SessionInfo | undefined) => {
+      setServeForm(info);
+      if (info) setServePanel(false);
+    },
+    starting,
     hideServe: () => setServePanel(false),
     stopping,
     startServe,
