@@ -99,6 +99,9 @@ describe('bundled main process (stubbed Electron, real core)', () => {
   });
 
   it('persists proxy settings in userData (NETLENS_USER_DATA_DIR) without the port forced by NETLENS_PROXY_PORT', () => {
-    expect(report.settings).toEqual({ proxy: { intercept: true, http2: true, nagle: false } });
+    // Settings (issue 15 item 9) are saved with the rest: upstream CA files, insecure, body capture limit.
+    expect(report.settings).toEqual({
+      proxy: { intercept: true, http2: true, nagle: false, upstreamCAFiles: [], insecureUpstream: false, bodyCaptureLimit: 4 * 1024 * 1024 },
+    });
   });
 });

@@ -90,6 +90,10 @@ export const ErrorCodes = {
   SESSION_NAME_TAKEN: 'NL_SESSION_NAME_TAKEN',
   /** Server replay: no recorded response matched and the policy is `kill` (connection closed). */
   REPLAY_UNMATCHED: 'NL_REPLAY_UNMATCHED',
+  /** Sessions → Serve while a replay server already runs: one at a time; stop it first. */
+  REPLAY_RUNNING: 'NL_REPLAY_RUNNING',
+  /** Stop asked while no replay server runs. */
+  REPLAY_NOT_RUNNING: 'NL_REPLAY_NOT_RUNNING',
   /** A HAR cannot be replayed: no entry has a usable request and response (e.g. every request failed). */
   REPLAY_NO_RESPONSES: 'NL_REPLAY_NO_RESPONSES',
 } as const;

@@ -302,8 +302,70 @@ export interface Commands {
   exportLabReport: { args: { runId: string }; result: { fileName: string; text: string } };
   /** A HAR the lab wrote (`RunMeasurement.browserHar` / `proxyHar`, relative to the run's directory). */
   getLabHar: { args: { runId: string; file: string }; result: HarLog };
-  /** Server replay (`serve`) or client replay (`resend`) of a saved session. */
-  replay: { args: { id: string; mode: 'serve' | 'resend' }; result: { message: string } };
+  /**
+   * Serve session `id`: a replay proxy of its own (not the capture proxy) answers from the recording.
+   * One at a time (a second start is NL_REPLAY_RUNNING). `port` default 0 = any free port.
+   */
+  startReplayServer: { args: { id: string; port?: number; extra?: ReplayUnmatchedPolicy }; result: ReplayServerStatus };
+  /** The replay server's address and counts (also pushed as `replay-server` events while it runs). */
+  replayServerStatus: { args: void; result: ReplayServerStatus };
+  /** Stops it and returns its final counts; NL_REPLAY_NOT_RUNNING when none runs. */
+  stopReplayServer: { args: void; result: ReplayServerStatus };
+  /** Sends session `id`'s requests again (through the capture proxy when it runs, else directly) and compares each response. */
+  resendSession: { args: { id: string }; result: ResendReport };
+}
+
+/** Requests that match no recording: forwarded to the network, answered 404, or their connection killed. */
+export type ReplayUnmatchedPolicy = 'forward' | '404' | 'kill';
+
+/** The replay server (Sessions → Serve): running or the last one's final counts. */
+export interface ReplayServerStatus {
+  running: boolean;
+  /** The session served (absent when none was ever started). */
+  session?: { id: string; name: string };
+  /** Where to point a browser or `curl -x` while it runs. */
+  address?: { host: string; port: number; url: string };
+  extra: ReplayUnmatchedPolicy;
+  /** Replayable entries of the session. */
+  recorded: number;
+  /** Requests answered from the recording (`reused` of them by repeating the last recording of their request). */
+  served: number;
+  reused: number;
+  unmatched: { forward: number; '404': number; kill: number };
+  /** The first unmatched requests (at most 20). */
+  unmatchedRequests: Array<{ method: string; url: string; action: ReplayUnmatchedPolicy }>;
+  /** Recordings never served yet. */
+  unused: number;
+}
+
+/** One side of a resent request: status, decoded body bytes, whole time in ms. */
+export interface ResendSideInfo {
+  status: number;
+  size: number;
+  time: number;
+}
+
+/** One resent request, recording (`before`) against the new response (`after`, absent when it failed). */
+export interface ResendRowInfo {
+  /** Entry index in the session. */
+  index: number;
+  method: string;
+  url: string;
+  before: ResendSideInfo;
+  after?: ResendSideInfo;
+  error?: ApiErrorInfo;
+  /** What differs; time is not a change (see `slower`). Empty = unchanged. */
+  changes: Array<'status' | 'size' | 'body' | 'failed'>;
+  /** More than twice as slow and at least 100 ms slower. */
+  slower: boolean;
+}
+
+export interface ResendReport {
+  session: { id: string; name: string };
+  /** `proxy`: through the capture proxy (the requests show in the live capture); `direct`: it was off. */
+  via: 'proxy' | 'direct';
+  rows: ResendRowInfo[];
+  summary: { total: number; changed: number; failed: number; slower: number };
 }
 
 export type CommandName = keyof Commands;
@@ -340,7 +402,10 @@ export const COMMAND_NAMES = [
   'deleteLabRun',
   'compareLabRuns',
   'exportLabReport',
-  'replay',
+  'startReplayServer',
+  'replayServerStatus',
+  'stopReplayServer',
+  'resendSession',
 ] as const satisfies readonly CommandName[];
 
 // Compile-time check that COMMAND_NAMES lists every command of `Commands`.
@@ -355,7 +420,9 @@ export type NetlensEvent =
   | { type: 'proxy-status'; status: ProxyStatus }
   | { type: 'lab-progress'; runId: string; progress: LabProgress }
   | { type: 'lab-finished'; run: LabRunState }
-  | { type: 'sessions-changed' };
+  | { type: 'sessions-changed' }
+  /** The replay server started, stopped, or its counts changed (at most every ~250 ms). */
+  | { type: 'replay-server'; status: ReplayServerStatus };
 
 export type NetlensEventListener = (event: NetlensEvent) => void;
 

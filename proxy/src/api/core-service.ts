@@ -34,11 +34,7 @@ import { bodyView } from './body-view.js';
 import { SessionCommands } from './session-commands.js';
 import { memorySessions, parseHarText, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
 import { LabService } from './lab-service.js';
-import { replayableEntries } from '../replay/load.js';
-import { ServerReplay } from '../replay/server-replay.js';
-import { resend } from '../replay/client-replay.js';
-import { formatResendRow, summarizeResend } from '../replay/report.js';
-import type { Har } from '../har/types.js';
+import { ReplayService } from './replay-service.js';
 import { noDisplayReason } from '../browser/display.js';
 import { DEFAULT_BODY_CAPTURE_LIMIT } from '../options.js';
 import { checkPortFree, proxyConfigPatch, readCAFiles } from './proxy-config.js';
@@ -101,8 +97,8 @@ export class CoreService implements NetlensApi {
   private readonly browser: BrowserBackend;
   private readonly batchMs: number;
   private readonly startProxyFn: (options: ProxyOptions) => Promise<ProxyHandle>;
-  /** Set while the proxy serves a session (replay serve); startProxy/stopProxy end it. */
-  private serving: { replay: ServerReplay; name: string } | undefined;
+  /** Sessions → Serve (a replay proxy of its own) and Resend. */
+  private readonly replays: ReplayService;
 
   constructor(private readonly options: CoreServiceOptions) {
     this.config = {
@@ -121,6 +117,23 @@ export class CoreService implements NetlensApi {
     this.browser = options.browser ?? unavailableBrowser;
     this.batchMs = options.batchMs ?? EXCHANGE_BATCH_MS;
     this.startProxyFn = options.startProxy ?? realStartProxy;
+    this.replays = new ReplayService({
+      dataDir: options.dataDir,
+      sessions: this.sessions,
+      startProxy: this.startProxyFn,
+      // The replay proxy trusts and captures what the capture proxy does (Settings included).
+      proxyExtras: () => ({
+        ...this.options.proxyExtras,
+        upstreamCA: [...(this.options.proxyExtras?.upstreamCA ?? []), ...readCAFiles(this.config.upstreamCAFiles)],
+        insecureUpstream: this.config.insecureUpstream,
+        bodyCaptureLimit: this.config.bodyCaptureLimit,
+        intercept: this.config.intercept,
+        http2: this.config.http2,
+        nagle: this.config.nagle,
+      }),
+      captureProxy: () => (this.proxy ? { url: this.proxy.address.url, caPem: this.proxy.ca.certPem } : undefined),
+      emit: (e) => this.emit(e),
+    });
   }
 
   subscribe(listener: NetlensEventListener): () => void {
@@ -277,7 +290,6 @@ export class CoreService implements NetlensApi {
         ...config,
         upstreamCA,
         dataDir: this.options.dataDir,
-        respond: this.serving?.replay,
       });
       this.proxy = handle;
       this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
@@ -296,7 +308,6 @@ export class CoreService implements NetlensApi {
     const patch = proxyConfigPatch(obj(args, 'startProxy'), 'startProxy');
     return this.serialize(async () => {
       this.config = { ...this.config, ...patch };
-      this.serving = undefined;
       return this.startProxyNow();
     });
   }
@@ -304,7 +315,6 @@ export class CoreService implements NetlensApi {
   async stopProxy(): Promise<ProxyStatus> {
     return this.serialize(async () => {
       await this.stopProxyNow();
-      this.serving = undefined;
       const status = this.proxyStatus();
       this.emit({ type: 'proxy-status', status });
       return status;
@@ -413,37 +423,11 @@ export class CoreService implements NetlensApi {
     return { deleted };
   }
 
-  /**
-   * `serve`: the proxy restarts answering from the session (unmatched requests go
-   * to the network) until startProxy/stopProxy. `resend`: the session's requests
-   * are sent again, through the running proxy (so they show in the live capture)
-   * or directly when it is off; the message summarizes what changed.
-   */
-  async replay(args: CommandArgs<'replay'>): Promise<CommandResult<'replay'>> {
-    const a = obj(args, 'replay');
-    const id = str(a, 'id', 'replay', 500);
-    if (a.mode !== 'serve' && a.mode !== 'resend') throw bad('replay: "mode" must be "serve" or "resend"');
-    const opened = await this.sessions.open(id);
-    const entries = replayableEntries({ log: opened.log } as unknown as Har, `Session "${opened.info.name}"`);
-    if (a.mode === 'serve') {
-      const status = await this.serialize(async () => {
-        this.serving = { replay: new ServerReplay(entries, { extra: 'forward' }), name: opened.info.name };
-        return this.startProxyNow();
-      });
-      return {
-        message: `Serving session "${opened.info.name}" (${entries.length} recorded responses) on ${status.address?.url}; requests not in the recording go to the network. Start or stop the proxy to end the replay.`,
-      };
-    }
-    const proxy = this.proxy;
-    const result = await resend(entries, { proxyUrl: proxy?.address.url, ca: proxy ? [proxy.ca.certPem] : [], concurrency: 4, timeoutMs: 30_000 });
-    const s = summarizeResend(result);
-    const changed = result.rows.filter((r) => r.changes.length > 0);
-    const lines = changed.slice(0, 10).map((r) => formatResendRow(r).trim());
-    if (changed.length > 10) lines.push(`… and ${changed.length - 10} more`);
-    const via = proxy ? `through the proxy (see the live capture)` : 'directly (the proxy is off)';
-    const resent = `Resent ${s.total} request${s.total === 1 ? '' : 's'}`;
-    return { message: [`${resent} of "${opened.info.name}" ${via}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged.`, ...lines].join('\n') };
-  }
+  // Sessions → Serve and Resend live in replay-service.ts.
+  startReplayServer = (args: CommandArgs<'startReplayServer'>) => this.replays.start(args);
+  replayServerStatus = async (): Promise<CommandResult<'replayServerStatus'>> => this.replays.status();
+  stopReplayServer = () => this.replays.stop();
+  resendSession = (args: CommandArgs<'resendSession'>) => this.replays.resend(args);
 
   // ── lab ───────────────────────────────────────────────────────────────────
 
@@ -465,6 +449,7 @@ export class CoreService implements NetlensApi {
     clearTimeout(this.flushTimer);
     this.sessionView.close();
     this.labs.close();
+    await this.replays.close();
     await Promise.allSettled([...this.browsers].map((b) => b.close()));
     await this.serialize(() => this.stopProxyNow());
     this.listeners.clear();

@@ -241,6 +241,24 @@ function failedEntry(e: HarEntry, error: { code: string; message: string }, inde
   };
 }
 
+/** The Netlens proxy's answer for a request it could not forward (502 + X-Netlens-Error: code, one-line body). */
+class ProxyFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Through a Netlens proxy, a failed upstream is a 502 naming the cause: that is a failed request, not a changed status. */
+function proxyFailure(sent: Sent, opts: ResendOptions): ProxyFailure | undefined {
+  const code = opts.proxyUrl && sent.status === 502 ? header(sent.headers, 'x-netlens-error') : undefined;
+  if (!code || !/^NL_[A-Z0-9_]{1,60}$/.test(code)) return undefined;
+  const line = sent.wire.subarray(0, 1000).toString('utf8').split('\n')[0].trim();
+  return new ProxyFailure(code, line || `the proxy could not forward the request (${code})`);
+}
+
 /** Resends `entries` and compares; results come back in recorded order whatever the concurrency. */
 export async function resend(entries: ReplayEntry[], opts: ResendOptions = {}): Promise<ResendResult> {
   const rows: ResendRow[] = new Array(entries.length);
@@ -253,11 +271,13 @@ export async function resend(entries: ReplayEntry[], opts: ResendOptions = {}): 
       const before: ResendSide = { status: e.response.status, size: e.response.content?.size ?? 0, time: e.time };
       try {
         const sent = await sendOne(e, opts);
+        const refused = proxyFailure(sent, opts);
+        if (refused) throw refused;
         const c = compare(e, sent);
         rows[i] = { index, method: e.request.method, url: e.request.url, before, after: c.after, changes: c.changes, slower: c.slower };
         out[i] = clientEntry(e, sent, c.decoded, index);
       } catch (err) {
-        const { code, message } = classifyUpstreamError(err, new URL(e.request.url).host);
+        const { code, message } = err instanceof ProxyFailure ? err : classifyUpstreamError(err, new URL(e.request.url).host);
         const error = { code: (err as Error)?.name === 'AbortError' ? ErrorCodes.CLIENT_ABORTED : code, message };
         rows[i] = { index, method: e.request.method, url: e.request.url, before, error, changes: ['failed'], slower: false };
         out[i] = failedEntry(e, error, index);

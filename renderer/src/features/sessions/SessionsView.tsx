@@ -1,6 +1,7 @@
 /**
  * Sessions: saved captures and imported HAR files. Import by file picker or
- * drag-and-drop; open (shows it in Traffic and Waterfall), rename, export, delete.
+ * drag-and-drop; open (shows it in Traffic and Waterfall), rename, export, delete;
+ * Serve (a replay proxy answering from it) and Resend (its requests again, diffed).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { OpenedSession, SessionInfo } from '../../../../proxy/src/api/contract';
@@ -9,6 +10,9 @@ import { formatBytes, plural } from '../../lib/format';
 import { useToasts } from '../../ui/Toasts';
 import { downloadText } from './download';
 import { NameDialog } from '../../ui/NameDialog';
+import { ServeForm, ServePanel } from './ServePanel';
+import { ResendPanel } from './ResendPanel';
+import { useReplay } from './useReplay';
 
 interface Props {
   version: number;
@@ -25,6 +29,8 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
   const [over, setOver] = useState(false);
   const [renaming, setRenaming] = useState<{ id: string; name: string }>();
   const fileRef = useRef<HTMLInputElement>(null);
+  const replay = useReplay(toast);
+  const served = replay.serve?.running ? replay.serve.session : undefined;
 
   const load = useCallback(() => api.listSessions().then((s) => (setSessions(s), setError(undefined)), (e) => setError(errorMessage(e))), []);
   useEffect(() => {
@@ -149,6 +155,24 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       <div className={`dropzone ${over ? 'over' : ''}`} style={{ marginBottom: 14 }} data-testid="dropzone">
         Drop HAR files here (from Chrome, Firefox, Safari, Charles, Netlens…) to open them
       </div>
+      {replay.serveForm && !served && (
+        <ServeForm
+          key={replay.serveForm.id}
+          name={replay.serveForm.name}
+          busy={replay.starting}
+          onStart={(o) => void replay.startServe(replay.serveForm!, o)}
+          onCancel={() => replay.askServe(undefined)}
+        />
+      )}
+      {replay.serve?.session && (replay.serve.running || replay.servePanel) && (
+        <ServePanel status={replay.serve} stopping={replay.stopping} onStop={() => void replay.stopServe()} onDismiss={replay.hideServe} />
+      )}
+      {replay.resending && (
+        <div className="note info" style={{ margin: '0 0 10px', display: 'flex', gap: 8, alignItems: 'center' }} data-testid="resend-busy">
+          <div className="spinner" style={{ width: 12, height: 12 }} /> Resending the requests of "{sessions?.find((s) => s.id === replay.resending)?.name}"…
+        </div>
+      )}
+      {replay.resend && <ResendPanel report={replay.resend} onClose={replay.closeResend} />}
       {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={saveLive} onCancel={() => setNaming(false)} />}
       {!sessions ? (
         <div className="empty">
@@ -195,6 +219,30 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
                 <td style={{ textAlign: 'right' }}>
                   <button className="btn small" onClick={() => open(s)} data-testid="session-open">
                     Open
+                  </button>{' '}
+                  {served?.id === s.id ? (
+                    <button className="btn small" onClick={() => void replay.stopServe()} disabled={replay.stopping} data-testid="session-serve-stop">
+                      Stop serving
+                    </button>
+                  ) : (
+                    <button
+                      className="btn small"
+                      onClick={() => replay.askServe(s)}
+                      disabled={Boolean(served)}
+                      title={served ? `One replay server at a time: stop serving "${served.name}" first` : 'A replay proxy that answers from this session'}
+                      data-testid="session-serve"
+                    >
+                      Serve
+                    </button>
+                  )}{' '}
+                  <button
+                    className="btn small"
+                    onClick={() => void replay.startResend(s)}
+                    disabled={Boolean(replay.resending)}
+                    title="Send this session's requests again and compare status, size, body and time"
+                    data-testid="session-resend"
+                  >
+                    {replay.resending === s.id ? 'Resending…' : 'Resend'}
                   </button>{' '}
                   <button className="btn small ghost" onClick={() => setRenaming({ id: s.id, name: s.name })}>
                     Rename
