@@ -113,7 +113,10 @@ export class CoreService implements NetlensApi {
     };
     this.sessions = options.sessions ?? memorySessions();
     this.sessionView = new SessionCommands(this.sessions);
-    this.labs = new LabService(options.lab ?? unavailableLab, options.dataDir, (e) => this.emit(e));
+    this.labs = new LabService(options.lab ?? unavailableLab, options.dataDir, (e) => this.emit(e), () => ({
+      upstreamCA: [...(this.options.proxyExtras?.upstreamCA ?? []), ...readCAFiles(this.config.upstreamCAFiles)],
+      insecure: this.config.insecureUpstream,
+    }));
     this.browser = options.browser ?? unavailableBrowser;
     this.batchMs = options.batchMs ?? EXCHANGE_BATCH_MS;
     this.startProxyFn = options.startProxy ?? realStartProxy;

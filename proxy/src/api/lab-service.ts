@@ -47,6 +47,8 @@ export class LabService {
     private readonly lab: LabBackend,
     private readonly dataDir: string,
     private readonly emit: (event: NetlensEvent) => void,
+    /** The Settings' upstream CA files (read now) and insecure flag: an https URL target is trusted as the capture proxy trusts it. */
+    private readonly upstreamTrust: () => { upstreamCA: string[]; insecure: boolean } = () => ({ upstreamCA: [], insecure: false }),
   ) {
     this.history = new LabHistory(path.join(dataDir, 'lab'));
   }
@@ -106,6 +108,7 @@ export class LabService {
 
   async start(args: CommandArgs<'startLab'>): Promise<CommandResult<'startLab'>> {
     const config = this.config(args);
+    const trust = config.target.kind === 'url' ? this.upstreamTrust() : { upstreamCA: [], insecure: false };
     if (!this.lab.available) await this.lab.run(config, { signal: new AbortController().signal, onProgress: () => undefined });
     const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.seq}`;
     const abort = new AbortController();
@@ -114,7 +117,13 @@ export class LabService {
     this.runs.set(runId, entry);
     void this.lab
       .run(
-        { ...config, outDir: this.dir(runId), dataDir: this.dataDir },
+        {
+          ...config,
+          outDir: this.dir(runId),
+          dataDir: this.dataDir,
+          ...(trust.upstreamCA.length ? { upstreamCA: trust.upstreamCA } : {}),
+          ...(trust.insecure ? { insecure: true } : {}),
+        },
         {
           signal: abort.signal,
           onProgress: (progress) => {

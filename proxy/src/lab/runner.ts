@@ -30,6 +30,7 @@ import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import { LAB_SCHEMA_VERSION, type CellId, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement, type ViaProbe } from './types.js';
 import { validateVia } from './via.js';
+import { probeOriginTrust } from './origin-trust.js';
 import { probeOriginLeaf, probeViaProxy, type LeafCertificate } from './via-probe.js';
 
 export interface RunLabOptions {
@@ -87,6 +88,8 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     ...(via.length ? { via } : {}),
     ...(config.outDir ? { outDir: path.resolve(config.outDir) } : {}),
     ...(config.chromePath ? { chromePath: config.chromePath } : {}),
+    ...(config.upstreamCA?.length ? { upstreamCAs: config.upstreamCA.length } : {}),
+    ...(config.insecure ? { insecure: true } : {}),
   };
 }
 
@@ -131,6 +134,11 @@ interface RunContext {
   signal?: AbortSignal;
   /** Via cells: external proxy name → its URL and the leaf key hash it presents for the target. */
   via: Map<string, { url: string; leafSpkiHash?: string }>;
+  /** Extra CAs for the origin (proxy cells verify upstream with them), and --insecure. */
+  upstreamCA: string[];
+  insecure: boolean;
+  /** Key of an https origin the user vouched for (--upstream-ca / --insecure): every cell's browser trusts it. */
+  originSpkiHash?: string;
   /** The process hosting this lab's proxies, started on first use. */
   proxyHost(): Promise<ProxyHost>;
 }
@@ -159,8 +167,9 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
           http2: settings.http2,
           nagle: settings.nagle,
           dataDir: ctx.config.dataDir,
-          // The test site's certificate comes from the Netlens CA.
-          upstreamCA: [ctx.ca.certPem],
+          // The test site's certificate comes from the Netlens CA; a --url origin's may come from the user's.
+          upstreamCA: [ctx.ca.certPem, ...ctx.upstreamCA],
+          insecureUpstream: ctx.insecure,
         },
         journal: journal ? { file: journal, name: `lab ${s.cell} run ${s.round + 1}` } : undefined,
       });
@@ -173,7 +182,14 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       headless: true,
       http2: settings.http2,
       proxyUrl: via ? via.url : proxy?.url,
-      trustSpkiHashes: [...new Set([ctx.ca.leafSpkiHash, ...(via?.leafSpkiHash ? [via.leafSpkiHash] : [])])],
+      trustSpkiHashes: [
+        ...new Set([
+          ctx.ca.leafSpkiHash,
+          ...(via?.leafSpkiHash ? [via.leafSpkiHash] : []),
+          // Direct and tunnel cells meet the origin's own certificate (intercepting cells see the Netlens leaf).
+          ...(ctx.originSpkiHash ? [ctx.originSpkiHash] : []),
+        ]),
+      ],
       signal: ctx.signal,
     });
     const capture = await capturePage(browser, {
@@ -281,7 +297,18 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
   }
 
   let probes: ViaProbe[] = [];
+  const upstreamCA = config.upstreamCA ?? [];
+  const insecure = Boolean(config.insecure);
+  let originSpkiHash: string | undefined;
   try {
+    // An https --url origin must verify (or be vouched for with --insecure) before any run: NL_UPSTREAM_TLS says what to do.
+    // Via cells alone skip it: there the external proxy, not the lab, decides what it trusts upstream.
+    if (resolved.target.kind === 'url' && new URL(url).protocol === 'https:' && resolved.cells.some((c) => !isViaCellId(c))) {
+      const leaf = await probeOriginTrust(new URL(url), { upstreamCA, insecure, netlensCA: ca.certPem });
+      // Chrome verifies publicly trusted origins itself; only keys the user vouched for are added to its profile.
+      if (leaf && (upstreamCA.length || insecure)) originSpkiHash = leaf.spkiHash;
+      if (originSpkiHash) resolved.originSpkiHash = originSpkiHash;
+    }
     probes = await probeVia(resolved, url);
   } catch (err) {
     await site?.close();
@@ -306,6 +333,9 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     ca,
     harDir,
     signal: options.signal,
+    upstreamCA,
+    insecure,
+    originSpkiHash,
     proxyHost: () => (host ??= startProxyHost()),
     via: new Map(probes.map((p) => [p.name, { url: p.url, leafSpkiHash: p.leafSpkiHash }])),
   };

@@ -134,6 +134,15 @@ export interface LabConfig {
   dataDir?: string;
   /** Chrome/Chromium executable. Default: findChrome(). */
   chromePath?: string;
+  /**
+   * Extra CA certificates (PEM contents) that sign an https `--url` origin:
+   * the proxy cells verify upstream with them, and the direct cells trust the
+   * key the origin presented once it verified (see origin-trust.ts). Not
+   * written to results.json (only their count).
+   */
+  upstreamCA?: string[];
+  /** Do not verify the origin's certificate (testing only): proxy cells accept any, direct cells trust the key presented. */
+  insecure?: boolean;
 }
 
 /** Metrics measured per run; the same names key `CellResult.stats` and budget files. */
@@ -258,7 +267,16 @@ export interface LabResult {
   schemaVersion: typeof LAB_SCHEMA_VERSION;
   tool: { name: 'netlens'; version: string };
   /** The config with every default filled in (seed included). */
-  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via'>> & { outDir?: string; chromePath?: string; via?: ViaProxy[] };
+  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via' | 'upstreamCA' | 'insecure'>> & {
+    outDir?: string;
+    chromePath?: string;
+    via?: ViaProxy[];
+    /** How many --upstream-ca files were trusted (the PEMs themselves stay out of results.json). */
+    upstreamCAs?: number;
+    insecure?: boolean;
+    /** SPKI hash of the https origin's leaf key that the direct cells' browsers trusted (with --upstream-ca or --insecure). */
+    originSpkiHash?: string;
+  };
   /** URL actually loaded (the test site's address for `kind: 'site'`). */
   url: string;
   /** Requests a complete page load makes (shorter browser HARs are failed runs). */

@@ -10,7 +10,7 @@ import { labReport, LAB_REPORT_HELP } from './lab-report.js';
 import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
 import { parseViaFlag } from '../../lab/via.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
-import { dataDirFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 
 function readJson(file: string, what: string): unknown {
   let text: string;
@@ -74,6 +74,12 @@ Flags:
   --quiet-ms MS          network idle after load that ends a run (default 500)
   --timeout-ms MS        give up on one page load after MS (default 60000)
   --alpha A              significance level (default 0.05)
+  --upstream-ca FILE     with an https --url: also trust this CA (PEM) for the origin; repeatable.
+                         Proxy cells verify upstream with it; before the first run the lab
+                         checks the origin's certificate with it and the direct cells'
+                         throwaway profiles trust exactly that origin key
+  --insecure             with an https --url: do not verify the origin's certificate
+                         (testing only; prints a warning)
   --data-dir DIR         data directory holding the CA
 CI:
   --budget FILE          per-cell limits, e.g. {"proxy+h2+intercept": {"loadMs": {"median": 1500}}}
@@ -88,6 +94,7 @@ Examples:
   netlens lab --images 100 --runs 5 --latency 20 --out lab-out
   netlens lab --cells direct+h2,proxy+h2+intercept --runs 10 --budget budget.json
   netlens lab --url https://intranet.example/ --cells proxy+h2 --baseline lab-out/results.json
+  netlens lab --url https://localhost:9443/ --upstream-ca dev-ca.pem --cells direct+h2,proxy+h2+intercept
   netlens lab --images 200 --latency 10 --cells direct,proxy+intercept --via mitmproxy=http://127.0.0.1:8081
 `,
   options: {
@@ -107,6 +114,8 @@ Examples:
     'timeout-ms': { type: 'string' },
     alpha: { type: 'string' },
     'data-dir': { type: 'string' },
+    'upstream-ca': { type: 'string', multiple: true },
+    insecure: { type: 'boolean' },
     budget: { type: 'string' },
     baseline: { type: 'string' },
     'max-ratio': { type: 'string' },
@@ -130,6 +139,11 @@ Examples:
       if (via.slice(0, -1).some((v) => v.name === via.at(-1)!.name)) throw new UsageError(`--via: the name "${via.at(-1)!.name}" is given twice`);
     }
     const viaNames = via.map((v) => v.name);
+    if (!values.url && (values['upstream-ca'] !== undefined || values.insecure)) {
+      throw new UsageError('--upstream-ca and --insecure are for an https --url origin (the built-in test site is signed by the Netlens CA)');
+    }
+    const upstreamCA = upstreamCAFlag(values);
+    const insecure = insecureFlag(values, stderr);
     let cells: LabConfig['cells'];
     try {
       cells = values.cells ? parseCells(String(values.cells), viaNames) : undefined;
@@ -165,6 +179,8 @@ Examples:
       seed: values.seed !== undefined ? intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) : undefined,
       outDir: values.out ? path.resolve(String(values.out)) : undefined,
       dataDir: dataDirFlag(values, env),
+      ...(upstreamCA.length ? { upstreamCA } : {}),
+      ...(insecure ? { insecure } : {}),
     };
     // The checks the API makes too (baseline among the cells, limits): a usage error before any run.
     try {

@@ -6,7 +6,7 @@ import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../trust.js';
 import { formatExchangeLine } from '../format.js';
-import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 
 export const proxyCommand: CliCommand = {
@@ -67,7 +67,7 @@ Examples:
       nagle: Boolean(values.nagle),
       dataDir,
       upstreamCA,
-      insecureUpstream: Boolean(values.insecure),
+      insecureUpstream: insecureFlag(values, stderr),
       bodyCaptureLimit: intFlag(values, 'body-limit', DEFAULT_BODY_CAPTURE_LIMIT, 0),
     });
     const harFile = values.har ? path.resolve(String(values.har)) : undefined;

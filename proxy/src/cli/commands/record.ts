@@ -6,7 +6,7 @@ import { exportJournal } from '../../har/journal.js';
 import { HarRecorder } from '../../har/recorder.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
-import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 
 export const recordCommand: CliCommand = {
@@ -29,6 +29,7 @@ Flags:
   --quiet-ms MS       network idle that ends the page load (default 500)
   --timeout-ms MS     give up on the page load after MS (default 60000)
   --upstream-ca FILE  also trust this CA (PEM) for upstream TLS; repeatable
+  --insecure          do not verify upstream certificates (testing only; prints a warning)
   --data-dir DIR      data directory holding the CA
 
 Examples:
@@ -45,6 +46,7 @@ Examples:
     'quiet-ms': { type: 'string' },
     'timeout-ms': { type: 'string' },
     'upstream-ca': { type: 'string', multiple: true },
+    insecure: { type: 'boolean' },
     'data-dir': { type: 'string' },
   },
   maxPositionals: 1,
@@ -62,6 +64,7 @@ Examples:
     const timeoutMs = intFlag(values, 'timeout-ms', 60_000, 1000, 3_600_000);
     const dataDir = dataDirFlag(values, env);
     const upstreamCA = upstreamCAFlag(values);
+    const insecureUpstream = insecureFlag(values, stderr);
     const http2 = !values['no-http2'];
     const headed = Boolean(values.headed);
 
@@ -76,7 +79,7 @@ Examples:
     let recorder: HarRecorder | undefined;
     let browser: BrowserHandle | undefined;
     try {
-      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA });
+      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream });
       fs.rmSync(journal, { force: true });
       recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}` });
       stderr.write(`Proxy on ${proxy.address.url}; launching Chrome${headed ? '' : ' (headless)'}…\n`);

@@ -12,7 +12,7 @@ import { formatResendReport, formatResendRow, formatServeReport, summarizeResend
 import { formatExchangeLine } from '../format.js';
 import { trustInstructions } from '../trust.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand, type CommandContext } from '../command.js';
-import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 
 const list = (v: unknown): string[] => ((v as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
@@ -93,6 +93,7 @@ Examples:
     const extra = (values.extra as string | undefined) ?? 'forward';
     if (!UNMATCHED_POLICIES.includes(extra as UnmatchedPolicy)) throw new UsageError(`--extra must be forward, 404 or kill (got "${extra}")`);
     const dataDir = dataDirFlag(values, ctx.env);
+    insecureFlag(values, ctx.stderr); // the warning; serve and resend read values.insecure
     const loaded = await loadReplayHar(path.resolve(file));
     for (const w of loaded.warnings.slice(0, 5)) ctx.stderr.write(`netlens: ${w}\n`);
     return values.serve ? serve(ctx, loaded.entries, extra as UnmatchedPolicy, dataDir) : resendCommand(ctx, loaded.entries, dataDir);

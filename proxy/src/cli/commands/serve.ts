@@ -5,7 +5,7 @@ import { startHttpTransport } from '../../api/http-transport.js';
 import { coreBackends } from '../../api/wiring.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { version } from '../main.js';
-import { dataDirFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { openInBrowser } from '../open-url.js';
 import { ErrorCodes } from '../../errors.js';
 
@@ -72,7 +72,7 @@ Examples:
         http2: !values['no-http2'],
         nagle: Boolean(values.nagle),
         upstreamCAFiles,
-        insecureUpstream: Boolean(values.insecure),
+        insecureUpstream: insecureFlag(values, stderr),
       },
       ...(await coreBackends(dataDir)),
     });
