@@ -269,8 +269,19 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
   const resolved = resolveLabConfig(config);
   const startedAt = new Date();
   const t0 = performance.now();
-  const chromePath = resolved.chromePath ?? findChrome();
   const ca = loadOrCreateCA(resolved.dataDir);
+  const upstreamCA = config.upstreamCA ?? [];
+  const insecure = Boolean(config.insecure);
+  let originSpkiHash: string | undefined;
+  const target = resolved.target.kind === 'url' ? new URL(resolved.target.url) : undefined;
+  // An https --url origin must verify (or be vouched for with --insecure) before anything starts: NL_UPSTREAM_TLS says what to do.
+  // Via cells alone skip it: there the external proxy, not the lab, decides what it trusts upstream.
+  if (target?.protocol === 'https:' && resolved.cells.some((c) => !isViaCellId(c))) {
+    const leaf = await probeOriginTrust(target, { upstreamCA, insecure, netlensCA: ca.certPem });
+    // Chrome verifies publicly trusted origins itself; only keys the user vouched for are added to its profile.
+    if (leaf && (upstreamCA.length || insecure)) originSpkiHash = resolved.originSpkiHash = leaf.spkiHash;
+  }
+  const chromePath = resolved.chromePath ?? findChrome();
   const machine = machineInfo(chromePath);
   let harDir: string | undefined;
   if (resolved.outDir) {
@@ -297,18 +308,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
   }
 
   let probes: ViaProbe[] = [];
-  const upstreamCA = config.upstreamCA ?? [];
-  const insecure = Boolean(config.insecure);
-  let originSpkiHash: string | undefined;
   try {
-    // An https --url origin must verify (or be vouched for with --insecure) before any run: NL_UPSTREAM_TLS says what to do.
-    // Via cells alone skip it: there the external proxy, not the lab, decides what it trusts upstream.
-    if (resolved.target.kind === 'url' && new URL(url).protocol === 'https:' && resolved.cells.some((c) => !isViaCellId(c))) {
-      const leaf = await probeOriginTrust(new URL(url), { upstreamCA, insecure, netlensCA: ca.certPem });
-      // Chrome verifies publicly trusted origins itself; only keys the user vouched for are added to its profile.
-      if (leaf && (upstreamCA.length || insecure)) originSpkiHash = leaf.spkiHash;
-      if (originSpkiHash) resolved.originSpkiHash = originSpkiHash;
-    }
     probes = await probeVia(resolved, url);
   } catch (err) {
     await site?.close();
