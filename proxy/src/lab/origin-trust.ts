@@ -79,14 +79,15 @@ export function probeOriginTrust(target: URL, options: OriginTrustOptions = {}):
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       if (!isCertificateError(err)) return finish(() => resolve(undefined));
-      const given = extra.length ? `the ${extra.length === 1 ? 'CA file given with --upstream-ca does' : `${extra.length} CA files given with --upstream-ca do`} not verify it` : 'it is not signed by a CA this machine trusts';
+      const files = extra.length === 1 ? 'CA file given with --upstream-ca does' : `${extra.length} CA files given with --upstream-ca do`;
+      const given = extra.length ? `the ${files} not verify it` : 'it is not signed by a CA this machine trusts';
       const what = extra.length
         ? 'Give the CA that issued this certificate (the root, or the intermediate if the server does not send it) with --upstream-ca FILE, ' +
           'check that the certificate names this host, or use --insecure for testing only.'
-        : 'If it uses a private or self-signed certificate, give its CA (PEM) with --upstream-ca FILE (repeatable), or use --insecure for testing only.';
-      finish(() =>
-        reject(new NetlensError(ErrorCodes.UPSTREAM_TLS, `the certificate of ${target.origin} did not verify (${err.message}): ${given}. ${what}`, { cause: err })),
-      );
+        : 'If it uses a private or self-signed certificate, give its CA (PEM) with --upstream-ca FILE (repeatable), ' +
+          'or use --insecure for testing only.';
+      const message = `the certificate of ${target.origin} did not verify (${err.message}): ${given}. ${what}`;
+      finish(() => reject(new NetlensError(ErrorCodes.UPSTREAM_TLS, message, { cause: err })));
     });
     socket.once('close', () => finish(() => resolve(undefined)));
   });
