@@ -109,6 +109,20 @@ export class NetlensError extends Error {
   }
 }
 
+/**
+ * Whether an upstream failure will happen again on retry: the origin refused the
+ * connection (after the forwarder's own retries), its name does not exist, or TLS to
+ * it failed (certificate verification, no common protocol). Such failures are answered
+ * with a 502 naming the cause (server/bad-gateway.ts) so the user learns why; every other
+ * failure (resets, timeouts, protocol errors, EAI_AGAIN's temporary DNS failure) closes
+ * the client's connection or stream, which browsers retry.
+ */
+export function isPermanentUpstreamFailure(err: unknown): boolean {
+  const sys = (err as NodeJS.ErrnoException)?.code ?? '';
+  if (sys === 'ECONNREFUSED' || sys === 'ENOTFOUND') return true;
+  return classifyUpstreamError(err, '').code === ErrorCodes.UPSTREAM_TLS;
+}
+
 /** Maps a Node socket/HTTP error to a stable upstream error code and a readable message. */
 export function classifyUpstreamError(err: unknown, target: string): { code: ErrorCode; message: string } {
   const e = err as NodeJS.ErrnoException & { reason?: string };

@@ -1,7 +1,7 @@
 /**
  * Reading a HAR for replay: the file must be a valid HAR (har/reader.ts) and
  * hold at least one entry that can be replayed, i.e. a real request with a
- * response (failed requests are recorded with status 0 and `_error`; tunnels and
+ * response (failed requests are recorded with `_error`, and status 0 or the proxy's 502; tunnels and
  * WebSocket upgrades have no response to serve or resend).
  */
 import { formatIssue, readHarFile } from '../har/reader.js';
@@ -12,6 +12,8 @@ import type { MatchRequest } from './matcher.js';
 /** Why an entry is left out of a replay, or undefined when it can be replayed. */
 export function notReplayable(e: HarEntry): string | undefined {
   if (!e.response || !(e.response.status > 0)) return 'no response (the request failed when recorded)';
+  // The proxy's own 502 for an origin it could not reach (X-Netlens-Error; `_error` says why): not the origin's answer.
+  if (e._error && e.response.headers?.some((h) => h.name.toLowerCase() === 'x-netlens-error')) return 'no response (the request failed when recorded)';
   if (e.request.method.toUpperCase() === 'CONNECT' || e._transport === 'tunnel') return 'a CONNECT tunnel, not a request';
   if (e._websocket) return 'a WebSocket upgrade';
   if (!/^https?:\/\//i.test(e.request.url)) return `not an http(s) URL (${e.request.url.slice(0, 80)})`;

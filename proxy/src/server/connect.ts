@@ -48,12 +48,14 @@ export function parseAuthority(target: string | undefined): { host: string; port
  * Answers and closes. destroySoon: the socket (half-open capable, from the HTTP server)
  * is released once the answer is flushed, not when the client gets round to closing.
  */
-function refuse(socket: net.Socket, status: string, message: string): void {
+function refuse(socket: net.Socket, status: string, message: string, errorCode?: string): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${message}\n`);
+  // X-Netlens-Error names the cause of a 502 as on a request's (bad-gateway.ts).
+  const named = errorCode ? `X-Netlens-Error: ${errorCode}\r\n` : '';
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\n${named}Connection: close\r\n\r\n${message}\n`);
   socket.destroySoon();
 }
 
@@ -222,7 +224,7 @@ function tunnel(
   });
   upstream.on('error', (err) => {
     const { code, message } = classifyUpstreamError(err, `${target.host}:${target.port}`);
-    if (!connected) refuse(socket, '502 Bad Gateway', message);
+    if (!connected) refuse(socket, '502 Bad Gateway', message, code);
     else socket.destroy();
     done({ code, message });
   });

@@ -4,15 +4,17 @@
  * exchange's lifecycle published on the event stream.
  *
  * Bodies stream both ways (pipe with backpressure); captures are bounded copies
- * taken as chunks pass. On upstream failure the client's connection (or, for
- * HTTP/2, its stream) is ended: the proxy never invents a 500 page, because a
- * made-up response would be recorded and measured as if the origin sent it.
+ * taken as chunks pass. On an upstream failure that retrying cannot fix (refused,
+ * unknown host, TLS verification) and before any response byte went out, the client
+ * gets a 502 with X-Netlens-Error naming the cause (bad-gateway.ts); the exchange keeps
+ * the error, so it is never measured as if the origin sent it. Every other failure
+ * ends the client's connection (or, for HTTP/2, its stream), which browsers retry.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { ExchangeError, HttpProtocol, RawHeaders, Transport } from '../model.js';
-import { classifyUpstreamError, ErrorCodes } from '../errors.js';
+import { classifyUpstreamError, ErrorCodes, isPermanentUpstreamFailure } from '../errors.js';
 import { sendUpstream, type UpstreamResponse } from '../upstream/forward.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
@@ -21,6 +23,7 @@ import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
+import { answerBadGateway } from './bad-gateway.js';
 
 export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -251,7 +254,14 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
       return;
     }
-    endClient(req, res);
+    // A failure retrying cannot fix gets a 502 naming it; the rest close the connection or stream, which browsers retry.
+    const unread = x.timestamps.clientRequestEnd === undefined;
+    if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, clientProtocol(req), code, message, unread)) {
+      x.timestamps.clientResponseHeaders = performance.now();
+      if (unread) req.resume();
+    } else {
+      endClient(req, res);
+    }
     x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, { code, message, side: 'upstream' });
     return;

@@ -39,15 +39,18 @@ function raw(port: number, data: string): Promise<string> {
 }
 
 describe('upstream failures', () => {
-  it('refused upstream: retried, recorded with NL_UPSTREAM_REFUSED, client connection ended without a made-up response', async () => {
+  it('refused upstream: retried, recorded with NL_UPSTREAM_REFUSED, the client gets a 502 naming it (bad-gateway.test.ts)', async () => {
     const port = await deadPort();
-    const r = await curl(['-x', tp.proxy.address.url, `http://127.0.0.1:${port}/x`]);
-    expect(r.code).toBe(52); // curl: empty reply from server
+    const r = await curl(['-x', tp.proxy.address.url, '-i', `http://127.0.0.1:${port}/x`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^HTTP\/1\.1 502 Bad Gateway\r\n/);
+    expect(r.stdout).toMatch(/^X-Netlens-Error: NL_UPSTREAM_REFUSED\r$/m);
     const x = (await tp.waitFor(1)).find((e) => e.request.url.includes(`:${port}/`))!;
     expect(x.error?.code).toBe('NL_UPSTREAM_REFUSED');
     expect(x.error?.message).toMatch(/refused/);
     expect(x.retries).toBe(2);
-    expect(x.response).toBeUndefined();
+    // The response is the proxy's 502 (the error stays the source of truth).
+    expect(x.response?.status).toBe(502);
   });
 
   it('empty response (origin closes at once): retried for GET, then recorded as a reset', async () => {

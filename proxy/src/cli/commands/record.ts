@@ -8,6 +8,7 @@ import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
+import { collectFailures, formatFailures } from '../failed-requests.js';
 
 export const recordCommand: CliCommand = {
   name: 'record',
@@ -78,10 +79,12 @@ Examples:
     let proxy: ProxyHandle | undefined;
     let recorder: HarRecorder | undefined;
     let browser: BrowserHandle | undefined;
+    let failures: ReturnType<typeof collectFailures> | undefined;
     try {
       proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream });
       fs.rmSync(journal, { force: true });
       recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}` });
+      failures = collectFailures(proxy.events);
       stderr.write(`Proxy on ${proxy.address.url}; launching Chrome${headed ? '' : ' (headless)'}…\n`);
       browser = await launchBrowser({ headless: !headed, http2, proxyUrl: proxy.address.url, trustSpkiHashes: [proxy.ca.leafSpkiHash], signal: abort.signal });
       const capture = await capturePage(browser, { url, quietMs, timeoutMs, signal: abort.signal });
@@ -99,6 +102,7 @@ Examples:
     } finally {
       await browser?.close();
       recorder?.stop();
+      failures?.stop();
       await proxy?.stop();
     }
     if (recorder) {
@@ -106,6 +110,8 @@ Examples:
       fs.rmSync(journal, { force: true });
       stdout.write(`Proxy HAR: ${out} (${plural(recorder.stats.entries, 'entry', 'entries')}${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`);
     }
+    // Each URL the proxy could not fetch, with its code: the HAR has them too, but nobody should have to dig.
+    if (failures) stdout.write(formatFailures(failures.failures, failures.total()));
     return EXIT_OK;
   },
 };
