@@ -136,8 +136,11 @@ describe('server replay', () => {
       await withReplay({}, async (h, exchanges) => {
         const r = parseCurl((await curlVia(h.proxy.address.url, dataDir, `${live.url}/anything`)).stdout);
         expect(r.body).toBe('live origin');
-        // The recorded origin is down: forwarding fails there, as it would without replay.
-        expect((await curlVia(h.proxy.address.url, dataDir, `${origin.url}/not-recorded`)).code).not.toBe(0);
+        // The recorded origin is down: forwarding fails there, as it would without replay
+        // (a refused connection is answered 502 with the reason, issue 15 item 2).
+        const down = parseCurl((await curlVia(h.proxy.address.url, dataDir, `${origin.url}/not-recorded`)).stdout);
+        expect(down.status).toBe(502);
+        expect(down.headers.get('x-netlens-error')).toBe('NL_UPSTREAM_REFUSED');
         expect(h.replay.report().unmatched.forward).toBe(2);
         await waitFor(() => exchanges.length >= 2);
         expect(exchanges.every((x) => x.replayed === false)).toBe(true);
