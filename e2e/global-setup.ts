@@ -4,6 +4,7 @@
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,10 +19,33 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-export default function globalSetup(): void {
+function buildRenderer(): void {
   const index = path.join(root, 'dist', 'renderer', 'index.html');
   const sources = Math.max(newestMtime(path.join(root, 'renderer')), newestMtime(path.join(root, 'proxy', 'src', 'api')));
   if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= sources) return;
   console.log('e2e: building the renderer (npm run build)…');
   execSync('npm run build', { cwd: root, stdio: 'inherit' });
+}
+
+/**
+ * One temporary directory per test run, removed at its end: every data directory,
+ * browser profile and fixture the tests (and the processes they start) make under
+ * os.tmpdir() lands there, so a run leaves nothing behind even when a test fails or
+ * forgets to clean up. Workers and child processes inherit TMPDIR.
+ */
+function runTmpDir(): () => void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-run-'));
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  return () => {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+}
+
+/** Used by vitest and Playwright alike; the returned function is the run's teardown. */
+export default function globalSetup(): () => void {
+  buildRenderer();
+  return runTmpDir();
 }
