@@ -10,6 +10,7 @@
  */
 import path from 'node:path';
 import type { BrowserWindowConstructorOptions } from 'electron';
+import { contentTypeFor } from '../proxy/src/api/content-types.js';
 
 export const APP_SCHEME = 'netlens';
 export const APP_HOST = 'app';
@@ -109,23 +110,10 @@ export function appFileFor(rendererDir: string, url: string): string | undefined
   return file.startsWith(root + path.sep) ? file : undefined;
 }
 
-export const MIME_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json',
-};
-
 /** Headers of every app response: the CSP travels with each page, not only in a meta tag. */
 export function appResponseHeaders(file: string): Record<string, string> {
   return {
-    'content-type': MIME_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'content-type': contentTypeFor(file),
     'content-security-policy': CONTENT_SECURITY_POLICY,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',

@@ -10,18 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { decodePath } from './request-target.js';
 import { sendText } from './http-replies.js';
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json',
-};
+import { contentTypeFor } from './content-types.js';
 
 /** The page's Content-Security-Policy: only our own scripts, styles and sockets; no forms, frames or <base>. */
 export function pageCsp(port: number): string {
@@ -55,7 +44,7 @@ export function serveStatic(req: http.IncomingMessage, res: http.ServerResponse,
   }
   if (!stat?.isFile()) return sendText(res, 404, 'Not found');
   const headers: http.OutgoingHttpHeaders = {
-    'content-type': MIME[path.extname(file)] ?? 'application/octet-stream',
+    'content-type': contentTypeFor(file),
     'content-length': stat.size,
     'x-content-type-options': 'nosniff',
     // The first page load's address carries the token: never send it on as a Referer.
