@@ -28,6 +28,8 @@ export interface Origin {
   url: string;
   /** TCP connections accepted so far. */
   connections: number;
+  /** TLS handshakes completed so far (HTTPS origins). */
+  secureConnections: number;
   /** Raw headers of the last request, as the origin saw them. */
   lastRawHeaders: string[];
   close(): Promise<void>;
@@ -48,6 +50,7 @@ export const echo: Handler = (req, res) => {
 
 function track(server: net.Server, origin: Origin): void {
   server.on('connection', () => origin.connections++);
+  server.on('secureConnection', () => origin.secureConnections++);
 }
 
 async function listen(server: net.Server): Promise<number> {
@@ -60,6 +63,7 @@ function makeOrigin(server: net.Server, scheme: string, sockets: Set<net.Socket>
     port: 0,
     url: '',
     connections: 0,
+    secureConnections: 0,
     lastRawHeaders: [],
     close: () =>
       new Promise((r) => {
