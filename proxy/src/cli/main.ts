@@ -3,14 +3,9 @@
  * and turns errors into clear messages and exit codes (2 = usage, 1 = failure).
  */
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { commands } from './commands/index.js';
+import { version } from './version.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
-
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function globalHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

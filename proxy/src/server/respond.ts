@@ -22,7 +22,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from './body-capture.js';
 import { finishExchange } from './exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from './headers.js';
-import { endClient, type ClientRequest, type ClientResponse } from './handle-request.js';
+import { endClient, type ClientRequest, type ClientResponse } from './client.js';
 import type { ProxyContext } from './context.js';
 
 /** `handled`: the exchange is finished. Otherwise forward, with `body` replacing the client stream. */

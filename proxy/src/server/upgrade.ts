@@ -16,7 +16,8 @@ import { emitRequest, finishExchange, newExchangeRecord } from './exchange-recor
 import { connectionInfo } from '../upstream/pool.js';
 import { emptyBody } from './body-capture.js';
 import { flatFromPairs, getHeader, pairsFromFlat, stripHopByHop } from './headers.js';
-import { targetUrl, type RequestOrigin } from './handle-request.js';
+import { targetUrl } from './handle-request.js';
+import type { RequestOrigin } from './client.js';
 import type { ProxyContext } from './context.js';
 
 function rawHead(statusLine: string, headers: string[]): string {

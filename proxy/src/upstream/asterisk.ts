@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { RawHeaders } from '../model.js';
 import { flatFromPairs, pairsFromFlat } from '../server/headers.js';
 import { connectionInfo, type UpstreamPool } from './pool.js';
-import type { UpstreamRequest, UpstreamResponse } from './forward.js';
+import type { UpstreamRequest, UpstreamResponse } from './types.js';
 
 export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host: string, port: number): Promise<UpstreamResponse> {
   const t = req.timestamps;

@@ -4,7 +4,7 @@ import { CoreService } from '../../api/core-service.js';
 import { startHttpTransport } from '../../api/http-transport.js';
 import { coreBackends } from '../../api/wiring.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
-import { version } from '../main.js';
+import { version } from '../version.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { openInBrowser } from '../open-url.js';
 import { ErrorCodes } from '../../errors.js';
