@@ -19,7 +19,7 @@ import { sendUpstream } from '../upstream/forward.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
-import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
+import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';

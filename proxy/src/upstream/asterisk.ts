@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { RawHeaders } from '../model.js';
-import { flatFromPairs, pairsFromFlat } from '../server/headers.js';
+import { flatFromPairs, pairsFromFlat } from '../headers.js';
 import { connectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
 

@@ -10,7 +10,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
-import { h2HeaderObject } from '../server/headers.js';
+import { h2HeaderObject } from '../headers.js';
 import { nodeStyleError } from './h1-errors.js';
 import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
 import { sendAsteriskH1 } from './asterisk.js';
