@@ -12,7 +12,8 @@ import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
 import { h2HeaderObject } from '../headers.js';
 import { nodeStyleError } from './h1-errors.js';
-import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
+import { watchResponses, type ResponseWatch } from './h1-watch.js';
+import { parserHttpVersion } from './undici-parser.js';
 import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
@@ -125,14 +126,10 @@ function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
 }
 
 /** The HTTP version of the response being parsed on an undici HTTP/1.1 socket. */
-function h1Version(socket: net.Socket | undefined): HttpProtocol {
+function h1Version(socket: net.Socket | undefined, watch: ResponseWatch | undefined): HttpProtocol {
   // undici does not report the response's version; its llhttp parser knows it while the head is parsed.
-  try {
-    const parser = undiciParser(socket);
-    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr!) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr!) === 0 ? 'http/1.0' : 'http/1.1';
-  } catch {
-    return 'http/1.1';
-  }
+  // Should an undici upgrade hide the parser, the status line h1-watch.ts saw says it as well.
+  return parserHttpVersion(socket) ?? (watch?.firstVersion === '1.0' ? 'http/1.0' : 'http/1.1');
 }
 
 /** Request headers for undici: flat pairs, minus Expect (the client leg already answered 100-continue; undici refuses it). */
@@ -239,7 +236,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           status: statusCode,
           statusText,
           headers: pairsFromBuffers(rawHeaders),
-          protocol: h1Version(socket),
+          protocol: h1Version(socket, watch),
           body: res,
           connection: conninfo ?? connectionInfo(conn.socket ?? conn),
           newConnection,
