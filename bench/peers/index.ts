@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleNetlensPeer } from '../lib/bundle.js';
-import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
+import { freePort, startChild, tsArgs } from '../lib/child.js';
 import type { BenchEnv, Peer, PeerInfo } from './types.js';
 
 export type { BenchEnv, Peer, PeerInfo } from './types.js';

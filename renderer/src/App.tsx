@@ -6,7 +6,7 @@
  * capture), the filter and the selection.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AppStatus, ExchangeSummary, OpenedSession } from '../../proxy/src/api/contract';
+import type { AppStatus, OpenedSession } from '../../proxy/src/api/contract';
 import { api, type ConnectionState } from './api';
 import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
