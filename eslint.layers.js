@@ -79,7 +79,7 @@ function layerZones() {
           target,
           from,
           ...(except.length ? { except } : {}),
-          message: `Layer "${layer.name}" must not import from "${upper.name}" (${member}): see the layer order in eslint.layers.js and docs/architecture.md.`,
+          message: `Layer "${layer.name}" must not import from "${upper.name}" (${member}): see eslint.layers.js and docs/architecture.md.`,
         });
       }
     }
@@ -154,7 +154,10 @@ export default [
     rules: {
       'import-x/no-restricted-paths': [
         'error',
-        { basePath: ROOT, zones: [{ target: 'electron', from: 'renderer', message: 'electron/ serves dist/renderer; it imports nothing from renderer/.' }] },
+        {
+          basePath: ROOT,
+          zones: [{ target: 'electron', from: 'renderer', message: 'electron/ serves dist/renderer; it imports nothing from renderer/.' }],
+        },
       ],
     },
   },

@@ -26,7 +26,14 @@ const importRe = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"
 function resolveSpec(from, spec) {
   if (!spec.startsWith('.')) return undefined;
   const base = resolve(dirname(from), spec);
-  const candidates = [base, base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.js$/, '.tsx'),
+    `${base}.ts`,
+    `${base}.tsx`,
+    join(base, 'index.ts'),
+  ];
   return candidates.find((c) => existsSync(c) && statSync(c).isFile());
 }
 
@@ -48,18 +55,32 @@ export function importGraph(files, { runtime = false } = {}) {
 // Tarjan's strongly connected components: every component with more than one module is a cycle.
 function cycles(graph) {
   let index = 0;
-  const stack = [], onStack = new Set(), idx = new Map(), low = new Map(), out = [];
+  const stack = [],
+    onStack = new Set(),
+    idx = new Map(),
+    low = new Map(),
+    out = [];
   const visit = (v) => {
-    idx.set(v, index); low.set(v, index); index++; stack.push(v); onStack.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of graph.get(v) ?? []) {
       if (!graph.has(w)) continue;
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
     }
     if (low.get(v) === idx.get(v)) {
       const comp = [];
       let w;
-      do { w = stack.pop(); onStack.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
       if (comp.length > 1 || graph.get(v)?.has(v)) out.push(comp);
     }
   };
@@ -67,9 +88,18 @@ function cycles(graph) {
   return out;
 }
 
-const files = dirs.map((d) => join(root, d)).filter(existsSync).flatMap((d) => walk(d));
+const files = dirs
+  .map((d) => join(root, d))
+  .filter(existsSync)
+  .flatMap((d) => walk(d));
 const found = cycles(importGraph(files, { runtime: runtimeOnly }));
-for (const comp of found) console.log(`cycle: ${comp.map((f) => relative(root, f)).sort().join(' <-> ')}`);
+for (const comp of found)
+  console.log(
+    `cycle: ${comp
+      .map((f) => relative(root, f))
+      .sort()
+      .join(' <-> ')}`,
+  );
 if (found.length > 0) {
   console.error(`${found.length} import cycle(s)${runtimeOnly ? ' (run-time imports only)' : ''}`);
   process.exit(1);

@@ -41,7 +41,7 @@ export function appPaths(): AppPaths {
   if (!current) {
     throw new NetlensError(
       ErrorCodes.INTERNAL,
-      'Netlens app paths are not set: the entry point must call setAppPaths(appPathsFor(...)) before using the core (see proxy/src/app-paths.ts)',
+      'Netlens app paths are not set: the entry point must call setAppPaths(appPathsFor(...)) first (proxy/src/app-paths.ts)',
     );
   }
   return current;

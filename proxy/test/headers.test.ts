@@ -51,7 +51,13 @@ describe('stripHopByHop', () => {
     expect(stripHopByHop(headers)).toEqual([['X-Baz', '3']]);
   });
   it('removes HTTP/2 pseudo-headers', () => {
-    expect(stripHopByHop([[':method', 'GET'], [':path', '/'], ['accept', '*/*']])).toEqual([['accept', '*/*']]);
+    expect(
+      stripHopByHop([
+        [':method', 'GET'],
+        [':path', '/'],
+        ['accept', '*/*'],
+      ]),
+    ).toEqual([['accept', '*/*']]);
   });
   it('keeps Upgrade and Connection for a WebSocket handshake when asked', () => {
     const headers: RawHeaders = [

@@ -45,7 +45,13 @@ function resolveSpecifier(from: string, spec: string): string {
 
 /** Every import, re-export, import() and import('…') type of a file, with whether it is type-only. */
 function importsOf(file: string): Edge[] {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    fs.readFileSync(file, 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const edges: Edge[] = [];
   const add = (spec: string, typeOnly: boolean) => edges.push({ from: file, to: resolveSpecifier(file, spec), typeOnly });
   const visit = (node: ts.Node): void => {
@@ -59,7 +65,12 @@ function importsOf(file: string): Edge[] {
       add(node.moduleSpecifier.text, node.isTypeOnly);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       add(node.argument.literal.text, true);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false);
     }
     ts.forEachChild(node, visit);
@@ -99,14 +110,23 @@ export function layerProblems(edges: Edge[], layers: ProxyLayer[], exceptions: L
     }
     problems.push({
       kind: 'up',
-      message: `${fromRel} (layer "${layers[a]!.name}") imports ${e.typeOnly ? 'type-only ' : ''}${toRel} (layer "${layers[b]!.name}", above it)`,
+      message:
+        `${fromRel} (layer "${layers[a]!.name}") imports ${e.typeOnly ? 'type-only ' : ''}${toRel} ` +
+        `(layer "${layers[b]!.name}", above it)`,
     });
   }
   for (const m of unplaced) {
-    problems.push({ kind: 'unplaced', message: `proxy/src/${m} is in no layer: add it to PROXY_LAYERS in eslint.layers.js (and docs/architecture.md)` });
+    problems.push({
+      kind: 'unplaced',
+      message: `proxy/src/${m} is in no layer: add it to PROXY_LAYERS in eslint.layers.js (and docs/architecture.md)`,
+    });
   }
   for (const x of exceptions) {
-    if (!used.has(x)) problems.push({ kind: 'stale-exception', message: `no import needs the exception ${x.from} -> ${x.to} any more: delete it from eslint.layers.js` });
+    if (!used.has(x))
+      problems.push({
+        kind: 'stale-exception',
+        message: `no import needs the exception ${x.from} -> ${x.to} any more: delete it from eslint.layers.js`,
+      });
   }
   return problems;
 }
@@ -136,7 +156,12 @@ describe('proxy/src layers (eslint.layers.js)', () => {
       { from: file('har/a.ts'), to: file('mystery/c.ts'), typeOnly: true },
       { from: file('har/a.ts'), to: file('server/t.ts'), typeOnly: false },
     ];
-    const typeOnlyException: LayerException = { from: '*', to: 'server/t.ts', typeOnly: true, reason: 'a type-only exception does not admit a value import' };
+    const typeOnlyException: LayerException = {
+      from: '*',
+      to: 'server/t.ts',
+      typeOnly: true,
+      reason: 'a type-only exception does not admit a value import',
+    };
     const unused: LayerException = { from: 'har/z.ts', to: 'server/b.ts', typeOnly: false, reason: 'never used' };
     const problems = layerProblems(edges, layers, [typeOnlyException, unused]);
     expect(problems.map((p) => p.kind).sort()).toEqual(['stale-exception', 'stale-exception', 'unplaced', 'up', 'up']);
@@ -144,7 +169,9 @@ describe('proxy/src layers (eslint.layers.js)', () => {
   });
 
   it('the core imports nothing from electron/ or renderer/', () => {
-    const outside = proxyEdges.filter((e) => [path.join(ROOT, 'electron'), path.join(ROOT, 'renderer')].some((d) => e.to.startsWith(d + path.sep)));
+    const outside = proxyEdges.filter((e) =>
+      [path.join(ROOT, 'electron'), path.join(ROOT, 'renderer')].some((d) => e.to.startsWith(d + path.sep)),
+    );
     expect(outside.map((e) => `${path.relative(ROOT, e.from)} -> ${path.relative(ROOT, e.to)}`)).toEqual([]);
   });
 });
@@ -164,7 +191,8 @@ describe('renderer/src', () => {
       for (const e of importsOf(file)) {
         if (e.typeOnly) continue;
         if (isBuiltin(e.to)) problems.push(`${via} loads "${e.to}"`);
-        else if (path.isAbsolute(e.to)) queue.push({ file: e.to, via: e.to.startsWith(SRC) ? `${via} -> ${path.relative(ROOT, e.to)}` : path.relative(ROOT, e.to) });
+        else if (path.isAbsolute(e.to))
+          queue.push({ file: e.to, via: e.to.startsWith(SRC) ? `${via} -> ${path.relative(ROOT, e.to)}` : path.relative(ROOT, e.to) });
       }
     }
     expect(seen.size).toBeGreaterThan(rendererFiles.length);

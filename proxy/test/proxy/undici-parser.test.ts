@@ -111,7 +111,9 @@ describe('undici internals (undici-parser.ts)', () => {
     expect(parserHttpVersion(undefined)).toBeUndefined();
     expect(parserErrorName(plain)).toBeUndefined();
     const socket = new net.Socket();
-    expect(undiciParserProblem(socket)).toMatch(new RegExp(`^undici ${undiciVersion().replace(/\./g, '\\.')} changed .*Symbol\\(parser\\)`));
+    expect(undiciParserProblem(socket)).toMatch(
+      new RegExp(`^undici ${undiciVersion().replace(/\./g, '\\.')} changed .*Symbol\\(parser\\)`),
+    );
     socket.destroy();
   });
 });
