@@ -11,5 +11,7 @@ export default defineConfig({
     // Tests of `netlens serve` and of the Electron window serve the built UI: build it
     // first when dist/renderer is missing or older than its sources (as the e2e run does).
     globalSetup: ['e2e/global-setup.ts'],
+    // Every test file runs the core from its sources: set the app paths as an entry point would.
+    setupFiles: ['proxy/test/setup-app-paths.ts'],
   },
 });

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { appPaths, appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { CoreService } from '../proxy/src/api/core-service.js';
 import { startHttpTransport } from '../proxy/src/api/http-transport.js';
 import { EventStream } from '../proxy/src/events.js';
@@ -27,6 +28,7 @@ const USAGE = `Usage: npx tsx bench/live-100k.ts [--entries N] [--rate PER_SECON
 Streams N fake exchanges (default 100,000) into the UI served to Debian Chromium and
 prints how far the UI lags behind, frame gaps and the page's JS heap (not a test).
 `;
+setAppPaths(appPathsFor({ root: ROOT }));
 const { values: flags } = scriptArgs(USAGE, { entries: { type: 'string' }, rate: { type: 'string' } });
 const arg = (name: 'entries' | 'rate', fallback: number) => intArg(flags[name], fallback, `--${name}`, USAGE, 1, 10_000_000);
 const N = arg('entries', 100_000);
@@ -60,7 +62,7 @@ async function main() {
   });
   const service = new CoreService({ dataDir, startProxy: fake, version: 'bench' });
   await service.startProxy();
-  const transport = await startHttpTransport({ service, staticDir: path.join(ROOT, 'dist', 'renderer') });
+  const transport = await startHttpTransport({ service, staticDir: appPaths().rendererDir });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 860 } });

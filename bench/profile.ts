@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
+import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
@@ -33,6 +34,8 @@ Environment:
   NETLENS_PROFILE_RECORD=0   profile Netlens without recording
 `;
 exitOnHelp(USAGE);
+// Entry point: the test site runs as a lab child process, found through the app paths.
+setAppPaths(appPathsFor({ root: ROOT_DIR }));
 const argv = process.argv.slice(2);
 if (argv.length > 3 || argv.some((a) => a.startsWith('-'))) usageError(`unexpected arguments: ${argv.join(' ')}`, USAGE);
 if (argv[0] !== undefined && !['https', 'plain', 'h2'].includes(argv[0])) usageError(`the load is https, plain or h2 (got "${argv[0]}")`, USAGE);

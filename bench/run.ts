@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
 import { curl } from './lib/curl.js';
@@ -49,6 +50,8 @@ Flags:
 Example:
   npm run bench -- --quick --only plain,https --peers none
 `;
+setAppPaths(appPathsFor({ root: ROOT_DIR }));
+
 const { values } = scriptArgs(USAGE, {
   quick: { type: 'boolean', default: false },
   rounds: { type: 'string' },

@@ -15,7 +15,10 @@ describe('scripts/build-electron.mjs', () => {
     expect(preload).toContain('exposeInMainWorld("netlens"');
     const main = fs.readFileSync(path.join(root, 'dist/electron/main.mjs'), 'utf8');
     expect(main).toMatch(/from "electron"/);
-    // Core modules keep their own location (package.json, dist/renderer are found relative to them).
-    expect(main).toContain('new URL("../../proxy/src/har/version.ts", import.meta.url)');
+    // No core module finds a file relative to its own location: main sets the app paths (proxy/src/app-paths.ts).
+    expect(main).not.toMatch(/new URL\([^)]*import\.meta\.url\)/);
+    expect(main).toContain('setAppPaths(');
+    // The lab's children are bundled next to main, where appPathsFor({ bundleDir }) forks them from.
+    for (const child of ['proxy-child', 'site-child']) expect(fs.existsSync(path.join(root, `dist/electron/${child}.js`))).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ import { CoreService } from '../proxy/src/api/core-service.js';
 import { coreBackends } from '../proxy/src/api/wiring.js';
 import type { NetlensEvent } from '../proxy/src/api/contract.js';
 import { defaultDataDir } from '../proxy/src/options.js';
+import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { EVENT_CHANNEL, MENU_CHANNEL, type MenuMessage } from './channels.js';
 import { registerApi } from './ipc.js';
 import { buildMenuTemplate } from './menu.js';
@@ -37,7 +38,11 @@ import {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
-const RENDERER_DIR = path.join(appRoot, 'dist', 'renderer');
+// This process's entry point: the core finds package.json and the renderer under the app's root,
+// and forks the lab's children from the bundles built next to this one (scripts/build-electron.mjs).
+const paths = appPathsFor({ root: appRoot, bundleDir: here });
+setAppPaths(paths);
+const RENDERER_DIR = paths.rendererDir;
 const PRELOAD = path.join(here, 'preload.cjs');
 const ICON = path.join(appRoot, 'electron', 'assets', 'icon.png');
 

@@ -4,12 +4,13 @@
  * bin/netlens.js runs with plain node whenever it is newer than every source
  * file. Without it the CLI runs the TypeScript through tsx, which costs a
  * loader thread (~25 MB of memory) and a few percent of CPU in the proxy's
- * hot path. npm packages stay external (they are in node_modules).
+ * hot path. npm packages stay external (they are in node_modules). The bundle finds
+ * no file relative to itself: bin/netlens.js gives it the app paths (proxy/src/app-paths.ts).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
+import { CHILD_ENTRIES } from './lab-children.mjs';
 import { handleArgs } from './usage.mjs';
 
 handleArgs(`Usage: npm run build:cli   (or: node scripts/build-cli.mjs)
@@ -31,7 +32,6 @@ const common = {
   packages: 'external',
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [sourceUrls(outdir)],
 };
 await Promise.all([
   build({ ...common, entryPoints: ['proxy/src/cli/main.ts'], outfile: path.join(outdir, 'main.mjs') }),

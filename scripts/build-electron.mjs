@@ -5,13 +5,13 @@
  *   dist/electron/preload.cjs  preload, CommonJS and self-contained (a sandboxed preload
  *                              can neither load ESM nor require anything but 'electron')
  *
- * npm packages stay external in main (node_modules ships with the app); core
- * modules keep their own import.meta.url (scripts/source-urls-plugin.mjs).
+ * npm packages stay external in main (node_modules ships with the app); main sets the
+ * core's app paths from app.getAppPath() (proxy/src/app-paths.ts).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { CHILD_ENTRIES, sourceUrls } from './source-urls-plugin.mjs';
+import { CHILD_ENTRIES } from './lab-children.mjs';
 import { handleArgs } from './usage.mjs';
 
 handleArgs(`Usage: npm run build:electron   (or: node scripts/build-electron.mjs)
@@ -32,11 +32,10 @@ await Promise.all([
     outfile: path.join(outdir, 'main.mjs'),
     format: 'esm',
     packages: 'external',
-    plugins: [sourceUrls(outdir)],
   }),
   // The lab's children, forked from next to main.mjs (see proxy/src/lab/child-process.ts).
   ...Object.entries(CHILD_ENTRIES).map(([name, entry]) =>
-    build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`), format: 'esm', packages: 'external', plugins: [sourceUrls(outdir)] }),
+    build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`), format: 'esm', packages: 'external' }),
   ),
   build({
     ...common,

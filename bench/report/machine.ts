@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { appPaths } from '../../proxy/src/app-paths.js';
 import { ROOT_DIR } from '../lib/child.js';
 
 export interface MachineInfo {
@@ -59,7 +60,7 @@ export function machineInfo(mitmdump?: string): MachineInfo {
     os: osName,
     node: process.version,
     versions: {
-      netlens: (JSON.parse(fs.readFileSync(path.join(ROOT_DIR, 'package.json'), 'utf8')) as { version: string }).version,
+      netlens: appPaths().version,
       wrk: cmdVersion('wrk', ['-v'], /wrk (\S+)/),
       curl: cmdVersion('curl', ['--version'], /curl (\S+)/),
       undici: pkgVersion('undici'),

@@ -6,7 +6,7 @@
  * capture), the filter and the selection.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AppStatus, ExchangeSummary, OpenedSession, SessionInfo, SessionPage } from '../../proxy/src/api/contract';
+import type { AppStatus, OpenedSession } from '../../proxy/src/api/contract';
 import { api, type ConnectionState } from './api';
 import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
@@ -18,11 +18,9 @@ import { WaterfallView } from './features/waterfall/WaterfallView';
 import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
 import { useToasts } from './ui/Toasts';
+import type { Dataset } from './lib/dataset';
 
 export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions';
-
-/** What Traffic and Waterfall show: the live capture or an opened session (its rows; details come from the core). */
-export type Dataset = { kind: 'live' } | { kind: 'session'; info: SessionInfo; rows: ExchangeSummary[]; pages: SessionPage[] };
 
 const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },

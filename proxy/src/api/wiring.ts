@@ -7,7 +7,7 @@
 import { launchBrowser } from '../browser/launch.js';
 import { noDisplayReason } from '../browser/display.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
-import { storeBackend } from '../sessions/backend.js';
+import { storeBackend } from './session-backend.js';
 import { runLab } from '../lab/runner.js';
 import type { BrowserBackend, LabBackend, SessionBackend } from './backends.js';
 

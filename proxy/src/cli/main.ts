@@ -1,16 +1,16 @@
 /**
  * `netlens` entry point: parses the command line, dispatches to one command,
  * and turns errors into clear messages and exit codes (2 = usage, 1 = failure).
+ *
+ * The caller (bin/netlens.js) sets the app paths first (setAppPaths, re-exported here
+ * so a bundle's caller reaches the bundle's own copy of the module).
  */
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { commands } from './commands/index.js';
+import { appPaths } from '../app-paths.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
 
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+export { appPathsFor, setAppPaths } from '../app-paths.js';
 
 function globalHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -49,7 +49,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     return first === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (first === '-v' || first === '--version') {
-    io.stdout.write(`netlens ${version()}\n`);
+    io.stdout.write(`netlens ${appPaths().version}\n`);
     return EXIT_OK;
   }
   const command: CliCommand | undefined = commands.find((c) => c.name === first);

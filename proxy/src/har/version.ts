@@ -1,15 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { appVersion } from '../app-paths.js';
 
-let cached: string | undefined;
-
-/** Netlens's version, for `log.creator.version` of the HARs it writes. */
+/**
+ * Netlens's version, for `log.creator.version` of the HARs it writes: the one the
+ * entry point set (app-paths.ts), or 0.0.0 in a process that set none (a library
+ * user, a test helper process), as when package.json could not be read.
+ */
 export function version(): string {
-  if (cached === undefined) {
-    try {
-      cached = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      cached = '0.0.0';
-    }
-  }
-  return cached;
+  return appVersion() ?? '0.0.0';
 }

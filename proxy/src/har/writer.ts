@@ -11,7 +11,17 @@ import { once } from 'node:events';
 import type { HarEntry, HarHead } from './types.js';
 import { version as netlensVersion } from './version.js';
 
-export const NETLENS_CREATOR = { name: 'Netlens', version: netlensVersion() };
+/**
+ * `log.creator` of the HARs Netlens writes. The version is read on use, not at import:
+ * the entry point sets it (app-paths.ts) after its imports ran. A getter is enumerable
+ * here, so JSON.stringify, spreads and structured clones see a plain `version` string.
+ */
+export const NETLENS_CREATOR = {
+  name: 'Netlens',
+  get version(): string {
+    return netlensVersion();
+  },
+};
 
 /**
  * An entry already serialized (compact JSON, e.g. a journal line's entry):

@@ -7,9 +7,11 @@
  *                                        (further calls a child offers, e.g. one proxy per lab run)
  * The child exits when the parent goes away (IPC disconnect), so it never
  * outlives the lab; a child that does not close in time is killed by PID.
+ * The child gets the parent's app paths (app-paths.ts) as its one argument and sets
+ * them in serveLabChild, so it finds the same files and reports the same version.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { appPaths, setAppPaths, type AppPaths, type LabChildEntry } from '../app-paths.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 
 export interface LabChild<Info, Result> {
@@ -24,14 +26,9 @@ export interface LabChild<Info, Result> {
 const START_TIMEOUT_MS = 20_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/**
- * `entry` is the child module's URL without extension, next to the caller
- * (`new URL('./proxy-child', import.meta.url)`); `fromSources` is whether the
- * caller runs from TypeScript (then the child needs tsx too).
- */
-export async function startLabChild<Info, Result>(what: string, entry: URL, fromSources: boolean, options: unknown): Promise<LabChild<Info, Result>> {
-  const file = fileURLToPath(`${entry.href}${fromSources ? '.ts' : '.js'}`);
-  const child: ChildProcess = fork(file, [], { execArgv: fromSources ? ['--import', 'tsx'] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** `entry` is one of appPaths().labChildren: a bundle next to the parent's, or a TypeScript source run with tsx. */
+export async function startLabChild<Info, Result>(what: string, entry: LabChildEntry, options: unknown): Promise<LabChild<Info, Result>> {
+  const child: ChildProcess = fork(entry.file, [JSON.stringify(appPaths())], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const info = await new Promise<Info>((resolve, reject) => {
@@ -102,6 +99,8 @@ export function serveLabChild<Options, Info, Result>(
   close: () => Promise<Result>,
   calls: Record<string, (options: never) => Promise<unknown>> = {},
 ): void {
+  // This process's entry point: the parent passed its app paths (startLabChild).
+  if (process.argv[2]) setAppPaths(JSON.parse(process.argv[2]) as AppPaths);
   process.on('disconnect', () => process.exit(0));
   process.on('message', (msg: { type: string; options: Options }) => {
     void (async () => {

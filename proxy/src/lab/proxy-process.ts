@@ -9,6 +9,7 @@
  * measure a cold one (modules loading, code not yet optimised by V8), which is
  * not how users run a proxy; no connection or cache survives a run either way.
  */
+import { appPaths } from '../app-paths.js';
 import type { ProxyOptions } from '../options.js';
 import type { RunMeasurement } from './types.js';
 import { startLabChild, type LabChild } from './child-process.js';
@@ -42,9 +43,8 @@ export interface ProxyHost {
   close(): Promise<void>;
 }
 
-// netlens:bundle-relative — in a bundle, import.meta.url is the bundle's and the child is built next to it.
 export async function startProxyHost(): Promise<ProxyHost> {
-  const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', new URL('./proxy-child', import.meta.url), import.meta.url.endsWith('.ts'), {});
+  const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', appPaths().labChildren.proxy, {});
   return {
     pid: child.pid,
     startRun: async (options) => {

@@ -17,6 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { capturePage } from '../browser/capture.js';
 import { findChrome } from '../browser/find-chrome.js';
 import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
+import { appVersion } from '../app-paths.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
@@ -93,12 +94,9 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   };
 }
 
+/** The version the entry point set (app-paths.ts); 'unknown' in a process that set none. */
 function toolVersion(): string {
-  try {
-    return (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
+  return appVersion() ?? 'unknown';
 }
 
 function browserVersion(chromePath: string): string {

@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
 import { BodyCapturer } from './body-capture.js';
-import type { ClientResponse } from './handle-request.js';
+import type { ClientResponse } from './client.js';
 
 export const NETLENS_ERROR_HEADER = 'X-Netlens-Error';
 

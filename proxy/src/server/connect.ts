@@ -11,9 +11,9 @@ import { classifyUpstreamError, ErrorCodes } from '../errors.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { connectionInfo } from '../upstream/pool.js';
 import { emptyBody } from './body-capture.js';
-import { pairsFromFlat } from './headers.js';
+import { pairsFromFlat } from '../headers.js';
 import type { ProxyContext } from './context.js';
-import type { RequestOrigin } from './handle-request.js';
+import type { RequestOrigin } from './client.js';
 import type { Interceptor } from './intercept-servers.js';
 
 /** Attached to client sockets (raw and TLS) so handlers know where a request came from. */

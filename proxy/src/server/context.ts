@@ -2,7 +2,7 @@ import type { EventStream } from '../events.js';
 import type { ResolvedProxyOptions } from '../options.js';
 import type { CertificateAuthority } from '../tls/ca.js';
 import type { UpstreamPool } from '../upstream/pool.js';
-import type { RequestOrigin } from './handle-request.js';
+import type { RequestOrigin } from './client.js';
 
 /** What every part of a running proxy shares: options, events, pools, the CA, id counters. */
 export interface ProxyContext {

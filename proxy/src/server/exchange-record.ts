@@ -9,7 +9,7 @@ import { ErrorCodes } from '../errors.js';
 import { computeClientTimings, computeTimings } from '../upstream/timings.js';
 import { emptyBody } from './body-capture.js';
 import type { ProxyContext } from './context.js';
-import type { RequestOrigin } from './handle-request.js';
+import type { RequestOrigin } from './client.js';
 
 export interface NewExchange {
   origin: RequestOrigin;

@@ -13,28 +13,19 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
-import type { ExchangeError, HttpProtocol, RawHeaders, Transport } from '../model.js';
+import type { ExchangeError, HttpProtocol, RawHeaders } from '../model.js';
 import { classifyUpstreamError, ErrorCodes, isPermanentUpstreamFailure } from '../errors.js';
-import { sendUpstream, type UpstreamResponse } from '../upstream/forward.js';
+import { sendUpstream } from '../upstream/forward.js';
+import type { UpstreamResponse } from '../upstream/types.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
-import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from './headers.js';
+import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
+import { answerProxyError, endClient, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
 import { answerBadGateway } from './bad-gateway.js';
-
-export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
-export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
-
-/** Where a request came from, decided by the listener that accepted it. */
-export interface RequestOrigin {
-  transport: Transport;
-  clientConnectionId: string;
-  /** For requests inside CONNECT: the tunnel's target (host without brackets, port). */
-  target?: { host: string; port: number };
-}
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
   // By the connection, not the request line: an HTTP/1 connection can carry a request line that says "HTTP/2.0".
@@ -99,27 +90,6 @@ function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin
   // (an HTTP/2 upstream gets it back as :authority).
   if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
   return pairs;
-}
-
-/** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
-export function endClient(req: ClientRequest, res: ClientResponse): void {
-  if ('stream' in req && req.stream) {
-    if (!req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
-  } else {
-    (res as http.ServerResponse).socket?.destroy();
-  }
-}
-
-/** A plain-text error the proxy itself answers with (bad requests only, never upstream failures). */
-export function answerProxyError(res: ClientResponse, status: number, message: string): void {
-  if (res.headersSent) return;
-  const body = `${message}\n`;
-  if (res instanceof http.ServerResponse) {
-    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-  } else {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
-  }
-  res.end(body);
 }
 
 /** Writes the upstream response head to the client leg, in the client's protocol. */

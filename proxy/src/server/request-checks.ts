@@ -14,7 +14,7 @@
  * - Asterisk-form (`OPTIONS *`) only with OPTIONS (RFC 9112 §3.2.4).
  */
 import http from 'node:http';
-import type { ClientRequest, RequestOrigin } from './handle-request.js';
+import type { ClientRequest, RequestOrigin } from './client.js';
 import { ErrorCodes, type ErrorCode } from '../errors.js';
 
 /** Header lines accepted per request, on every client leg. */

@@ -21,8 +21,8 @@ import type { HookAnswer } from '../options.js';
 import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from './body-capture.js';
 import { finishExchange } from './exchange-record.js';
-import { flatFromPairs, h2HeaderObject, stripHopByHop } from './headers.js';
-import { endClient, type ClientRequest, type ClientResponse } from './handle-request.js';
+import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
+import { endClient, type ClientRequest, type ClientResponse } from './client.js';
 import type { ProxyContext } from './context.js';
 
 /** `handled`: the exchange is finished. Otherwise forward, with `body` replacing the client stream. */

@@ -15,8 +15,9 @@ import { classifyUpstreamError, ErrorCodes } from '../errors.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
 import { connectionInfo } from '../upstream/pool.js';
 import { emptyBody } from './body-capture.js';
-import { flatFromPairs, getHeader, pairsFromFlat, stripHopByHop } from './headers.js';
-import { targetUrl, type RequestOrigin } from './handle-request.js';
+import { flatFromPairs, getHeader, pairsFromFlat, stripHopByHop } from '../headers.js';
+import { targetUrl } from './handle-request.js';
+import type { RequestOrigin } from './client.js';
 import type { ProxyContext } from './context.js';
 
 function rawHead(statusLine: string, headers: string[]): string {

@@ -8,9 +8,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { RawHeaders } from '../model.js';
-import { flatFromPairs, pairsFromFlat } from '../server/headers.js';
+import { flatFromPairs, pairsFromFlat } from '../headers.js';
 import { connectionInfo, type UpstreamPool } from './pool.js';
-import type { UpstreamRequest, UpstreamResponse } from './forward.js';
+import type { UpstreamRequest, UpstreamResponse } from './types.js';
 
 export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host: string, port: number): Promise<UpstreamResponse> {
   const t = req.timestamps;

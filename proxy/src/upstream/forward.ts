@@ -10,50 +10,14 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import type { ExchangeTimestamps, HttpProtocol, RawHeaders } from '../model.js';
-import { h2HeaderObject } from '../server/headers.js';
+import { h2HeaderObject } from '../headers.js';
 import { nodeStyleError } from './h1-errors.js';
-import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js';
+import { watchResponses, type ResponseWatch } from './h1-watch.js';
+import { parserHttpVersion } from './undici-parser.js';
 import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
-
-export interface UpstreamRequest {
-  method: string;
-  url: URL;
-  /** Headers to send (hop-by-hop already removed; includes Host for HTTP/1.1). */
-  headers: RawHeaders;
-  /** The request body stream, or null when the request has none. */
-  body: Readable | null;
-  /** Called with each body chunk as it is forwarded (for capture). */
-  onBodyChunk?: (chunk: Buffer) => void;
-  timestamps: ExchangeTimestamps;
-  timeoutMs: number;
-  retries: number;
-  /**
-   * The request target to send instead of the URL's path: `*` for an asterisk-form
-   * `OPTIONS *` (RFC 9112 §3.2.4), which a URL cannot hold.
-   */
-  path?: string;
-}
-
-export interface UpstreamResponse {
-  status: number;
-  statusText: string;
-  headers: RawHeaders;
-  protocol: HttpProtocol;
-  body: Readable;
-  connection: ConnectionInfo;
-  newConnection: boolean;
-  serverIPAddress?: string;
-  retries: number;
-  /** Aborts the upstream request (client went away). */
-  abort(): void;
-  /**
-   * Asked when the body stream ends: an error if that end was not the origin's
-   * (an HTTP/2 stream ends, without an error, when its session is torn down mid-body).
-   */
-  incomplete?(): Error | undefined;
-}
+import type { UpstreamRequest, UpstreamResponse } from './types.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** Errors that mean "the connection failed before a response": safe to retry idempotent requests. */
@@ -162,14 +126,10 @@ function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
 }
 
 /** The HTTP version of the response being parsed on an undici HTTP/1.1 socket. */
-function h1Version(socket: net.Socket | undefined): HttpProtocol {
+function h1Version(socket: net.Socket | undefined, watch: ResponseWatch | undefined): HttpProtocol {
   // undici does not report the response's version; its llhttp parser knows it while the head is parsed.
-  try {
-    const parser = undiciParser(socket);
-    return parser && parser.llhttp.llhttp_get_http_major(parser.ptr!) === 1 && parser.llhttp.llhttp_get_http_minor(parser.ptr!) === 0 ? 'http/1.0' : 'http/1.1';
-  } catch {
-    return 'http/1.1';
-  }
+  // Should an undici upgrade hide the parser, the status line h1-watch.ts saw says it as well.
+  return parserHttpVersion(socket) ?? (watch?.firstVersion === '1.0' ? 'http/1.0' : 'http/1.1');
 }
 
 /** Request headers for undici: flat pairs, minus Expect (the client leg already answered 100-continue; undici refuses it). */
@@ -276,7 +236,7 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           status: statusCode,
           statusText,
           headers: pairsFromBuffers(rawHeaders),
-          protocol: h1Version(socket),
+          protocol: h1Version(socket, watch),
           body: res,
           connection: conninfo ?? connectionInfo(conn.socket ?? conn),
           newConnection,

@@ -18,12 +18,12 @@
  *    100 after a 103 must go as well. The response-head deadline still bounds a 1xx storm.
  */
 import type net from 'node:net';
-import { lazyRequire } from '../lazy-require.js';
+import { parserErrorName } from './undici-parser.js';
 
 /** An interim head larger than this is not a 100 we strip (undici's parser then judges the bytes). */
 const MAX_INTERIM_HEAD = 16 * 1024;
 const INTERIM = /^HTTP\/1\.[01] 1\d\d[ \r]/;
-const STATUS_LINE = /^HTTP\/\d\.\d (\d{3})/;
+const STATUS_LINE = /^HTTP\/(\d\.\d) (\d{3})/;
 const PREFIX = 'HTTP/1.1 1';
 /** Long enough to judge: "HTTP/1.1 1xx" plus the space or CR after it. */
 const JUDGE_AT = 13;
@@ -33,43 +33,14 @@ export interface ResponseWatch {
   received: number;
   /** Status code of the response head being read (the final one once interim heads are dropped), if any. */
   firstStatus?: number;
+  /** The HTTP version ("1.0", "1.1") on that head's status line, if read. */
+  firstVersion?: string;
   /** Interim (1xx) heads dropped for the current request. */
   droppedInterim: number;
   /** llhttp's error (e.g. HPE_INVALID_STATUS) when undici's parser failed on this socket. */
   parserError?: string;
   /** Call when a request is about to be written: its response starts with the next byte. */
   expectResponse(): void;
-}
-
-interface UndiciParser {
-  llhttp: Record<string, (ptr: number) => number>;
-  ptr: number | null;
-}
-
-let parserSymbol: symbol | undefined;
-/** undici's llhttp parser for a socket (a property under an internal symbol; undici is pinned), if any. */
-export function undiciParser(socket: net.Socket | undefined): UndiciParser | undefined {
-  if (!socket) return undefined;
-  parserSymbol ??= Object.getOwnPropertySymbols(socket).find((s) => s.description === 'parser');
-  const parser = parserSymbol && (socket as unknown as Record<symbol, UndiciParser | undefined>)[parserSymbol];
-  return parser?.ptr ? parser : undefined;
-}
-
-const loadConstants = lazyRequire<{ ERROR: Record<string, number> }>('undici/lib/llhttp/constants.js');
-let errorNames: Map<number, string> | undefined;
-
-/** The HPE_* name of the error undici's parser stopped on (read before undici frees the parser on close). */
-function parserErrorName(socket: net.Socket): string | undefined {
-  try {
-    const parser = undiciParser(socket);
-    const errno = parser?.llhttp.llhttp_get_errno?.(parser.ptr!);
-    if (!errno) return undefined;
-    errorNames ??= new Map(Object.entries(loadConstants().ERROR).map(([name, n]) => [n, name]));
-    const name = errorNames.get(errno);
-    return name ? `HPE_${name}` : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 const watches = new WeakMap<net.Socket, ResponseWatch>();
@@ -99,6 +70,7 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
       this.received = 0;
       this.parserError = undefined;
       this.firstStatus = undefined;
+      this.firstVersion = undefined;
       this.droppedInterim = 0;
       stripping = true;
       held = null;
@@ -113,7 +85,10 @@ export function watchResponses(socket: net.Socket): ResponseWatch {
     if (headStart === null) return;
     headStart += bytes.subarray(0, 16 - headStart.length).toString('latin1');
     const m = STATUS_LINE.exec(headStart);
-    if (m) watch.firstStatus = Number(m[1]);
+    if (m) {
+      watch.firstVersion = m[1];
+      watch.firstStatus = Number(m[2]);
+    }
     if (m || headStart.length >= 16) headStart = null;
   };
   const filter = (chunk: Buffer): Buffer | null => {

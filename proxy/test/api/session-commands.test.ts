@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
 import { memorySessions } from '../../src/api/backends.js';
 import { DETAIL_BUDGET, FIELD_CAP, fieldChunk, HEADER_COUNT_CAP, ROW_URL_CAP } from '../../src/api/session-view.js';
-import { storeBackend } from '../../src/sessions/backend.js';
+import { storeBackend } from '../../src/api/session-backend.js';
 import { SessionStore } from '../../src/sessions/store.js';
 import type { ExchangeDetail, SessionFieldChunk } from '../../src/api/contract.js';
 

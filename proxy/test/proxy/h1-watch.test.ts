@@ -78,3 +78,17 @@ describe('h1-watch: interim heads', () => {
     expect(feed(split(text, [5, 40, 50])).out).toBe(text);
   });
 });
+
+describe('h1-watch: status line', () => {
+  it("records the final head's HTTP version (the fallback when undici's parser cannot be read)", () => {
+    const socket = new PassThrough() as unknown as net.Socket;
+    const watch = watchResponses(socket);
+    watch.expectResponse();
+    socket.write(Buffer.from('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n', 'latin1'));
+    while (socket.read() !== null);
+    expect(watch.firstStatus).toBe(200);
+    expect(watch.firstVersion).toBe('1.0');
+    watch.expectResponse();
+    expect(watch.firstVersion).toBeUndefined();
+  });
+});

@@ -135,7 +135,7 @@ describe('SessionStore', () => {
 
 describe('storeBackend (the API\'s SessionBackend)', () => {
   it('persists sessions across backend instances and exports the stored HAR text', async () => {
-    const { storeBackend } = await import('../../src/sessions/backend.js');
+    const { storeBackend } = await import('../../src/api/session-backend.js');
     const api = storeBackend(dataDir);
     expect(api.persistent).toBe(true);
     const text = fs.readFileSync(path.join(FIXTURES, 'postdata.har'), 'utf8');

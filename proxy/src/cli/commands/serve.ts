@@ -1,16 +1,12 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CoreService } from '../../api/core-service.js';
 import { startHttpTransport } from '../../api/http-transport.js';
 import { coreBackends } from '../../api/wiring.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
-import { version } from '../main.js';
+import { appPaths } from '../../app-paths.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { openInBrowser } from '../open-url.js';
 import { ErrorCodes } from '../../errors.js';
-
-/** The built renderer, relative to this file: proxy/src/cli/commands → repo root. */
-const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../../../dist/renderer', import.meta.url));
 
 export const serveCommand: CliCommand = {
   name: 'serve',
@@ -58,14 +54,14 @@ Examples:
     const port = intFlag(values, 'port', 0, 0, 65535);
     const proxyPort = intFlag(values, 'proxy-port', 8080, 0, 65535);
     const dataDir = dataDirFlag(values, env);
-    const rendererDir = values['renderer-dir'] ? path.resolve(String(values['renderer-dir'])) : DEFAULT_RENDERER_DIR;
+    const rendererDir = values['renderer-dir'] ? path.resolve(String(values['renderer-dir'])) : appPaths().rendererDir;
     // Read once here for the CLI's usage error; the core keeps the paths (Settings shows and edits them).
     upstreamCAFlag(values);
     const upstreamCAFiles = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => path.resolve(f));
 
     const service = new CoreService({
       dataDir,
-      version: version(),
+      version: appPaths().version,
       proxy: {
         port: proxyPort,
         intercept: !values['no-intercept'],

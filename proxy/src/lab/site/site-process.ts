@@ -7,6 +7,7 @@
  * deployment has and direct cells do not pay. A separate process gives the
  * origin its own event loop, as a real server would have.
  */
+import { appPaths } from '../../app-paths.js';
 import { startLabChild } from '../child-process.js';
 import type { TestSiteOptions, TestSiteStats } from './test-site.js';
 
@@ -24,8 +25,7 @@ export interface TestSiteProcess {
 
 export type SiteInfo = Omit<TestSiteProcess, 'pid' | 'close'>;
 
-// netlens:bundle-relative — in a bundle, import.meta.url is the bundle's and the child is built next to it.
 export async function startTestSiteProcess(options: Omit<TestSiteOptions, 'ca'> & { dataDir: string }): Promise<TestSiteProcess> {
-  const child = await startLabChild<SiteInfo, TestSiteStats>('test site', new URL('./site-child', import.meta.url), import.meta.url.endsWith('.ts'), options);
+  const child = await startLabChild<SiteInfo, TestSiteStats>('test site', appPaths().labChildren.site, options);
   return { ...child.info, pid: child.pid, close: child.close };
 }

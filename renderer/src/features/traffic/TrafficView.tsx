@@ -1,7 +1,7 @@
 /** Traffic: filter bar, the request list, and the Details of the selected request. */
 import { useState } from 'react';
 import type { AppStatus, ExchangeSummary } from '../../../../proxy/src/api/contract';
-import type { Dataset } from '../../App';
+import type { Dataset } from '../../lib/dataset';
 import { api } from '../../api';
 import { isFilterActive, type TrafficFilter } from '../../lib/filters';
 import { plural } from '../../lib/format';

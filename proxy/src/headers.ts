@@ -3,7 +3,7 @@
  * hop-by-hop headers out (RFC 9110 §7.6.1), and conversions for HTTP/2, which
  * forbids connection-specific headers (RFC 9113 §8.2.2).
  */
-import type { RawHeaders } from '../model.js';
+import type { RawHeaders } from './model.js';
 
 /** Hop-by-hop headers: meaningful for one connection only, never forwarded. */
 const HOP_BY_HOP = new Set([

@@ -2,17 +2,19 @@
  * The session store behind the API's `SessionBackend` interface
  * (api/backends.ts), so the UI's session commands use the real, persistent
  * store. api/wiring.ts installs it with `sessions: storeBackend(dataDir)`.
+ * Lives in api/ (not sessions/) because it adapts the store to the API's types:
+ * sessions/ sits below api/ and imports nothing from it.
  */
 import fs from 'node:fs/promises';
-import type { SessionBackend, StoredSession } from '../api/backends.js';
-import type { SessionInfo } from '../api/contract.js';
-import type { HarLog } from '../api/har-types.js';
+import type { SessionBackend, StoredSession } from './backends.js';
+import type { SessionInfo } from './contract.js';
+import type { HarLog } from './har-types.js';
 import type { Exchange } from '../model.js';
 import { exchangeToEntry } from '../har/entry.js';
 import { NETLENS_CREATOR } from '../har/writer.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
-import { EntryFile } from './entry-file.js';
-import { SessionStore, type SessionRecord } from './store.js';
+import { EntryFile } from '../sessions/entry-file.js';
+import { SessionStore, type SessionRecord } from '../sessions/store.js';
 
 function toInfo(s: SessionRecord): SessionInfo {
   return { id: s.id, name: s.name, createdAt: s.createdAt, entryCount: s.entryCount, source: s.source, sizeBytes: s.sizeBytes };

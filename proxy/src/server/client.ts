@@ -1,0 +1,42 @@
+/**
+ * The client leg as every part of the server sees it: the request and response types of
+ * both HTTP versions, where a request came from, and the two ways the proxy ends a client
+ * exchange itself. Its own module so handle-request.ts and the modules it calls
+ * (respond.ts, request-checks.ts, bad-gateway.ts, exchange-record.ts) share it without
+ * importing each other.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import type { Transport } from '../model.js';
+
+export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
+export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+/** Where a request came from, decided by the listener that accepted it. */
+export interface RequestOrigin {
+  transport: Transport;
+  clientConnectionId: string;
+  /** For requests inside CONNECT: the tunnel's target (host without brackets, port). */
+  target?: { host: string; port: number };
+}
+
+/** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
+export function endClient(req: ClientRequest, res: ClientResponse): void {
+  if ('stream' in req && req.stream) {
+    if (!req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  } else {
+    (res as http.ServerResponse).socket?.destroy();
+  }
+}
+
+/** A plain-text error the proxy itself answers with (bad requests only, never upstream failures). */
+export function answerProxyError(res: ClientResponse, status: number, message: string): void {
+  if (res.headersSent) return;
+  const body = `${message}\n`;
+  if (res instanceof http.ServerResponse) {
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  } else {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+  }
+  res.end(body);
+}
