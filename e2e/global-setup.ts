@@ -21,10 +21,15 @@ function newestMtime(dir: string): number {
 
 function buildRenderer(): void {
   const index = path.join(root, 'dist', 'renderer', 'index.html');
-  const sources = Math.max(newestMtime(path.join(root, 'renderer')), newestMtime(path.join(root, 'proxy', 'src', 'api')));
+  // The renderer bundles pure modules from proxy/src (the API contract, the HAR model, lab limits).
+  const sources = Math.max(newestMtime(path.join(root, 'renderer')), newestMtime(path.join(root, 'proxy', 'src')));
   if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= sources) return;
   console.log('e2e: building the renderer (npm run build)…');
-  execSync('npm run build', { cwd: root, stdio: 'inherit' });
+  // Without vitest's NODE_ENV=test, which would make Vite bundle React's development build
+  // (~40% larger, unminified) into the dist/ that `netlens serve` serves after the tests.
+  const env = { ...process.env };
+  delete env.NODE_ENV;
+  execSync('npm run build', { cwd: root, stdio: 'inherit', env });
 }
 
 /**
