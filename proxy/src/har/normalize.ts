@@ -7,7 +7,7 @@
  * Firefox's cache objects) are kept aside in a `_` field of the same name;
  * placeholders (null for a string, a missing size) simply become "" or -1.
  */
-import type { Har, HarCache, HarContent, HarCookie, HarEntry, HarLog, HarNameValue, HarPage, HarPostData, HarRequest, HarResponse, HarTimings } from './types.js';
+import type { Har, LooseHar, HarCache, HarContent, HarCookie, HarEntry, HarLog, HarNameValue, HarPage, HarPostData, HarRequest, HarResponse, HarTimings } from './types.js';
 import { isValidAfterRequest, isValidBeforeRequest } from './schema.js';
 import { timeOf } from './entry.js';
 
@@ -193,9 +193,10 @@ export function normalizeLogHead(log: Record<string, unknown>): HarLog {
   return out;
 }
 
-export function normalizeHar(har: Har): Har {
-  const log = normalizeLogHead(har.log as unknown as Record<string, unknown>);
+/** A whole HAR, normalized; `har.log` and its entries must be objects (reader.ts checks that first). */
+export function normalizeHar(har: LooseHar): Har {
+  const log = normalizeLogHead(har.log ?? {});
   const pageIds = new Set((log.pages ?? []).map((p) => p.id));
-  log.entries = (har.log.entries as unknown as Record<string, unknown>[]).map((e) => normalizeEntry(e, pageIds));
+  log.entries = (har.log?.entries ?? []).map((e) => normalizeEntry(e, pageIds));
   return { ...har, log };
 }

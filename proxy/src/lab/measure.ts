@@ -3,7 +3,7 @@
  * proxy cells). Pure functions: the runner feeds them what it captured.
  */
 import type { IntervalHistogram } from 'node:perf_hooks';
-import type { Har } from '../api/har-types.js';
+import type { Har } from '../har/types.js';
 import type { Exchange } from '../model.js';
 import { mean, median } from './stats.js';
 import type { RunMeasurement } from './types.js';
