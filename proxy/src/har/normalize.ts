@@ -133,8 +133,9 @@ export function normalizeEntry(e: Record<string, unknown>, pageIds?: Set<string>
     ...e,
     startedDateTime: validDate(e.startedDateTime) ? e.startedDateTime : new Date(0).toISOString(),
     time: typeof e.time === 'number' && Number.isFinite(e.time) && e.time >= 0 ? e.time : timeOf(timings),
-    request: normalizeRequest(e.request as Record<string, unknown>),
-    response: normalizeResponse(e.response as Record<string, unknown>),
+    // reader.ts refuses entries without these objects; other callers (the in-memory sessions) may not have checked.
+    request: normalizeRequest(isObject(e.request) ? e.request : {}),
+    response: normalizeResponse(isObject(e.response) ? e.response : {}),
     cache: normalizeCache(e.cache),
     timings,
   };
