@@ -275,7 +275,7 @@ export interface Commands {
   clearExchanges: { args: void; result: { cleared: number } };
   listSessions: { args: void; result: SessionInfo[] };
   openSession: { args: { id: string }; result: OpenedSession };
-  /** Details of entry `index` of session `id`, large values cut and marked (see session-view.ts for the caps). */
+  /** Details of entry `index` of session `id`, large values cut and marked (see api/har-row.ts for the caps). */
   getSessionEntry: { args: { id: string; index: number }; result: ExchangeDetail };
   /** A body of entry `index` of session `id`, cut for display like a live body. */
   getSessionBody: { args: { id: string; index: number; side: 'request' | 'response' }; result: BodyView };

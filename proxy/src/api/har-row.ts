@@ -70,14 +70,20 @@ function cutAt(s: string, cap: number): string {
   return s.slice(0, end);
 }
 
+/** A fresh copy of a string; a JSON round trip builds one (lone surrogates survive it). */
+const jsonCopy = (s: string): string => JSON.parse(JSON.stringify(s)) as string;
+
 /**
- * The same, as a copy: V8's `slice` of a long string keeps the whole original
- * alive, so a 64 KiB cut of a 95 MiB header would hold all 95 MiB for as long as
- * the cut lives. A JSON round trip builds a fresh string (lone surrogates survive it).
+ * What the builders need beyond plain JS, each with a pure default. The core passes
+ * Node's faster equivalents (session-view.ts); the results are the same.
  */
-function copyCut(s: string, cap: number): string {
-  if (s.length <= cap) return s;
-  return JSON.parse(JSON.stringify(cutAt(s, cap))) as string;
+export interface HarViewIo {
+  /** How strings read from a file are split into shown part and whole size (see SplitCut). */
+  splitCut?: SplitCut;
+  /** UTF-8 bytes of a string (Buffer.byteLength). */
+  byteLength?: (s: string) => number;
+  /** A flat copy of a (sliced) string, so a cut does not keep its whole original alive. */
+  copy?: (s: string) => string;
 }
 
 /** True when a body's `text` holds base64: `encoding` on response content, Netlens's `_encoding` on postData (HAR has none there). */
@@ -116,8 +122,18 @@ export function fieldChunk({ value, base64 }: FieldValue, offset: number, size =
   return { text: chunk, offset: start, totalChars: value.length, done, ...(base64 ? { encoding: 'base64' as const } : {}) };
 }
 
-/** The row and detail builders, reading strings through `split` (capped reads mark cut strings; see SplitCut). */
-export function harView(split: SplitCut = uncut) {
+/** The row and detail builders (capped reads mark cut strings: pass their `splitCut`). */
+export function harView(io: HarViewIo = {}) {
+  const split = io.splitCut ?? uncut;
+  const utf8Bytes = io.byteLength ?? utf8Length;
+  const copy = io.copy ?? jsonCopy;
+  /**
+   * `cap` characters of `s` as a copy: V8's `slice` of a long string keeps the whole
+   * original alive, so a 64 KiB cut of a 95 MiB header would hold all 95 MiB for as
+   * long as the cut lives.
+   */
+  const copyCut = (s: string, cap: number): string => (s.length <= cap ? s : copy(cutAt(s, cap)));
+
   /** A string without its cut marker. */
   const text = (v: unknown): string => split(raw(v)).text;
 
@@ -126,7 +142,7 @@ export function harView(split: SplitCut = uncut) {
     const { text: s, fullBytes } = split(value);
     if (fullBytes === undefined && s.length <= cap) return { text: s };
     const shown = copyCut(s, cap);
-    return { text: shown, cut: { fullBytes: fullBytes ?? utf8Length(s), shownBytes: utf8Length(shown) } };
+    return { text: shown, cut: { fullBytes: fullBytes ?? utf8Bytes(s), shownBytes: utf8Bytes(shown) } };
   }
 
   /** A short string for a row: cut with an ellipsis (no size kept; the row is not where it is read). */
@@ -203,8 +219,9 @@ export function harView(split: SplitCut = uncut) {
     const bodySize = num(res.bodySize);
     const responseSize = Number.isFinite(transfer) && transfer >= 0 ? transfer : bodySize >= 0 ? bodySize : num(content.size);
     const postText = obj(req.postData).text;
-    const postBytes = typeof postText === 'string' ? (split(postText).fullBytes ?? utf8Length(postText)) : 0;
-    const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : postBytes;
+    // Counted only when the HAR does not say: a row must stay cheap with 100,000 entries.
+    const postBytes = () => (typeof postText === 'string' ? (split(postText).fullBytes ?? utf8Bytes(postText)) : 0);
+    const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : postBytes();
     const started = short(e.startedDateTime, 64);
     const startTime = Date.parse(started);
     return {
