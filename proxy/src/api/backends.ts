@@ -109,7 +109,9 @@ export function parseHarText(fileName: string, text: string): ParsedLog {
  * Sessions kept in memory: used until the real session store lands, so the UI's
  * import/open/rename/delete flows work; nothing survives a restart.
  */
-export function memorySessions(tools: { parse?: (fileName: string, text: string) => ParsedLog; captureLog?: (exchanges: Exchange[]) => HarLog } = {}): SessionBackend {
+export function memorySessions(
+  tools: { parse?: (fileName: string, text: string) => ParsedLog; captureLog?: (exchanges: Exchange[]) => HarLog } = {},
+): SessionBackend {
   const parse = tools.parse ?? parseHarText;
   // Kept as imported (the UI's views are total over any JSON); `open` normalizes for replay, as the real store does on import.
   const sessions = new Map<string, { info: SessionInfo; log: ParsedLog }>();

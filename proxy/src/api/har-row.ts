@@ -11,7 +11,16 @@
  * size in UTF-8 bytes) so the page says so and can fetch the whole value in
  * chunks (`sessionFieldChunk`); the stored session is never changed.
  */
-import type { ExchangeDetail, ExchangeSummary, FieldCut, HeaderList, PhaseTimings, SessionField, SessionFieldChunk, SessionPage } from './contract.js';
+import type {
+  ExchangeDetail,
+  ExchangeSummary,
+  FieldCut,
+  HeaderList,
+  PhaseTimings,
+  SessionField,
+  SessionFieldChunk,
+  SessionPage,
+} from './contract.js';
 import type { LooseHarEntry, LooseHarLog, LooseHarPage } from '../har/types.js';
 
 /** URL kept in a row (the list shows one line of it; Details shows up to FIELD_CAP). */
@@ -212,7 +221,8 @@ export function harView(io: HarViewIo = {}) {
     const content = obj(res.content);
     const url = cutText(raw(req.url), ROW_URL_CAP);
     const status = num(res.status, 0);
-    const errorText = typeof res._error === 'string' && res._error ? res._error : typeof e._error === 'string' && e._error ? e._error : undefined;
+    const errorText =
+      typeof res._error === 'string' && res._error ? res._error : typeof e._error === 'string' && e._error ? e._error : undefined;
     const failed = status === 0 || Boolean(errorText);
     const errorCode = typeof e._errorCode === 'string' ? short(e._errorCode, 64) : 'HAR_ERROR';
     const transfer = num(res._transferSize, NaN);
@@ -259,7 +269,8 @@ export function harView(io: HarViewIo = {}) {
       budget.left -= name.text.length;
       const value = cutText(raw(h.value), cap());
       budget.left -= value.text.length;
-      if (name.cut || value.cut) headers.push([name.text, value.text, { ...(name.cut ? { name: name.cut } : {}), ...(value.cut ? { value: value.cut } : {}) }]);
+      if (name.cut || value.cut)
+        headers.push([name.text, value.text, { ...(name.cut ? { name: name.cut } : {}), ...(value.cut ? { value: value.cut } : {}) }]);
       else headers.push([name.text, value.text]);
     }
     return { headers, omitted: Math.max(0, all.length - HEADER_COUNT_CAP) };

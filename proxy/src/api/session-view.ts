@@ -8,7 +8,17 @@
 import { splitCut } from '../sessions/capped-json.js';
 import { harView } from './har-row.js';
 
-export { DETAIL_BUDGET, FIELD_CAP, FIELD_CHUNK, HEADER_COUNT_CAP, READ_CAP, ROW_TEXT_CAP, ROW_URL_CAP, fieldChunk, type FieldValue } from './har-row.js';
+export {
+  DETAIL_BUDGET,
+  FIELD_CAP,
+  FIELD_CHUNK,
+  HEADER_COUNT_CAP,
+  READ_CAP,
+  ROW_TEXT_CAP,
+  ROW_URL_CAP,
+  fieldChunk,
+  type FieldValue,
+} from './har-row.js';
 
 const view = harView({
   splitCut,

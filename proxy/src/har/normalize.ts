@@ -7,7 +7,21 @@
  * Firefox's cache objects) are kept aside in a `_` field of the same name;
  * placeholders (null for a string, a missing size) simply become "" or -1.
  */
-import type { Har, LooseHar, HarCache, HarContent, HarCookie, HarEntry, HarLog, HarNameValue, HarPage, HarPostData, HarRequest, HarResponse, HarTimings } from './types.js';
+import type {
+  Har,
+  HarCache,
+  HarContent,
+  HarCookie,
+  HarEntry,
+  HarLog,
+  HarNameValue,
+  HarPage,
+  HarPostData,
+  HarRequest,
+  HarResponse,
+  HarTimings,
+  LooseHar,
+} from './types.js';
 import { isValidAfterRequest, isValidBeforeRequest } from './schema.js';
 import { timeOf } from './entry.js';
 

@@ -169,7 +169,8 @@ function short(v: unknown): string {
 const PHASES = ['blocked', 'dns', 'connect', 'send', 'wait', 'receive'] as const;
 
 /** Timings whose phases are numbers where present (HAR files hold any JSON). */
-const phaseTimings = (t: unknown): t is Loose<HarTimings> => isObject(t) && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number');
+const phaseTimings = (t: unknown): t is Loose<HarTimings> =>
+  isObject(t) && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number');
 
 /** Over a HAR that structuralErrors found sound: `log` is an object and `log.entries` an array of objects. */
 function semanticWarnings(har: LooseHar): HarIssue[] {

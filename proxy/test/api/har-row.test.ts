@@ -10,7 +10,8 @@ import { fieldChunk, harEntryIndex, harToRows, harView, isBase64Body, normalizeP
 import { sessionDetail, sessionRow } from '../../src/api/session-view.js';
 import { harBodyView } from '../../src/api/body-view.js';
 
-const fixture = (name: string) => JSON.parse(fs.readFileSync(new URL(`../../../e2e/fixtures/${name}`, import.meta.url), 'utf8')).log as LooseHarLog;
+const fixture = (name: string) =>
+  JSON.parse(fs.readFileSync(new URL(`../../../e2e/fixtures/${name}`, import.meta.url), 'utf8')).log as LooseHarLog;
 const chrome = fixture('chrome.har');
 const firefox = fixture('firefox.har');
 const entries = chrome.entries!;
@@ -55,7 +56,12 @@ describe('HAR entries → rows', () => {
   });
 
   it('tolerates missing timings, odd protocols and a log without entries', () => {
-    const e: LooseHarEntry = { startedDateTime: 'garbage', time: 5, request: { method: 'GET', url: 'x', httpVersion: 'HTTP/1.1', headers: [] }, response: { status: 200, httpVersion: '', headers: [], content: { size: 0 } } };
+    const e: LooseHarEntry = {
+      startedDateTime: 'garbage',
+      time: 5,
+      request: { method: 'GET', url: 'x', httpVersion: 'HTTP/1.1', headers: [] },
+      response: { status: 200, httpVersion: '', headers: [], content: { size: 0 } },
+    };
     const [row] = harToRows({ entries: [e] });
     expect(row!.startTime).toBe(0);
     expect(row!.timings!.dns).toBe(-1);
@@ -67,12 +73,16 @@ describe('HAR entries → rows', () => {
   });
 
   it('counts request sizes in UTF-8 bytes when bodySize is unknown', () => {
-    const e: LooseHarEntry = { request: { method: 'POST', url: 'http://a.test/', bodySize: -1, postData: { mimeType: 'text/plain', text: 'é€😀' } } };
+    const e: LooseHarEntry = {
+      request: { method: 'POST', url: 'http://a.test/', bodySize: -1, postData: { mimeType: 'text/plain', text: 'é€😀' } },
+    };
     expect(harToRows({ entries: [e] })[0]!.requestSize).toBe(2 + 3 + 4);
   });
 
   it('gives details, and base64 text bodies decode to text', () => {
-    const i = entries.findIndex((e) => e.response?.content?.encoding === 'base64' && /html|css|javascript/.test(e.response.content.mimeType ?? ''));
+    const i = entries.findIndex(
+      (e) => e.response?.content?.encoding === 'base64' && /html|css|javascript/.test(e.response.content.mimeType ?? ''),
+    );
     expect(i).toBeGreaterThanOrEqual(0);
     const body = harBodyView(entries[i]!, 'response');
     expect(body.kind).toBe('text');

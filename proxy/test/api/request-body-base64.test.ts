@@ -23,8 +23,28 @@ function post(pd: HarPostData, bodySize: number): LooseHarEntry {
   return {
     startedDateTime: '2026-01-01T00:00:00.000Z',
     time: 1,
-    request: { method: 'POST', url: 'http://127.0.0.1/up', httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: [], postData: pd, headersSize: -1, bodySize },
-    response: { status: 204, statusText: 'No Content', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: 0, mimeType: 'x-unknown' }, redirectURL: '', headersSize: -1, bodySize: 0 },
+    request: {
+      method: 'POST',
+      url: 'http://127.0.0.1/up',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      queryString: [],
+      postData: pd,
+      headersSize: -1,
+      bodySize,
+    },
+    response: {
+      status: 204,
+      statusText: 'No Content',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      content: { size: 0, mimeType: 'x-unknown' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 0,
+    },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
   };
@@ -37,7 +57,12 @@ describe('request postData with _encoding base64', () => {
 
   it('harBodyView decodes it: binary as bytes, UTF-8 text as text', () => {
     const bin = harBodyView(post(postData(binary, 'application/octet-stream', false), binary.length), 'request');
-    expect(bin).toMatchObject({ kind: 'base64', data: binary.toString('base64'), decodedSize: binary.length, mimeType: 'application/octet-stream' });
+    expect(bin).toMatchObject({
+      kind: 'base64',
+      data: binary.toString('base64'),
+      decodedSize: binary.length,
+      mimeType: 'application/octet-stream',
+    });
     // A text type whose bytes were stored as base64 (another writer, or whitespace-wrapped): decoded, then shown as text.
     const text = Buffer.from('{"a":"é"}');
     const wrapped = text.toString('base64').replace(/(.{4})/g, '$1\n');

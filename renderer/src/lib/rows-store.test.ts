@@ -9,7 +9,10 @@ const chrome = JSON.parse(fs.readFileSync(new URL('../../../e2e/fixtures/chrome.
 describe('live rows store', () => {
   it('upserts by id in arrival order and never lets a pending update undo a finished row', () => {
     const base = harToRows(chrome);
-    let s = upsertRows(EMPTY_ROWS, [{ ...base[0]!, id: 'x1', state: 'pending' }, { ...base[2]!, id: 'x2' }]);
+    let s = upsertRows(EMPTY_ROWS, [
+      { ...base[0]!, id: 'x1', state: 'pending' },
+      { ...base[2]!, id: 'x2' },
+    ]);
     s = upsertRows(s, [{ ...base[0]!, id: 'x1', state: 'complete', status: 200 }]);
     expect(s.rows.map((r) => [r.id, r.state])).toEqual([
       ['x1', 'complete'],
