@@ -21,7 +21,7 @@ export function browserMetrics(har: Har): BrowserMetrics {
     const p = e.response.httpVersion || 'unknown';
     protocols[p] = (protocols[p] ?? 0) + 1;
     if (e.connection) connections.add(e.connection);
-    const transfer = (e.response as { _transferSize?: number })._transferSize;
+    const transfer = e.response._transferSize;
     if (typeof transfer === 'number' && transfer > 0) bytes += transfer;
   }
   return {
