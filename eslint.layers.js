@@ -46,13 +46,6 @@ export const LAYER_EXCEPTIONS = [
     typeOnly: false,
     reason: 'trust instructions move to tls/trust.ts (issue 14, the h-api branch); delete this entry when it lands',
   },
-  {
-    from: '*',
-    to: 'api/har-types.ts',
-    typeOnly: true,
-    reason:
-      'the loose HAR types the UI reads; browser capture and lab measurement use them until issue 14 item 2 leaves one HAR model below api',
-  },
 ];
 
 const proxyPath = (member) => {

@@ -8,7 +8,8 @@ import type { Exchange } from '../model.js';
 import type { BrowserInfo, LabCellInfo, SessionInfo } from './contract.js';
 import type { LabConfig, LabProgress, LabResult } from '../lab/types.js';
 import { ALL_CELLS, cellSettings } from '../lab/cells.js';
-import type { HarEntry, HarLog, HarPage } from './har-types.js';
+import type { HarLog, LooseHarEntry, LooseHarLog, LooseHarPage } from '../har/types.js';
+import { isObject, normalizeHar } from '../har/normalize.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 
 /** A session's whole log (replay needs every entry). */
@@ -23,14 +24,14 @@ export interface StoredSession {
  */
 export interface SessionEntries {
   readonly count: number;
-  readonly pages: HarPage[];
+  readonly pages: LooseHarPage[];
   /**
    * Entry `i` (0 ≤ i < count), parsed. With `cap`, a source may cut strings longer
    * than `cap` bytes while reading and mark them (sessions/capped-json.ts `splitCut`).
    */
-  entry(i: number, cap?: number): Promise<HarEntry>;
+  entry(i: number, cap?: number): Promise<LooseHarEntry>;
   /** Every entry in order, one at a time (`cap` as for `entry`). */
-  all(cap?: number): AsyncIterable<HarEntry>;
+  all(cap?: number): AsyncIterable<LooseHarEntry>;
 }
 
 export interface SessionBackend {
@@ -86,15 +87,18 @@ export const unavailableBrowser: BrowserBackend = {
   },
 };
 
-/** Minimal HAR check for the in-memory store; the real store validates against the HAR 1.2 schema. */
-export function parseHarText(fileName: string, text: string): HarLog {
+/** A HAR log as read: only `entries` is known to be an array. */
+export type ParsedLog = LooseHarLog & { entries: LooseHarEntry[] };
+
+/** Minimal HAR check for the in-memory store and the lab's HARs; the real store validates against the HAR 1.2 schema. */
+export function parseHarText(fileName: string, text: string): ParsedLog {
   let doc: unknown;
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new NetlensError(ErrorCodes.API_BAD_REQUEST, `${fileName} is not valid JSON (${(err as Error).message}). Is it a complete HAR file?`);
   }
-  const log = (doc as { log?: HarLog } | null)?.log;
+  const log = (doc as { log?: ParsedLog } | null)?.log;
   if (!log || !Array.isArray(log.entries)) {
     throw new NetlensError(ErrorCodes.API_BAD_REQUEST, `${fileName} is not a HAR file: it has no "log.entries" array.`);
   }
@@ -105,16 +109,19 @@ export function parseHarText(fileName: string, text: string): HarLog {
  * Sessions kept in memory: used until the real session store lands, so the UI's
  * import/open/rename/delete flows work; nothing survives a restart.
  */
-export function memorySessions(tools: { parse?: (fileName: string, text: string) => HarLog; captureLog?: (exchanges: Exchange[]) => HarLog } = {}): SessionBackend {
+export function memorySessions(
+  tools: { parse?: (fileName: string, text: string) => ParsedLog; captureLog?: (exchanges: Exchange[]) => HarLog } = {},
+): SessionBackend {
   const parse = tools.parse ?? parseHarText;
-  const sessions = new Map<string, StoredSession>();
+  // Kept as imported (the UI's views are total over any JSON); `open` normalizes for replay, as the real store does on import.
+  const sessions = new Map<string, { info: SessionInfo; log: ParsedLog }>();
   let next = 1;
   const get = (id: string) => {
     const s = sessions.get(id);
     if (!s) throw new NetlensError(ErrorCodes.NOT_FOUND, `No session "${id}" (it may have been deleted). Refresh the session list.`);
     return s;
   };
-  const add = (name: string, source: SessionInfo['source'], log: HarLog, sizeBytes?: number): SessionInfo => {
+  const add = (name: string, source: SessionInfo['source'], log: ParsedLog, sizeBytes?: number): SessionInfo => {
     const info: SessionInfo = { id: `s${next++}`, name, createdAt: new Date().toISOString(), entryCount: log.entries.length, source, sizeBytes };
     sessions.set(info.id, { info, log });
     return info;
@@ -131,7 +138,9 @@ export function memorySessions(tools: { parse?: (fileName: string, text: string)
       return [...sessions.values()].map((s) => s.info).reverse();
     },
     async open(id) {
-      return get(id);
+      const { info, log } = get(id);
+      // An entry that is not an object becomes an empty (normalized) one: indexes stay those of the file.
+      return { info, log: normalizeHar({ log: { ...log, entries: log.entries.map((e) => (isObject(e) ? e : {})) } }).log };
     },
     async entries(id) {
       const { info, log } = get(id);
@@ -141,7 +150,7 @@ export function memorySessions(tools: { parse?: (fileName: string, text: string)
         entries: {
           count: list.length,
           pages: Array.isArray(log.pages) ? log.pages : [],
-          entry: async (i: number) => list[i] as HarEntry,
+          entry: async (i: number) => list[i]!,
           async *all() {
             yield* list;
           },

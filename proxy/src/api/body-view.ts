@@ -6,9 +6,11 @@
 import zlib from 'node:zlib';
 import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
-import type { HarEntry } from './har-types.js';
+import type { LooseHarEntry } from '../har/types.js';
 import { decodeFailureNote } from './decode-note.js';
 import { splitCut } from '../sessions/capped-json.js';
+import { isBase64Body } from './har-row.js';
+import { postDataText } from './session-view.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
@@ -111,26 +113,11 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
   };
 }
 
-/** postData as text: `text`, or `params` joined like a form when a tool wrote only those (stopping past `limit` characters). */
-export function postDataText(post: Record<string, unknown>, limit = DISPLAY_LIMIT * 2): string | undefined {
-  if (typeof post.text === 'string') return post.text;
-  if (!Array.isArray(post.params)) return undefined;
-  const parts: string[] = [];
-  let length = 0;
-  for (const p of post.params as Array<Record<string, unknown> | null>) {
-    const part = `${splitCut(String(p?.name ?? '')).text}=${splitCut(String(p?.value ?? '')).text}`;
-    parts.push(part);
-    // Only DISPLAY_LIMIT is shown: stop joining past it (a hostile HAR can hold millions of params).
-    if ((length += part.length + 1) > limit) break;
-  }
-  return parts.join('&');
-}
-
 /**
  * A body of a HAR entry (already content-decoded, text or base64) as a BodyView.
  * Total over any JSON (HARs come from anywhere): wrong types read as no body.
  */
-export function harBodyView(entry: HarEntry, side: 'request' | 'response'): BodyView {
+export function harBodyView(entry: LooseHarEntry, side: 'request' | 'response'): BodyView {
   const o = (v: unknown) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {});
   const req = o(o(entry).request);
   const res = o(o(entry).response);
@@ -151,7 +138,8 @@ export function harBodyView(entry: HarEntry, side: 'request' | 'response'): Body
   if (typeof raw !== 'string' || raw === '') return { ...base, kind: 'none', data: '', decodedSize: 0 };
   // A text body cut while reading (capped-json.ts) knows its whole size; callers read base64 bodies whole.
   const { text, fullBytes } = splitCut(raw);
-  const bytes = content.encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
+  // Response content says `encoding`; Netlens marks binary request bodies with postData `_encoding`.
+  const bytes = typeof content.text === 'string' && isBase64Body(content) ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
   const decodedSize = fullBytes ?? bytes.length;
   const displayTruncated = decodedSize > DISPLAY_LIMIT;
   const shown = bytes.length > DISPLAY_LIMIT ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;

@@ -17,10 +17,9 @@
  * travel as compact `ExchangeSummary`s and the UI asks for a body when it shows one.
  */
 import type { ExchangeTimestamps, HttpProtocol, Transport } from '../model.js';
-import type { HarLog } from './har-types.js';
+import type { LooseHarLog } from '../har/types.js';
 import type { CellId, CellSettings, LabConfig, LabHistoryEntry, LabProgress, LabResult, LabRunComparison } from '../lab/types.js';
 
-export type { HarLog, HarEntry, HarPage, Har } from './har-types.js';
 export type { CellId, CellResult, CellSettings, Comparison, LabConfig, LabProgress, LabResult, MetricName, MetricStats, RunMeasurement } from '../lab/types.js';
 export type { LabHistoryEntry, LabRunComparison } from '../lab/types.js';
 
@@ -276,7 +275,7 @@ export interface Commands {
   clearExchanges: { args: void; result: { cleared: number } };
   listSessions: { args: void; result: SessionInfo[] };
   openSession: { args: { id: string }; result: OpenedSession };
-  /** Details of entry `index` of session `id`, large values cut and marked (see session-view.ts for the caps). */
+  /** Details of entry `index` of session `id`, large values cut and marked (see api/har-row.ts for the caps). */
   getSessionEntry: { args: { id: string; index: number }; result: ExchangeDetail };
   /** A body of entry `index` of session `id`, cut for display like a live body. */
   getSessionBody: { args: { id: string; index: number; side: 'request' | 'response' }; result: BodyView };
@@ -301,7 +300,7 @@ export interface Commands {
   /** One self-contained HTML file (tables, SVG charts, median-run waterfalls, machine) to download. */
   exportLabReport: { args: { runId: string }; result: { fileName: string; text: string } };
   /** A HAR the lab wrote (`RunMeasurement.browserHar` / `proxyHar`, relative to the run's directory). */
-  getLabHar: { args: { runId: string; file: string }; result: HarLog };
+  getLabHar: { args: { runId: string; file: string }; result: LooseHarLog };
   /**
    * Serve session `id`: a replay proxy of its own (not the capture proxy) answers from the recording.
    * One at a time (a second start is NL_REPLAY_RUNNING). `port` default 0 = any free port.

@@ -14,7 +14,6 @@
  * holds up to RESEND_CONCURRENCY sockets and a 30 s timeout per request.
  */
 import { ErrorCodes, NetlensError } from '../errors.js';
-import type { Har } from '../har/types.js';
 import type { ProxyOptions } from '../options.js';
 import type { ProxyHandle } from '../server/proxy-server.js';
 import { replayableEntries } from '../replay/load.js';
@@ -137,7 +136,7 @@ export class ReplayService {
       }
       const opened = await this.deps.sessions.open(id);
       const session = { id, name: opened.info.name };
-      const entries = replayableEntries({ log: opened.log } as unknown as Har, `Session "${session.name}"`);
+      const entries = replayableEntries({ log: opened.log }, `Session "${session.name}"`);
       const replay = new ServerReplay(entries, { extra });
       let proxy: ProxyHandle;
       try {
@@ -185,7 +184,7 @@ export class ReplayService {
     try {
       const opened = await this.deps.sessions.open(id);
       const session = { id, name: opened.info.name };
-      const entries = replayableEntries({ log: opened.log } as unknown as Har, `Session "${session.name}"`);
+      const entries = replayableEntries({ log: opened.log }, `Session "${session.name}"`);
       const capture = this.deps.captureProxy();
       const extras = this.deps.proxyExtras();
       const result = await resend(entries, {

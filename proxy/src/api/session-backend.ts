@@ -8,7 +8,6 @@
 import fs from 'node:fs/promises';
 import type { SessionBackend, StoredSession } from './backends.js';
 import type { SessionInfo } from './contract.js';
-import type { HarLog } from './har-types.js';
 import type { Exchange } from '../model.js';
 import { exchangeToEntry } from '../har/entry.js';
 import { NETLENS_CREATOR } from '../har/writer.js';
@@ -33,7 +32,7 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     },
     async open(id): Promise<StoredSession> {
       const { info, har } = await store.open(id);
-      return { info: toInfo(info), log: har.log as unknown as HarLog };
+      return { info: toInfo(info), log: har.log };
     },
     async entries(id) {
       const info = await store.get(id);

@@ -12,9 +12,10 @@
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BodyView, ExchangeDetail, ExchangeSummary, OpenedSession, SessionField, SessionFieldChunk, SessionInfo } from './contract.js';
 import type { SessionBackend, SessionEntries } from './backends.js';
-import type { HarEntry } from './har-types.js';
+import type { LooseHarEntry } from '../har/types.js';
 import { DISPLAY_LIMIT, harBodyView } from './body-view.js';
 import { splitCut } from '../sessions/capped-json.js';
+import { isBase64Body } from './har-row.js';
 import { cutText, fieldChunk, fieldValue, READ_CAP, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
 
 const INDEX_CACHE = 4;
@@ -25,10 +26,9 @@ const SHORT_URL_CAP = 256;
 /** Bytes of each string kept when an entry is read for a body: the display limit even if every character is an escape. */
 const BODY_READ_CAP = 6 * DISPLAY_LIMIT;
 
-function cutBase64(entry: HarEntry, side: 'request' | 'response'): boolean {
-  const e = entry as unknown as { request?: { postData?: Record<string, unknown> }; response?: { content?: Record<string, unknown> } };
-  const c = side === 'request' ? e?.request?.postData : e?.response?.content;
-  return c?.encoding === 'base64' && typeof c.text === 'string' && splitCut(c.text).fullBytes !== undefined;
+function cutBase64(entry: LooseHarEntry, side: 'request' | 'response'): boolean {
+  const c = side === 'request' ? entry?.request?.postData : entry?.response?.content;
+  return isBase64Body(c) && typeof c?.text === 'string' && splitCut(c.text).fullBytes !== undefined;
 }
 
 function bad(message: string): NetlensError {
@@ -101,7 +101,7 @@ export class SessionCommands {
   }
 
   /** With `cap`, long strings are cut while reading (rows and Details); bodies and saved values read whole. */
-  private async entry(a: Record<string, unknown>, command: string, cap?: number): Promise<{ id: string; index: number; entry: HarEntry }> {
+  private async entry(a: Record<string, unknown>, command: string, cap?: number): Promise<{ id: string; index: number; entry: LooseHarEntry }> {
     const id = sessionId(a, command);
     const index = wholeNumber(a.index, 'index', command);
     const { info, entries } = await this.index(id);

@@ -16,7 +16,7 @@
 import type { CdpClient } from 'chrome-remote-interface';
 import type { CdpEvent } from 'chrome-har-capturer';
 import { lazyRequire } from '../lazy-require.js';
-import type { Har } from '../api/har-types.js';
+import type { Har } from '../har/types.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BrowserHandle } from './launch.js';
 import { plural } from '../plural.js';

@@ -3,7 +3,7 @@
  * uses: only what we call, checked against their sources in node_modules.
  */
 declare module 'chrome-har-capturer' {
-  import type { Har } from '../api/har-types.js';
+  import type { Har } from '../har/types.js';
   export interface CdpEvent {
     method: string;
     params: Record<string, unknown>;

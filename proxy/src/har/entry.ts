@@ -14,7 +14,7 @@
  *  - Netlens-only facts go in `_` fields (HAR 1.2 allows custom fields that start with `_`).
  */
 import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
-import type { HarContent, HarEntry, HarNameValue, HarRequest, HarResponse, HarTimings } from './types.js';
+import type { HarContent, HarEntry, HarNameValue, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
 import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
@@ -75,8 +75,8 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
   return entry;
 }
 
-/** HAR `time`: the sum of the non-negative phases; `ssl` is already inside `connect`. */
-export function timeOf(t: HarTimings): number {
+/** HAR 1.2 `time`: the sum of the phases that apply (`ssl` is inside `connect`); missing ones count 0. */
+export function timeOf(t: Loose<HarTimings>): number {
   const phases = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive];
   return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
 }

@@ -7,7 +7,21 @@
  * Firefox's cache objects) are kept aside in a `_` field of the same name;
  * placeholders (null for a string, a missing size) simply become "" or -1.
  */
-import type { Har, HarCache, HarContent, HarCookie, HarEntry, HarLog, HarNameValue, HarPage, HarPostData, HarRequest, HarResponse, HarTimings } from './types.js';
+import type {
+  Har,
+  HarCache,
+  HarContent,
+  HarCookie,
+  HarEntry,
+  HarLog,
+  HarNameValue,
+  HarPage,
+  HarPostData,
+  HarRequest,
+  HarResponse,
+  HarTimings,
+  LooseHar,
+} from './types.js';
 import { isValidAfterRequest, isValidBeforeRequest } from './schema.js';
 import { timeOf } from './entry.js';
 
@@ -133,8 +147,9 @@ export function normalizeEntry(e: Record<string, unknown>, pageIds?: Set<string>
     ...e,
     startedDateTime: validDate(e.startedDateTime) ? e.startedDateTime : new Date(0).toISOString(),
     time: typeof e.time === 'number' && Number.isFinite(e.time) && e.time >= 0 ? e.time : timeOf(timings),
-    request: normalizeRequest(e.request as Record<string, unknown>),
-    response: normalizeResponse(e.response as Record<string, unknown>),
+    // reader.ts refuses entries without these objects; other callers (the in-memory sessions) may not have checked.
+    request: normalizeRequest(isObject(e.request) ? e.request : {}),
+    response: normalizeResponse(isObject(e.response) ? e.response : {}),
     cache: normalizeCache(e.cache),
     timings,
   };
@@ -193,9 +208,10 @@ export function normalizeLogHead(log: Record<string, unknown>): HarLog {
   return out;
 }
 
-export function normalizeHar(har: Har): Har {
-  const log = normalizeLogHead(har.log as unknown as Record<string, unknown>);
+/** A whole HAR, normalized; `har.log` and its entries must be objects (reader.ts checks that first). */
+export function normalizeHar(har: LooseHar): Har {
+  const log = normalizeLogHead(har.log ?? {});
   const pageIds = new Set((log.pages ?? []).map((p) => p.id));
-  log.entries = (har.log.entries as unknown as Record<string, unknown>[]).map((e) => normalizeEntry(e, pageIds));
+  log.entries = (har.log?.entries ?? []).map((e) => normalizeEntry(e, pageIds));
   return { ...har, log };
 }

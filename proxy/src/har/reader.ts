@@ -14,7 +14,7 @@
  * Warnings repeat per entry in real files; they are grouped (first path + count).
  */
 import fs from 'node:fs/promises';
-import type { Har, HarEntry, HarTimings } from './types.js';
+import type { Har, HarTimings, Loose, LooseHar, LooseHarEntry } from './types.js';
 import { schemaProblems } from './schema.js';
 import { roundMs, timeOf } from './entry.js';
 import { isObject, normalizeHar } from './normalize.js';
@@ -70,8 +70,8 @@ export function parseHar(text: string): HarReadResult {
   }
   const errors = structuralErrors(json);
   if (errors.length > 0) return { warnings, errors };
-  warnings.push(...group([...schemaProblems(json).map(schemaWarning), ...semanticWarnings(json as Har)]));
-  return { har: normalizeHar(json as Har), warnings, errors: [] };
+  warnings.push(...group([...schemaProblems(json).map(schemaWarning), ...semanticWarnings(json as LooseHar)]));
+  return { har: normalizeHar(json as LooseHar), warnings, errors: [] };
 }
 
 function jsonError(text: string, err: Error): HarIssue {
@@ -168,11 +168,16 @@ function short(v: unknown): string {
 
 const PHASES = ['blocked', 'dns', 'connect', 'send', 'wait', 'receive'] as const;
 
-function semanticWarnings(har: Har): HarIssue[] {
+/** Timings whose phases are numbers where present (HAR files hold any JSON). */
+const phaseTimings = (t: unknown): t is Loose<HarTimings> =>
+  isObject(t) && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number');
+
+/** Over a HAR that structuralErrors found sound: `log` is an object and `log.entries` an array of objects. */
+function semanticWarnings(har: LooseHar): HarIssue[] {
   const out: HarIssue[] = [];
-  const log = har.log;
+  const log = har.log ?? {};
   const pageIds = new Set(Array.isArray(log.pages) ? log.pages.filter(isObject).map((p) => p.id) : []);
-  log.entries.forEach((e, i) => {
+  (log.entries ?? []).forEach((e, i) => {
     if (e.pageref !== undefined && !pageIds.has(e.pageref)) out.push(danglingPageref(e.pageref, i));
     out.push(...entrySemanticWarnings(e, i));
   });
@@ -184,10 +189,10 @@ export function danglingPageref(pageref: unknown, i: number): HarIssue {
 }
 
 /** Semantic checks of one entry that need nothing else (pagerefs are checked against the pages). */
-export function entrySemanticWarnings(e: HarEntry, i: number): HarIssue[] {
-  const t = e.timings as unknown;
-  if (isObject(t) && typeof e.time === 'number' && PHASES.every((k) => t[k] === undefined || typeof t[k] === 'number')) {
-    const sum = timeOf(t as unknown as HarTimings);
+export function entrySemanticWarnings(e: LooseHarEntry, i: number): HarIssue[] {
+  const t = e.timings;
+  if (phaseTimings(t) && typeof e.time === 'number') {
+    const sum = timeOf(t);
     if (Math.abs(sum - e.time) > 1) {
       const ssl = typeof t.ssl === 'number' && t.ssl > 0 ? t.ssl : 0;
       const why = ssl > 0 && Math.abs(sum + ssl - e.time) <= 1 ? '; ssl was counted again outside connect' : '';

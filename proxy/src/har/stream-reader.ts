@@ -84,7 +84,7 @@ export async function scanHarFile(file: string, onEntry?: (entry: HarEntry, inde
     if (errors.length) return;
     const e = value as Record<string, unknown>;
     warnings.add(entrySchemaProblems(e, i).map(schemaWarning));
-    warnings.add(entrySemanticWarnings(e as unknown as HarEntry, i));
+    warnings.add(entrySemanticWarnings(e, i));
     if (typeof e.pageref === 'string') {
       const seen = pagerefs.get(e.pageref);
       if (seen) seen.count++;

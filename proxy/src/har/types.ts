@@ -1,8 +1,16 @@
 /**
- * HAR 1.2 as TypeScript types (http://www.softwareishard.com/blog/har-12-spec/),
- * plus the `_` fields Netlens writes. HAR allows custom fields whose names start
- * with `_`; readers must keep the ones they do not know, hence the index
+ * The one HAR model of Netlens: HAR 1.2 as TypeScript types
+ * (http://www.softwareishard.com/blog/har-12-spec/), plus the `_` fields Netlens
+ * writes (docs/har.md says what each means). HAR allows custom fields whose names
+ * start with `_`; readers must keep the ones they do not know, hence the index
  * signatures.
+ *
+ * Types only, importing nothing: the core, the API contract and the renderer all
+ * use this file, and the renderer must never pull Node modules in.
+ *
+ * The interfaces are strict: what Netlens writes and what har/normalize.ts makes
+ * of any file it accepted. Data that has not been through normalize.ts (a HAR
+ * from another tool, the UI's copy of one) is typed with the `Loose` views below.
  */
 
 export type Extra = { [custom: `_${string}`]: unknown };
@@ -40,6 +48,13 @@ export interface HarPostData extends Extra {
   text?: string;
   params?: HarPostParam[];
   comment?: string;
+  /** Netlens: "base64" when `text` holds base64 (HAR 1.2 has no `encoding` on postData). */
+  _encoding?: string;
+  /** Netlens: the capture limit cut the body; `text` holds the first `_capturedSize` bytes. */
+  _truncated?: boolean;
+  _capturedSize?: number;
+  /** Netlens: why Content-Encoding could not be undone; `text` holds the raw (encoded) bytes. */
+  _decodingError?: string;
 }
 
 export interface HarContent extends Extra {
@@ -52,6 +67,10 @@ export interface HarContent extends Extra {
   /** "base64" for binary bodies. */
   encoding?: string;
   comment?: string;
+  /** Netlens: as on HarPostData. */
+  _truncated?: boolean;
+  _capturedSize?: number;
+  _decodingError?: string;
 }
 
 export interface HarRequest extends Extra {
@@ -78,6 +97,10 @@ export interface HarResponse extends Extra {
   headersSize: number;
   bodySize: number;
   comment?: string;
+  /** Chrome and Netlens: bytes on the wire, headers included. */
+  _transferSize?: number;
+  /** Chrome: the failure text of a request that got no response (Netlens writes it on the entry). */
+  _error?: string | null;
 }
 
 export interface HarTimings extends Extra {
@@ -108,6 +131,8 @@ export interface HarEntry extends Extra {
   serverIPAddress?: string;
   connection?: string;
   comment?: string;
+  /** Chrome: the DevTools resource type (document, script, image…). */
+  _resourceType?: string;
 }
 
 export interface HarPage extends Extra {
@@ -146,3 +171,16 @@ export interface HarHead {
   /** Custom `_` fields of `log`. */
   extra?: Extra;
 }
+
+/**
+ * A HAR value as some tool wrote it, before har/normalize.ts: any field may be
+ * missing (Firefox and Charles omit sizes, cookies, cache; failed requests may
+ * have no response). The types are a hint, not a promise: a file can hold any
+ * JSON, so code reading a Loose value still checks each value's type.
+ */
+export type Loose<T> = T extends readonly (infer U)[] ? Array<Loose<U>> : T extends object ? { [K in keyof T]?: Loose<T[K]> } : T;
+
+export type LooseHar = Loose<Har>;
+export type LooseHarLog = Loose<HarLog>;
+export type LooseHarEntry = Loose<HarEntry>;
+export type LooseHarPage = Loose<HarPage>;

@@ -3,7 +3,7 @@
  * proxy cells). Pure functions: the runner feeds them what it captured.
  */
 import type { IntervalHistogram } from 'node:perf_hooks';
-import type { Har } from '../api/har-types.js';
+import type { Har } from '../har/types.js';
 import type { Exchange } from '../model.js';
 import { mean, median } from './stats.js';
 import type { RunMeasurement } from './types.js';
@@ -21,7 +21,7 @@ export function browserMetrics(har: Har): BrowserMetrics {
     const p = e.response.httpVersion || 'unknown';
     protocols[p] = (protocols[p] ?? 0) + 1;
     if (e.connection) connections.add(e.connection);
-    const transfer = (e.response as { _transferSize?: number })._transferSize;
+    const transfer = e.response._transferSize;
     if (typeof transfer === 'number' && transfer > 0) bytes += transfer;
   }
   return {

@@ -1,19 +1,19 @@
 /**
  * A body whose Content-Encoding does not decode (corrupt gzip) is shown as raw
  * bytes with a note saying so: live (bodyView), from a stored session
- * (harBodyView); the HAR opened in the page: renderer/src/lib/har-body-decode.test.ts.
+ * (harBodyView, which also serves the page's opened HARs).
  */
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bodyView, harBodyView } from '../../src/api/body-view.js';
 import { decodeFailureNote } from '../../src/api/decode-note.js';
-import type { HarEntry } from '../../src/api/har-types.js';
+import type { HarContent, LooseHarEntry } from '../../src/har/types.js';
 
 const corrupt = Buffer.from('1f8b0800000000000003' + 'deadbeef'.repeat(8), 'hex');
 const capture = (bytes: Buffer) => ({ bytes: new Uint8Array(bytes), size: bytes.length, truncated: false });
 const NOTE = /^Content-Encoding gzip could not be decoded: .+; showing the raw bytes\.$/;
 
-function entry(content: Record<string, unknown>): HarEntry {
+function entry(content: Partial<HarContent>): LooseHarEntry {
   return {
     startedDateTime: '2026-01-01T00:00:00.000Z',
     time: 1,
@@ -21,7 +21,7 @@ function entry(content: Record<string, unknown>): HarEntry {
     response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: 42, mimeType: 'text/html', ...content }, redirectURL: '', headersSize: -1, bodySize: 42 },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
-  } as unknown as HarEntry;
+  };
 }
 
 describe('undecodable bodies', () => {
@@ -43,8 +43,14 @@ describe('undecodable bodies', () => {
       expect(view.kind).toBe('base64');
       expect(Buffer.from(view.data, 'base64')).toEqual(corrupt);
     }
+    // Stored as text by another tool: still shown as bytes, still with the note.
+    const t = harBodyView(entry({ text: 'garbled', _decodingError: 'br: Decompression failed' }), 'response');
+    const brNote = /^Content-Encoding br could not be decoded: Decompression failed;/;
+    expect(t).toMatchObject({ kind: 'base64', decodeError: expect.stringMatching(brNote) });
+    expect(Buffer.from(t.data, 'base64').toString()).toBe('garbled');
     // A body that decoded has no note.
     const fine = entry({ text: '<p>hi</p>' });
+    expect(harBodyView(fine, 'response')).toMatchObject({ kind: 'text', data: '<p>hi</p>' });
     expect(harBodyView(fine, 'response').decodeError).toBeUndefined();
   });
 

@@ -5,7 +5,7 @@
  */
 import type { BodyView, ExchangeDetail, SessionField } from '../../../../proxy/src/api/contract';
 import { api } from '../../api';
-import { harEntryIndex } from '../../lib/har-rows';
+import { harEntryIndex } from '../../../../proxy/src/api/har-row';
 import { base64ToBytes } from '../../lib/format';
 
 export interface ExchangeSource {

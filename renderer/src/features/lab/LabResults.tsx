@@ -8,7 +8,7 @@ import type { CellId, ExchangeSummary, LabResult, MetricName } from '../../../..
 import { api, errorMessage } from '../../api';
 import { chartSeries, labTableRows, representativeRun } from '../../lib/lab-model';
 import { formatMs, formatPValue, formatRatio } from '../../lib/format';
-import { harToRows } from '../../lib/har-rows';
+import { harToRows } from '../../../../proxy/src/api/har-row';
 import { WaterfallChart, rowExtent } from '../waterfall/WaterfallChart';
 import { useToasts } from '../../ui/Toasts';
 import { minPValue, NOISY_CV } from '../../../../proxy/src/lab/limits';
