@@ -14,7 +14,7 @@ import type { ProxyOptions } from '../options.js';
 import type { Exchange, ProxyEvent } from '../model.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { loadOrCreateCA } from '../tls/ca.js';
-import { trustInstructions } from '../cli/trust.js';
+import { trustInstructions } from '../tls/trust.js';
 import {
   EXCHANGE_BATCH_MS,
   type AppStatus,
@@ -261,7 +261,7 @@ export class CoreService implements NetlensApi {
       address: p?.address,
       config: { ...this.config },
       ca: p ? { certPath: p.ca.certPath, fingerprint: p.ca.fingerprint, leafSpkiHash: p.ca.leafSpkiHash } : undefined,
-      trustHelp: p ? trustInstructions(p.ca.certPath, p.ca.leafSpkiHash).replace('127.0.0.1:8080', `${p.address.host}:${p.address.port}`) : undefined,
+      trustHelp: p ? trustInstructions(p.ca.certPath, p.ca.leafSpkiHash, p.address) : undefined,
       error: this.proxyError,
     };
   }
@@ -351,7 +351,7 @@ export class CoreService implements NetlensApi {
       try {
         const ca = await loadOrCreateCA(this.options.dataDir);
         proxy.ca = { certPath: ca.certPath, fingerprint: ca.fingerprint, leafSpkiHash: ca.leafSpkiHash };
-        proxy.trustHelp = trustInstructions(ca.certPath, ca.leafSpkiHash).replace('127.0.0.1:8080', `127.0.0.1:${this.config.port}`);
+        proxy.trustHelp = trustInstructions(ca.certPath, ca.leafSpkiHash, { host: '127.0.0.1', port: this.config.port });
       } catch {
         // The CA store error surfaces when the proxy starts; status stays usable.
       }
