@@ -12,7 +12,7 @@ import path from 'node:path';
 import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import type { ProxyOptions } from '../options.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf, type ErrorCode } from '../errors.js';
 import { loadOrCreateCA } from '../tls/ca.js';
 import { trustInstructions } from '../tls/trust.js';
 import {
@@ -86,7 +86,7 @@ export class CoreService implements NetlensApi {
   private flushTimer: NodeJS.Timeout | undefined;
   private proxy: ProxyHandle | undefined;
   private unsubscribeProxy: (() => void) | undefined;
-  private proxyError: { code: string; message: string } | undefined;
+  private proxyError: { code: ErrorCode; message: string } | undefined;
   private config: ProxyConfig;
   private proxyOp: Promise<unknown> = Promise.resolve();
   /** openSession and what the UI asks of an opened session (bounded caches of its own). */
@@ -149,7 +149,7 @@ export class CoreService implements NetlensApi {
       try {
         listener(event);
       } catch (err) {
-        process.emitWarning(`Netlens API listener threw on "${event.type}": ${(err as Error)?.stack ?? err}`, { code: 'NL_LISTENER_FAILED' });
+        process.emitWarning(`Netlens API listener threw on "${event.type}": ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.LISTENER_FAILED });
       }
     }
   }
@@ -297,8 +297,8 @@ export class CoreService implements NetlensApi {
       this.proxy = handle;
       this.unsubscribeProxy = handle.events.subscribe((e) => this.onProxyEvent(e));
     } catch (err) {
-      const e = err as NetlensError;
-      this.proxyError = { code: typeof e.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.LISTEN_FAILED, message: e.message };
+      const e = err as Error;
+      this.proxyError = { code: errorCodeOf(err, ErrorCodes.LISTEN_FAILED), message: e.message };
       this.emit({ type: 'proxy-status', status: this.proxyStatus() });
       throw new NetlensError(this.proxyError.code, `The proxy could not start on port ${this.config.port}: ${e.message}`);
     }

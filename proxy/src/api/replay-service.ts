@@ -13,7 +13,7 @@
  * client-replay's typed comparison rows. One resend at a time per core: each
  * holds up to RESEND_CONCURRENCY sockets and a 30 s timeout per request.
  */
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 import type { Har } from '../har/types.js';
 import type { ProxyOptions } from '../options.js';
 import type { ProxyHandle } from '../server/proxy-server.js';
@@ -143,8 +143,8 @@ export class ReplayService {
       try {
         proxy = await this.deps.startProxy({ ...this.deps.proxyExtras(), port: port as number, dataDir: this.deps.dataDir, respond: replay });
       } catch (err) {
-        const e = err as NetlensError;
-        const code = typeof e?.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.LISTEN_FAILED;
+        const e = err as Error | undefined;
+        const code = errorCodeOf(err, ErrorCodes.LISTEN_FAILED);
         const inUse = `port ${port} is already in use. Choose another port, or leave it empty for any free port.`;
         const hint = code === ErrorCodes.PORT_IN_USE ? inUse : String(e?.message ?? err);
         throw new NetlensError(code, `The replay server for "${session.name}" could not start: ${hint}`, { cause: err });

@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 
 export interface LabChild<Info, Result> {
   info: Info;
@@ -45,7 +45,7 @@ export async function startLabChild<Info, Result>(what: string, entry: URL, from
         resolve(m.info!);
       } else if (m.type === 'error') {
         clearTimeout(timer);
-        reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, `The ${what} could not start: ${m.message}`));
+        reject(new NetlensError(errorCodeOf(m), `The ${what} could not start: ${m.message}`));
       }
     });
     child.once('exit', (code) => {
@@ -65,7 +65,7 @@ export async function startLabChild<Info, Result>(what: string, entry: URL, from
       });
       child.send({ type: 'close' });
       const timer = setTimeout(() => {
-        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: 'NL_LAB_CHILD_KILLED' });
+        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: ErrorCodes.LAB_CHILD_KILLED });
         child.kill('SIGKILL');
       }, CLOSE_TIMEOUT_MS);
       const r = await result;
@@ -80,7 +80,7 @@ export async function startLabChild<Info, Result>(what: string, entry: URL, from
         child.off('message', onMessage);
         child.off('exit', onExit);
         if (m.type === `${type}:done`) resolve(m.result as T);
-        else reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, m.message ?? `The ${what} failed (${type})`));
+        else reject(new NetlensError(errorCodeOf(m), m.message ?? `The ${what} failed (${type})`));
       };
       const onExit = (code: number | null) => {
         child.off('message', onMessage);

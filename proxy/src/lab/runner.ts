@@ -17,7 +17,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { capturePage } from '../browser/capture.js';
 import { findChrome } from '../browser/find-chrome.js';
 import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
@@ -213,7 +213,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     if (settings.via && ctx.config.target.kind === 'site' && /answered 5\d\d| did not load: /.test(message)) {
       message += `. An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${ctx.ca.certPath} (mitmproxy: --set ssl_verify_upstream_trusted_ca=<that file>; Node-based proxies: NODE_EXTRA_CA_CERTS=<that file>)`;
     }
-    result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message } };
+    result = { ...base, ok: false, error: { code: errorCodeOf(err), message } };
   } finally {
     await browser?.close();
     proxyResult = await proxy?.stop().catch(() => undefined);

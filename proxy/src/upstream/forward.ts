@@ -16,6 +16,7 @@ import { undiciParser, watchResponses, type ResponseWatch } from './h1-watch.js'
 import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
+import { ErrorCodes } from '../errors.js';
 
 export interface UpstreamRequest {
   method: string;
@@ -63,8 +64,8 @@ const RETRYABLE = new Set([
   'EPIPE',
   'ERR_HTTP2_GOAWAY_SESSION',
   'ERR_HTTP2_STREAM_CANCEL',
-  'NL_H2_DOWNGRADE',
-  'NL_H2_REFUSED_STREAM',
+  ErrorCodes.H2_DOWNGRADE,
+  ErrorCodes.H2_REFUSED_STREAM,
 ]);
 const BACKOFF_MS = [25, 100, 250];
 
@@ -144,11 +145,11 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
 }
 
 function refusedStream(): Error {
-  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: 'NL_H2_REFUSED_STREAM' });
+  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: ErrorCodes.H2_REFUSED_STREAM });
 }
 
 function timeoutError(ms: number): Error {
-  return Object.assign(new Error(`no response within ${ms} ms`), { code: 'NL_UPSTREAM_TIMEOUT' });
+  return Object.assign(new Error(`no response within ${ms} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT });
 }
 
 /** Copies a connection's setup timestamps into the first exchange that used it. */
