@@ -23,7 +23,7 @@ import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
 import { allCells, baselineProblem, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
-import { LAB_ALPHA, LAB_LIMITS, limitProblem } from './limits.js';
+import { LAB_ALPHA, LAB_DEFAULTS, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
@@ -45,8 +45,10 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   const usage = (problem: string | undefined) => {
     if (problem) throw new NetlensError(ErrorCodes.USAGE, problem);
   };
-  const runs = config.runs ?? LAB_LIMITS.runs.default;
+  const runs = config.runs ?? LAB_DEFAULTS.runs;
   usage(limitProblem('runs', runs));
+  if (config.quietMs !== undefined) usage(limitProblem('quietMs', config.quietMs, 'quiet time (ms)'));
+  if (config.timeoutMs !== undefined) usage(limitProblem('timeoutMs', config.timeoutMs, 'page load timeout (ms)'));
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
   const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
@@ -68,6 +70,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     if (config.target.connectionLatencyMs !== undefined) usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
   }
   if (config.target.kind === 'url') {
+    if (config.target.expectedRequests !== undefined) usage(limitProblem('expectedRequests', config.target.expectedRequests, 'expected requests'));
     try {
       const u = new URL(config.target.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
@@ -79,7 +82,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     target: config.target,
     cells,
     runs,
-    baseline: config.baseline ?? 'direct',
+    baseline: config.baseline ?? LAB_DEFAULTS.baseline,
     quietMs: config.quietMs ?? LAB_LIMITS.quietMs.default,
     timeoutMs: config.timeoutMs ?? LAB_LIMITS.timeoutMs.default,
     alpha: config.alpha ?? LAB_ALPHA.default,
