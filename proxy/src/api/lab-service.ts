@@ -14,20 +14,9 @@ import { LAB_DEFAULTS, limitProblem } from '../lab/limits.js';
 import type { CellId, LabResult } from '../lab/types.js';
 import { labCells, parseHarText, type LabBackend } from './backends.js';
 import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEvent } from './contract.js';
-
-type Args = Record<string, unknown>;
+import { bad, obj, type Args } from './commands/args.js';
 
 const CANCELLED = { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' };
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
-}
-
-function obj(args: unknown, command: string): Args {
-  if (args === undefined || args === null) return {};
-  if (typeof args !== 'object' || Array.isArray(args)) throw bad(`${command}: the argument must be an object`);
-  return args as Args;
-}
 
 function runIdArg(a: Args, key: string, command: string): string {
   const v = a[key];

@@ -1,5 +1,5 @@
 /**
- * Sessions → Serve and Resend, for the API (core-service.ts delegates here).
+ * Sessions → Serve and Resend, for the API (commands/replay.ts delegates here).
  *
  * Serve runs a replay proxy of its own next to the capture proxy (same CA and
  * upstream options), so serving a session never stops the live capture and the
@@ -23,6 +23,7 @@ import { resend } from '../replay/client-replay.js';
 import { summarizeResend } from '../replay/report.js';
 import type { SessionBackend } from './backends.js';
 import type { CommandArgs, NetlensEvent, ReplayServerStatus, ReplayUnmatchedPolicy, ResendReport, ResendRowInfo } from './contract.js';
+import { bad, obj } from './commands/args.js';
 
 export const STATUS_EVENT_MS = 250;
 export const RESEND_CONCURRENCY = 4;
@@ -46,16 +47,6 @@ interface Serving {
   replay: ServerReplay;
   proxy: ProxyHandle;
   unsubscribe: () => void;
-}
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
-}
-
-function args(a: unknown, command: string): Record<string, unknown> {
-  if (a === undefined || a === null) return {};
-  if (typeof a !== 'object' || Array.isArray(a)) throw bad(`${command}: the argument must be an object`);
-  return a as Record<string, unknown>;
 }
 
 function sessionId(a: Record<string, unknown>, command: string): string {
@@ -120,7 +111,7 @@ export class ReplayService {
   }
 
   async start(raw: CommandArgs<'startReplayServer'>): Promise<ReplayServerStatus> {
-    const a = args(raw, 'startReplayServer');
+    const a = obj(raw, 'startReplayServer');
     const id = sessionId(a, 'startReplayServer');
     const port = a.port ?? 0;
     if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
@@ -178,7 +169,7 @@ export class ReplayService {
   }
 
   async resend(raw: CommandArgs<'resendSession'>): Promise<ResendReport> {
-    const id = sessionId(args(raw, 'resendSession'), 'resendSession');
+    const id = sessionId(obj(raw, 'resendSession'), 'resendSession');
     if (this.resending) throw new NetlensError(ErrorCodes.REPLAY_RUNNING, 'A resend is already running: wait for its diff, then resend again.');
     const abort = new AbortController();
     this.resending = abort;

@@ -16,6 +16,7 @@ import type { HarEntry } from './har-types.js';
 import { DISPLAY_LIMIT, harBodyView } from './body-view.js';
 import { splitCut } from '../sessions/capped-json.js';
 import { cutText, fieldChunk, fieldValue, READ_CAP, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
+import { bad } from './commands/args.js';
 
 const INDEX_CACHE = 4;
 const FIELD_TTL_MS = 10_000;
@@ -29,10 +30,6 @@ function cutBase64(entry: HarEntry, side: 'request' | 'response'): boolean {
   const e = entry as unknown as { request?: { postData?: Record<string, unknown> }; response?: { content?: Record<string, unknown> } };
   const c = side === 'request' ? e?.request?.postData : e?.response?.content;
   return c?.encoding === 'base64' && typeof c.text === 'string' && splitCut(c.text).fullBytes !== undefined;
-}
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
 }
 
 function args(a: unknown, command: string): Record<string, unknown> {
