@@ -14,7 +14,7 @@
  * Components import `api` and the contract's types; never fetch or WebSocket.
  */
 import { wsProtocols } from '../../proxy/src/api/ws-auth';
-import { ErrorCodes } from '../../proxy/src/errors';
+import { errorCodeOf, ErrorCodes, toErrorInfo } from '../../proxy/src/errors';
 import { takePageToken } from './lib/page-token';
 import { COMMAND_NAMES, type ApiErrorInfo, type CommandName, type NetlensApi, type NetlensEvent, type NetlensEventListener } from '../../proxy/src/api/contract';
 
@@ -91,7 +91,7 @@ function httpApi(origin: string, token: string): NetlensApi & { onConnection(cb:
     } catch {
       throw new ApiError(ErrorCodes.API_BAD_RESPONSE, `Unexpected answer from Netlens (HTTP ${res.status}).`);
     }
-    if (!body.ok) throw new ApiError(body.error?.code ?? ErrorCodes.INTERNAL, body.error?.message ?? `HTTP ${res.status}`);
+    if (!body.ok) throw new ApiError(errorCodeOf(body.error), body.error?.message ?? `HTTP ${res.status}`);
     return body.result;
   };
 
@@ -122,8 +122,8 @@ function ipcApi(bridge: NetlensApi): NetlensApi & { onConnection(cb: (s: Connect
       try {
         return await (bridge[name] as (a: unknown) => Promise<unknown>)(args);
       } catch (err) {
-        const e = err as { code?: string; message?: string };
-        throw new ApiError(e.code ?? ErrorCodes.INTERNAL, e.message ?? String(err));
+        const info = toErrorInfo(err);
+        throw new ApiError(info.code, info.message);
       }
     };
   }

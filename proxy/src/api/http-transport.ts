@@ -96,6 +96,7 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
 
   async function handleCommand(req: http.IncomingMessage, res: http.ServerResponse, name: string): Promise<void> {
     if (req.method !== 'POST') return sendError(res, 405, ErrorCodes.API_BAD_REQUEST, 'Commands are POST requests.');
+    // Routing: an unknown path is a 404 before any body is read (invoke checks the name again).
     if (!isCommandName(name)) return sendError(res, 404, ErrorCodes.API_BAD_REQUEST, `Unknown command "${name.slice(0, 100)}".`);
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
       return sendError(res, 415, ErrorCodes.API_BAD_REQUEST, 'Commands need Content-Type: application/json.');
