@@ -15,8 +15,16 @@ import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-
 import type { ProxyOptions } from '../options.js';
 import { DEFAULT_BODY_CAPTURE_LIMIT, DEFAULT_PORT } from '../options.js';
 import { ErrorCodes } from '../errors.js';
-import { EXCHANGE_BATCH_MS, type AppStatus, type NetlensApi, type NetlensEvent, type NetlensEventListener, type ProxyConfig } from './contract.js';
-import { memorySessions, unavailableBrowser, unavailableLab, type BrowserBackend, type LabBackend, type SessionBackend } from './backends.js';
+import {
+  EXCHANGE_BATCH_MS,
+  type AppStatus,
+  type NetlensApi,
+  type NetlensEvent,
+  type NetlensEventListener,
+  type ProxyConfig,
+} from './contract.js';
+import { memorySessions, unavailableBrowser, unavailableLab } from './backends.js';
+import type { BrowserBackend, LabBackend, SessionBackend } from './backends.js';
 import { noDisplayReason } from '../browser/display.js';
 import { LiveCapture, type CaptureCommands } from './commands/capture.js';
 import { ProxyController, type ProxyCommands, type ProxyExtras } from './commands/proxy.js';
@@ -105,7 +113,8 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
       try {
         listener(event);
       } catch (err) {
-        process.emitWarning(`Netlens API listener threw on "${event.type}": ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.LISTENER_FAILED });
+        const why = (err as Error)?.stack ?? err;
+        process.emitWarning(`Netlens API listener threw on "${event.type}": ${why}`, { code: ErrorCodes.LISTENER_FAILED });
       }
     }
   }

@@ -70,7 +70,8 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     if (config.target.connectionLatencyMs !== undefined) usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
   }
   if (config.target.kind === 'url') {
-    if (config.target.expectedRequests !== undefined) usage(limitProblem('expectedRequests', config.target.expectedRequests, 'expected requests'));
+    const { expectedRequests } = config.target;
+    if (expectedRequests !== undefined) usage(limitProblem('expectedRequests', expectedRequests, 'expected requests'));
     try {
       const u = new URL(config.target.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');

@@ -17,25 +17,26 @@ function service(behave: (name: string, args: unknown) => unknown): NetlensApi {
 
 describe('invoke', () => {
   const warn = vi.fn();
+  const call = (s: NetlensApi, name: unknown, args: unknown) => invoke(s, name, args, { where: 'test', warn });
   beforeEach(() => warn.mockReset());
 
   it('calls the command with its argument and answers { ok, result }', async () => {
     const s = service((name, args) => ({ name, args }));
-    expect(await invoke(s, 'getExchange', { id: 'x1' }, { where: 'test', warn })).toEqual({ ok: true, result: { name: 'getExchange', args: { id: 'x1' } } });
-    expect(await invoke(s, 'listExchanges', undefined, { where: 'test', warn })).toEqual({ ok: true, result: { name: 'listExchanges' } });
+    expect(await call(s, 'getExchange', { id: 'x1' })).toEqual({ ok: true, result: { name: 'getExchange', args: { id: 'x1' } } });
+    expect(await call(s, 'listExchanges', undefined)).toEqual({ ok: true, result: { name: 'listExchanges' } });
   });
 
   it('answers null for a command that returns nothing', async () => {
-    expect(await invoke(service(() => undefined), 'stopProxy', undefined, { where: 'test', warn })).toEqual({ ok: true, result: null });
+    expect(await call(service(() => undefined), 'stopProxy', undefined)).toEqual({ ok: true, result: null });
   });
 
   it('refuses an unknown command, and names that are not commands, without calling anything', async () => {
     const s = service(() => 'called');
     for (const name of ['rmRfEverything', 'subscribe', 'constructor', '__proto__', 'toString', 42]) {
-      const reply = await invoke(s, name, {}, { where: 'test', warn });
+      const reply = await call(s, name, {});
       expect(reply, String(name)).toMatchObject({ ok: false, error: { code: ErrorCodes.API_BAD_REQUEST } });
     }
-    expect((await invoke(s, 'x'.repeat(10_000), {}, { where: 'test', warn })).ok).toBe(false);
+    expect((await call(s, 'x'.repeat(10_000), {})).ok).toBe(false);
     expect(isCommandName('getStatus')).toBe(true);
     expect(isCommandName('subscribe')).toBe(false);
     expect(warn).not.toHaveBeenCalled();
@@ -44,8 +45,9 @@ describe('invoke', () => {
   it('refuses an argument that is not an object with a bad-request code', async () => {
     const s = service(() => 'called');
     for (const args of ['x1', 5, true, ['x1']]) {
-      const reply = await invoke(s, 'getExchange', args, { where: 'test', warn });
-      expect(reply).toEqual({ ok: false, error: { code: ErrorCodes.API_BAD_REQUEST, message: 'getExchange: the argument must be an object' } });
+      const reply = await call(s, 'getExchange', args);
+      const error = { code: ErrorCodes.API_BAD_REQUEST, message: 'getExchange: the argument must be an object' };
+      expect(reply).toEqual({ ok: false, error });
     }
     expect(s.getExchange).not.toHaveBeenCalled();
   });
@@ -54,7 +56,7 @@ describe('invoke', () => {
     const s = service(() => {
       throw new NetlensError(ErrorCodes.NOT_FOUND, 'No session "s9".');
     });
-    expect(await invoke(s, 'openSession', { id: 's9' }, { where: 'test', warn })).toEqual({
+    expect(await call(s, 'openSession', { id: 's9' })).toEqual({
       ok: false,
       error: { code: 'NL_NOT_FOUND', message: 'No session "s9".' },
     });
@@ -65,7 +67,7 @@ describe('invoke', () => {
     const s = service(() => {
       throw new Error('disk gone');
     });
-    const reply = await invoke(s, 'listSessions', undefined, { where: 'test', warn });
+    const reply = await call(s, 'listSessions', undefined);
     expect(reply).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'disk gone' } });
     expect(JSON.stringify(reply)).not.toContain('invoke.test');
     expect(warn).toHaveBeenCalledTimes(1);
@@ -76,11 +78,11 @@ describe('invoke', () => {
     const coded = service(() => {
       throw Object.assign(new Error('odd'), { code: 'NL_NOT_A_CODE' });
     });
-    expect(await invoke(coded, 'listSessions', undefined, { where: 'test', warn })).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'odd' } });
+    expect(await call(coded, 'listSessions', undefined)).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'odd' } });
     const thrower = service(() => {
       throw 'a string';
     });
-    expect(await invoke(thrower, 'listSessions', undefined, { where: 'test', warn })).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'a string' } });
+    expect(await call(thrower, 'listSessions', undefined)).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'a string' } });
   });
 
   describe('over the core service', () => {
@@ -96,9 +98,9 @@ describe('invoke', () => {
     });
 
     it('turns a handler refusing its fields into a bad-request reply', async () => {
-      expect(await invoke(core, 'getExchange', { id: 5 }, { where: 'test', warn })).toMatchObject({ ok: false, error: { code: ErrorCodes.API_BAD_REQUEST } });
-      expect(await invoke(core, 'getExchange', { id: 'nope' }, { where: 'test', warn })).toMatchObject({ ok: false, error: { code: ErrorCodes.NOT_FOUND } });
-      expect(await invoke(core, 'listExchanges', undefined, { where: 'test', warn })).toEqual({ ok: true, result: [] });
+      expect(await call(core, 'getExchange', { id: 5 })).toMatchObject({ ok: false, error: { code: ErrorCodes.API_BAD_REQUEST } });
+      expect(await call(core, 'getExchange', { id: 'nope' })).toMatchObject({ ok: false, error: { code: ErrorCodes.NOT_FOUND } });
+      expect(await call(core, 'listExchanges', undefined)).toEqual({ ok: true, result: [] });
       expect(warn).not.toHaveBeenCalled();
     });
   });

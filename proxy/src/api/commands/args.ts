@@ -28,7 +28,8 @@ export function str(args: Args, key: string, command: string, maxLength = 100_00
   }
   if (v.length === 0) throw bad(`${command}: "${key}" must not be empty`);
   if (v.length > maxLength) {
-    throw bad(`${command}: "${key}" is too long: ${v.length.toLocaleString('en-US')} characters, at most ${maxLength.toLocaleString('en-US')}`);
+    const [got, most] = [v.length.toLocaleString('en-US'), maxLength.toLocaleString('en-US')];
+    throw bad(`${command}: "${key}" is too long: ${got} characters, at most ${most}`);
   }
   return v;
 }

@@ -30,7 +30,15 @@ export function bodySideArg(args: unknown, command: string): 'request' | 'respon
   return side;
 }
 
-const NO_BODY: BodyView = { kind: 'none', data: '', mimeType: '', wireSize: 0, decodedSize: 0, captureTruncated: false, displayTruncated: false };
+const NO_BODY: BodyView = {
+  kind: 'none',
+  data: '',
+  mimeType: '',
+  wireSize: 0,
+  decodedSize: 0,
+  captureTruncated: false,
+  displayTruncated: false,
+};
 
 export class LiveCapture {
   private readonly rows = new Map<string, Row>();

@@ -12,7 +12,15 @@ import type { ProxyController } from './proxy.js';
 
 export type LabCommands = Pick<
   NetlensApi,
-  'getLabOptions' | 'startLab' | 'cancelLab' | 'getLabRun' | 'getLabHar' | 'listLabRuns' | 'deleteLabRun' | 'compareLabRuns' | 'exportLabReport'
+  | 'getLabOptions'
+  | 'startLab'
+  | 'cancelLab'
+  | 'getLabRun'
+  | 'getLabHar'
+  | 'listLabRuns'
+  | 'deleteLabRun'
+  | 'compareLabRuns'
+  | 'exportLabReport'
 >;
 
 export function createLab(lab: LabBackend, dataDir: string, proxy: ProxyController, emit: (e: NetlensEvent) => void) {

@@ -17,7 +17,10 @@ import { obj, str } from './args.js';
 export type ProxyCommands = Pick<NetlensApi, 'startProxy' | 'stopProxy' | 'configureProxy' | 'getCaCertificate' | 'launchBrowser'>;
 
 /** Extra proxy options passed through as they are (PEM texts in `upstreamCA` add to `proxy.upstreamCAFiles`). */
-export type ProxyExtras = Omit<ProxyOptions, 'port' | 'intercept' | 'http2' | 'nagle' | 'dataDir' | 'insecureUpstream' | 'bodyCaptureLimit'>;
+export type ProxyExtras = Omit<
+  ProxyOptions,
+  'port' | 'intercept' | 'http2' | 'nagle' | 'dataDir' | 'insecureUpstream' | 'bodyCaptureLimit'
+>;
 
 export interface ProxyControllerDeps {
   dataDir: string;

@@ -170,7 +170,12 @@ Examples:
     const config: LabConfig = {
       target: values.url
         ? { kind: 'url', url: String(values.url), expectedRequests: lim('expected-requests', 'expectedRequests') }
-        : { kind: 'site', images: lim('images', 'images'), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, LAB_LIMITS.latencyMs.min, LAB_LIMITS.latencyMs.max) },
+        : {
+            kind: 'site',
+            images: lim('images', 'images'),
+            latencyMs,
+            connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, LAB_LIMITS.latencyMs.min, LAB_LIMITS.latencyMs.max),
+          },
       cells,
       ...(via.length ? { via } : {}),
       runs: lim('runs', 'runs'),
