@@ -8,6 +8,7 @@
  * whereas an Error crossing the bridge loses its `code`.
  */
 import { COMMAND_NAMES, type NetlensApi, type NetlensEvent, type NetlensEventListener } from '../proxy/src/api/contract.js';
+import { ErrorCodes } from '../proxy/src/errors.js';
 import { commandChannel, EVENT_CHANNEL, type IpcReply } from './channels.js';
 
 export interface IpcRendererLike {
@@ -36,15 +37,15 @@ export function buildBridge(ipc: IpcRendererLike): NetlensApi {
       try {
         reply = (await ipc.invoke(commandChannel(name), args)) as IpcReply;
       } catch (err) {
-        throw { code: 'NL_API_UNREACHABLE', message: `The Netlens core did not answer "${name}": ${(err as Error)?.message ?? err}` };
+        throw { code: ErrorCodes.API_UNREACHABLE, message: `The Netlens core did not answer "${name}": ${(err as Error)?.message ?? err}` };
       }
-      if (!reply || typeof reply !== 'object') throw { code: 'NL_API_BAD_RESPONSE', message: `Unexpected answer to "${name}".` };
+      if (!reply || typeof reply !== 'object') throw { code: ErrorCodes.API_BAD_RESPONSE, message: `Unexpected answer to "${name}".` };
       if (reply.ok) return reply.result;
       throw { code: reply.error.code, message: reply.error.message };
     };
   }
   api.subscribe = (listener: NetlensEventListener) => {
-    if (typeof listener !== 'function') throw { code: 'NL_API_BAD_REQUEST', message: 'subscribe needs a function' };
+    if (typeof listener !== 'function') throw { code: ErrorCodes.API_BAD_REQUEST, message: 'subscribe needs a function' };
     if (listeners.size === 0) ipc.on(EVENT_CHANNEL, onEvent);
     listeners.add(listener);
     return () => {

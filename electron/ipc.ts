@@ -1,13 +1,15 @@
 /**
  * The ONE place IPC handlers are registered. Every contract command gets a
  * handler that first checks who is calling (our app's top frame only), then
- * calls the core service and answers `{ ok, result }` or `{ ok: false, error }`.
+ * hands the command to the shared dispatcher (proxy/src/api/invoke.ts), which
+ * answers `{ ok, result }` or `{ ok: false, error }`.
  *
  * Takes `ipcMain` as a parameter (no runtime import of 'electron') so tests
  * drive it with a fake.
  */
 import type { IpcMainInvokeEvent } from 'electron';
-import { COMMAND_NAMES, type CommandName, type NetlensApi } from '../proxy/src/api/contract.js';
+import { COMMAND_NAMES, type NetlensApi } from '../proxy/src/api/contract.js';
+import { invoke } from '../proxy/src/api/invoke.js';
 import { ErrorCodes } from '../proxy/src/errors.js';
 import { commandChannel, type IpcReply } from './channels.js';
 import { isAppUrl } from './window.js';
@@ -30,13 +32,6 @@ export function isTrustedSender(event: SenderLike): boolean {
   return isAppUrl(frame.url);
 }
 
-function toErrorInfo(err: unknown): { code: string; message: string } {
-  const e = err as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof e?.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL;
-  const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
-  return { code, message };
-}
-
 /**
  * Registers a handler per entry of COMMAND_NAMES and returns a function that
  * removes them all (used on quit and by tests).
@@ -49,15 +44,7 @@ export function registerApi(ipcMain: IpcMainLike, service: NetlensApi, isTrusted
       if (!isTrusted(event as SenderLike)) {
         return { ok: false, error: { code: ErrorCodes.API_FORBIDDEN, message: `IPC call "${name}" refused: the sender is not the Netlens window.` } };
       }
-      try {
-        const fn = service[name as CommandName] as (a: unknown) => Promise<unknown>;
-        const result = await fn.call(service, args);
-        return { ok: true, result: result ?? null };
-      } catch (err) {
-        const info = toErrorInfo(err);
-        if (info.code === ErrorCodes.INTERNAL) process.emitWarning(`Netlens IPC: ${name} failed: ${(err as Error)?.stack ?? err}`);
-        return { ok: false, error: info };
-      }
+      return invoke(service, name, args, { where: 'Netlens IPC' });
     });
     channels.push(channel);
   }

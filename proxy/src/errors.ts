@@ -17,6 +17,12 @@ export const ErrorCodes = {
   UPSTREAM_TLS: 'NL_UPSTREAM_TLS',
   /** Upstream spoke something that is not valid HTTP. */
   UPSTREAM_PROTOCOL: 'NL_UPSTREAM_PROTOCOL',
+  /** Internal to the forwarder (retried): an origin that offered HTTP/2 answered a new connection with HTTP/1.1 only. */
+  H2_DOWNGRADE: 'NL_H2_DOWNGRADE',
+  /** Internal to the forwarder (retried): the origin refused an HTTP/2 stream (REFUSED_STREAM) before processing it. */
+  H2_REFUSED_STREAM: 'NL_H2_REFUSED_STREAM',
+  /** A request the HTTP/1.1 upstream client will not write (a header value it refuses, a body that disagrees with Content-Length). */
+  REQUEST_NOT_SENDABLE: 'NL_REQUEST_NOT_SENDABLE',
   /** The client went away before the exchange finished. */
   CLIENT_ABORTED: 'NL_CLIENT_ABORTED',
   /**
@@ -26,6 +32,8 @@ export const ErrorCodes = {
   CLIENT_TIMEOUT: 'NL_CLIENT_TIMEOUT',
   /** The client sent something that is not valid HTTP. */
   CLIENT_MALFORMED: 'NL_CLIENT_MALFORMED',
+  /** The TLS handshake with the client failed inside a tunnel (usually: the client does not trust the Netlens CA). */
+  CLIENT_TLS: 'NL_CLIENT_TLS',
   /** The client's request head is over a limit (bytes or header lines): answered 431. */
   REQUEST_HEADERS_TOO_LARGE: 'NL_REQUEST_HEADERS_TOO_LARGE',
   /** A request the proxy will not forward (e.g. open relay attempt, loop). */
@@ -58,6 +66,12 @@ export const ErrorCodes = {
   API_FORBIDDEN: 'NL_API_FORBIDDEN',
   /** API: malformed command, unknown command or bad arguments. */
   API_BAD_REQUEST: 'NL_API_BAD_REQUEST',
+  /** UI: the core did not answer (netlens serve stopped, or the Electron main process is gone). */
+  API_UNREACHABLE: 'NL_API_UNREACHABLE',
+  /** UI: the core answered something that is not a command reply. */
+  API_BAD_RESPONSE: 'NL_API_BAD_RESPONSE',
+  /** Warning code: an event listener threw; the event still reached the other listeners. */
+  LISTENER_FAILED: 'NL_LISTENER_FAILED',
   /** API: the exchange / session / lab run asked for does not exist (any more). */
   NOT_FOUND: 'NL_NOT_FOUND',
   /** API: an optional part of the core (lab, browser launch, replay…) is not installed in this build. */
@@ -72,6 +86,8 @@ export const ErrorCodes = {
   PAGE_LOAD: 'NL_PAGE_LOAD',
   /** A lab run was cancelled (AbortSignal / Ctrl-C). */
   LAB_ABORTED: 'NL_LAB_ABORTED',
+  /** Warning code: a lab child process (proxy, browser) did not close in time and was killed. */
+  LAB_CHILD_KILLED: 'NL_LAB_CHILD_KILLED',
   /**
    * Lab: an external proxy of a via cell could not be used: connection refused, not an
    * HTTP proxy, CONNECT refused, TLS to the target through it failed, or no answer in time.
@@ -100,13 +116,50 @@ export const ErrorCodes = {
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
+const registered: ReadonlySet<string> = new Set(Object.values(ErrorCodes));
+
+/** Whether `value` is a registered code: the only codes a caller may branch on. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && registered.has(value);
+}
+
 export class NetlensError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NetlensError';
     this.code = code;
   }
+}
+
+/** What a caller is told of a failure: a registered code and the user's message. Never a stack. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
+
+/** An `ErrorInfo` that crossed a boundary as plain data (IPC, JSON, a child process). */
+export function isErrorInfo(value: unknown): value is ErrorInfo {
+  const v = value as { code?: unknown; message?: unknown } | null | undefined;
+  return typeof v === 'object' && v !== null && isErrorCode(v.code) && typeof v.message === 'string';
+}
+
+/**
+ * The registered code of a thrown value, else `fallback`. A NetlensError carries its own;
+ * other values count only with a registered `code` (errors tagged with Object.assign below
+ * the API, error infos that crossed a process boundary). Unregistered codes, Node's
+ * (ECONNRESET) included, are not ours: they get the fallback.
+ */
+export function errorCodeOf(err: unknown, fallback: ErrorCode = ErrorCodes.INTERNAL): ErrorCode {
+  if (err instanceof NetlensError) return err.code;
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return isErrorCode(code) ? code : fallback;
+}
+
+/** The one mapping of a thrown value to what the user is told: a code (NL_INTERNAL when it is not ours) and a message. */
+export function toErrorInfo(err: unknown, fallback: ErrorCode = ErrorCodes.INTERNAL): ErrorInfo {
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return { code: errorCodeOf(err, fallback), message: typeof message === 'string' && message ? message : String(err) };
 }
 
 /**
@@ -134,9 +187,9 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'EAI_AGAIN':
       return { code: ErrorCodes.UPSTREAM_DNS, message: `${target}: host name did not resolve (check the URL or your DNS)` };
     case 'ETIMEDOUT':
-    case 'NL_UPSTREAM_TIMEOUT':
+    case ErrorCodes.UPSTREAM_TIMEOUT:
       return { code: ErrorCodes.UPSTREAM_TIMEOUT, message: `${target} did not answer in time` };
-    case 'NL_UPSTREAM_BODY_TIMEOUT':
+    case ErrorCodes.UPSTREAM_BODY_TIMEOUT:
       return {
         code: ErrorCodes.UPSTREAM_BODY_TIMEOUT,
         message: `${target} stopped sending the response body (${e.message}); the client's connection was closed`,
@@ -146,10 +199,10 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
     case 'ERR_HTTP2_STREAM_ERROR':
     case 'ERR_HTTP2_SESSION_ERROR':
     case 'ERR_HTTP2_GOAWAY_SESSION':
-    case 'NL_H2_REFUSED_STREAM':
+    case ErrorCodes.H2_REFUSED_STREAM:
     case 'ERR_STREAM_PREMATURE_CLOSE':
       return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection before a complete response (${e.message})` };
-    case 'NL_UPSTREAM_PROTOCOL':
+    case ErrorCodes.UPSTREAM_PROTOCOL:
       return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} ${e.message}` };
     case 'ERR_HTTP2_ERROR':
     case 'ERR_HTTP2_PROTOCOL_ERROR':

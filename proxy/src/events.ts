@@ -1,4 +1,5 @@
 import type { ProxyEvent } from './model.js';
+import { ErrorCodes } from './errors.js';
 
 export type ProxyEventListener = (event: ProxyEvent) => void;
 
@@ -30,7 +31,7 @@ export class EventStream {
       } catch (err) {
         // A broken subscriber must not take the proxy down; say so once per event.
         process.emitWarning(`Netlens event listener threw on "${event.type}": ${(err as Error)?.stack ?? err}`, {
-          code: 'NL_LISTENER_FAILED',
+          code: ErrorCodes.LISTENER_FAILED,
         });
       }
     }

@@ -14,6 +14,7 @@
  * Components import `api` and the contract's types; never fetch or WebSocket.
  */
 import { wsProtocols } from '../../proxy/src/api/ws-auth';
+import { errorCodeOf, ErrorCodes, toErrorInfo } from '../../proxy/src/errors';
 import { takePageToken } from './lib/page-token';
 import { COMMAND_NAMES, type ApiErrorInfo, type CommandName, type NetlensApi, type NetlensEvent, type NetlensEventListener } from '../../proxy/src/api/contract';
 
@@ -82,15 +83,15 @@ function httpApi(origin: string, token: string): NetlensApi & { onConnection(cb:
         body: args === undefined ? '' : JSON.stringify(args),
       });
     } catch (err) {
-      throw new ApiError('NL_API_UNREACHABLE', `Netlens is not reachable (${(err as Error).message}). Is "netlens serve" still running?`);
+      throw new ApiError(ErrorCodes.API_UNREACHABLE, `Netlens is not reachable (${(err as Error).message}). Is "netlens serve" still running?`);
     }
     let body: { ok: boolean; result?: unknown; error?: ApiErrorInfo };
     try {
       body = await res.json();
     } catch {
-      throw new ApiError('NL_API_BAD_RESPONSE', `Unexpected answer from Netlens (HTTP ${res.status}).`);
+      throw new ApiError(ErrorCodes.API_BAD_RESPONSE, `Unexpected answer from Netlens (HTTP ${res.status}).`);
     }
-    if (!body.ok) throw new ApiError(body.error?.code ?? 'NL_INTERNAL', body.error?.message ?? `HTTP ${res.status}`);
+    if (!body.ok) throw new ApiError(errorCodeOf(body.error), body.error?.message ?? `HTTP ${res.status}`);
     return body.result;
   };
 
@@ -121,8 +122,8 @@ function ipcApi(bridge: NetlensApi): NetlensApi & { onConnection(cb: (s: Connect
       try {
         return await (bridge[name] as (a: unknown) => Promise<unknown>)(args);
       } catch (err) {
-        const e = err as { code?: string; message?: string };
-        throw new ApiError(e.code ?? 'NL_INTERNAL', e.message ?? String(err));
+        const info = toErrorInfo(err);
+        throw new ApiError(info.code, info.message);
       }
     };
   }

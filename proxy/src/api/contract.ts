@@ -9,6 +9,8 @@
  *  - every command takes ONE JSON-serializable argument object (or none) and
  *    resolves to one JSON-serializable result; failures are `{ code, message }`
  *    with a stable `NL_*` code (see errors.ts);
+ *  - both hand each command to api/invoke.ts, the one dispatcher (command name,
+ *    argument shape, call, error mapping): a transport carries bytes and decides who may call;
  *  - events are one typed union, pushed from the core;
  *  - this file holds types plus the list of command names and nothing that
  *    needs Node or Electron, so preload/IPC code can be generated from `COMMAND_NAMES`.

@@ -15,7 +15,8 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { COMMAND_NAMES, type CommandName, type NetlensApi } from './contract.js';
+import type { NetlensApi } from './contract.js';
+import { invoke, isCommandName } from './invoke.js';
 import { ErrorCodes } from '../errors.js';
 import { parseTarget } from './request-target.js';
 import { sendError, sendJson, sendRaw, sendText } from './http-replies.js';
@@ -51,8 +52,6 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 120_000;
 /** The page needs a handful of connections; more than this are refused at accept. */
 export const MAX_CONNECTIONS = 256;
-
-const commandSet = new Set<string>(COMMAND_NAMES);
 
 class BodyTooLarge extends Error {}
 
@@ -97,7 +96,8 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
 
   async function handleCommand(req: http.IncomingMessage, res: http.ServerResponse, name: string): Promise<void> {
     if (req.method !== 'POST') return sendError(res, 405, ErrorCodes.API_BAD_REQUEST, 'Commands are POST requests.');
-    if (!commandSet.has(name)) return sendError(res, 404, ErrorCodes.API_BAD_REQUEST, `Unknown command "${name.slice(0, 100)}".`);
+    // Routing: an unknown path is a 404 before any body is read (invoke checks the name again).
+    if (!isCommandName(name)) return sendError(res, 404, ErrorCodes.API_BAD_REQUEST, `Unknown command "${name.slice(0, 100)}".`);
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
       return sendError(res, 415, ErrorCodes.API_BAD_REQUEST, 'Commands need Content-Type: application/json.');
     }
@@ -113,16 +113,9 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
       }
       return sendError(res, 400, ErrorCodes.API_BAD_REQUEST, `Malformed command body: ${(err as Error).message}`);
     }
-    try {
-      const fn = service[name as CommandName] as (a: unknown) => Promise<unknown>;
-      const result = await fn.call(service, args);
-      sendJson(res, 200, { ok: true, result: result ?? null });
-    } catch (err) {
-      const e = err as Error & { code?: string };
-      const code = typeof e?.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL;
-      if (code === ErrorCodes.INTERNAL) warn(`${name} failed`, err);
-      sendError(res, statusOf(code), code, e?.message || String(err));
-    }
+    const reply = await invoke(service, name, args, { where: 'netlens serve' });
+    if (reply.ok) sendJson(res, 200, reply);
+    else sendError(res, statusOf(reply.error.code), reply.error.code, reply.error.message);
   }
 
   function refuse(res: http.ServerResponse, api: boolean, [status, code, message]: Refusal): void {

@@ -10,24 +10,13 @@ import { ErrorCodes, NetlensError } from '../errors.js';
 import { baselineProblem, isCellId } from '../lab/cells.js';
 import { compareRuns, isRunId, LabHistory } from '../lab/history.js';
 import { renderHtmlReport, representativeWaterfalls } from '../lab/html-report.js';
-import { LAB_LIMITS, limitProblem } from '../lab/limits.js';
+import { LAB_DEFAULTS, limitProblem } from '../lab/limits.js';
 import type { CellId, LabResult } from '../lab/types.js';
 import { labCells, parseHarText, type LabBackend } from './backends.js';
 import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEvent } from './contract.js';
-
-type Args = Record<string, unknown>;
+import { bad, obj, type Args } from './commands/args.js';
 
 const CANCELLED = { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' };
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
-}
-
-function obj(args: unknown, command: string): Args {
-  if (args === undefined || args === null) return {};
-  if (typeof args !== 'object' || Array.isArray(args)) throw bad(`${command}: the argument must be an object`);
-  return args as Args;
-}
 
 function runIdArg(a: Args, key: string, command: string): string {
   const v = a[key];
@@ -36,7 +25,7 @@ function runIdArg(a: Args, key: string, command: string): string {
 }
 
 /** What the Lab view starts with: the lab's defaults (runs, images, baseline), on two cells that finish quickly. */
-export const UI_DEFAULT_CELLS: CellId[] = ['direct+h2', 'proxy+h2+intercept'];
+export const UI_DEFAULT_CELLS: CellId[] = [...LAB_DEFAULTS.uiCells];
 
 export class LabService {
   private readonly runs = new Map<string, { state: LabRunState; abort: AbortController }>();
@@ -62,10 +51,10 @@ export class LabService {
       available: this.lab.available,
       cells: labCells(),
       defaults: {
-        target: { kind: 'site', images: LAB_LIMITS.images.default, latencyMs: LAB_LIMITS.latencyMs.default },
-        cells: UI_DEFAULT_CELLS,
-        runs: LAB_LIMITS.runs.default,
-        baseline: 'direct',
+        target: { ...LAB_DEFAULTS.target },
+        cells: [...UI_DEFAULT_CELLS],
+        runs: LAB_DEFAULTS.runs,
+        baseline: LAB_DEFAULTS.baseline,
       },
     };
   }

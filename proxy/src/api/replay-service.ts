@@ -1,5 +1,5 @@
 /**
- * Sessions → Serve and Resend, for the API (core-service.ts delegates here).
+ * Sessions → Serve and Resend, for the API (commands/replay.ts delegates here).
  *
  * Serve runs a replay proxy of its own next to the capture proxy (same CA and
  * upstream options), so serving a session never stops the live capture and the
@@ -13,7 +13,7 @@
  * client-replay's typed comparison rows. One resend at a time per core: each
  * holds up to RESEND_CONCURRENCY sockets and a 30 s timeout per request.
  */
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 import type { ProxyOptions } from '../options.js';
 import type { ProxyHandle } from '../server/proxy-server.js';
 import { replayableEntries } from '../replay/load.js';
@@ -22,6 +22,7 @@ import { resend } from '../replay/client-replay.js';
 import { summarizeResend } from '../replay/report.js';
 import type { SessionBackend } from './backends.js';
 import type { CommandArgs, NetlensEvent, ReplayServerStatus, ReplayUnmatchedPolicy, ResendReport, ResendRowInfo } from './contract.js';
+import { bad, obj } from './commands/args.js';
 
 export const STATUS_EVENT_MS = 250;
 export const RESEND_CONCURRENCY = 4;
@@ -45,16 +46,6 @@ interface Serving {
   replay: ServerReplay;
   proxy: ProxyHandle;
   unsubscribe: () => void;
-}
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
-}
-
-function args(a: unknown, command: string): Record<string, unknown> {
-  if (a === undefined || a === null) return {};
-  if (typeof a !== 'object' || Array.isArray(a)) throw bad(`${command}: the argument must be an object`);
-  return a as Record<string, unknown>;
 }
 
 function sessionId(a: Record<string, unknown>, command: string): string {
@@ -119,7 +110,7 @@ export class ReplayService {
   }
 
   async start(raw: CommandArgs<'startReplayServer'>): Promise<ReplayServerStatus> {
-    const a = args(raw, 'startReplayServer');
+    const a = obj(raw, 'startReplayServer');
     const id = sessionId(a, 'startReplayServer');
     const port = a.port ?? 0;
     if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
@@ -142,8 +133,8 @@ export class ReplayService {
       try {
         proxy = await this.deps.startProxy({ ...this.deps.proxyExtras(), port: port as number, dataDir: this.deps.dataDir, respond: replay });
       } catch (err) {
-        const e = err as NetlensError;
-        const code = typeof e?.code === 'string' && e.code.startsWith('NL_') ? e.code : ErrorCodes.LISTEN_FAILED;
+        const e = err as Error | undefined;
+        const code = errorCodeOf(err, ErrorCodes.LISTEN_FAILED);
         const inUse = `port ${port} is already in use. Choose another port, or leave it empty for any free port.`;
         const hint = code === ErrorCodes.PORT_IN_USE ? inUse : String(e?.message ?? err);
         throw new NetlensError(code, `The replay server for "${session.name}" could not start: ${hint}`, { cause: err });
@@ -177,7 +168,7 @@ export class ReplayService {
   }
 
   async resend(raw: CommandArgs<'resendSession'>): Promise<ResendReport> {
-    const id = sessionId(args(raw, 'resendSession'), 'resendSession');
+    const id = sessionId(obj(raw, 'resendSession'), 'resendSession');
     if (this.resending) throw new NetlensError(ErrorCodes.REPLAY_RUNNING, 'A resend is already running: wait for its diff, then resend again.');
     const abort = new AbortController();
     this.resending = abort;

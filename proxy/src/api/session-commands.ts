@@ -17,6 +17,7 @@ import { DISPLAY_LIMIT, harBodyView } from './body-view.js';
 import { splitCut } from '../sessions/capped-json.js';
 import { isBase64Body } from './har-row.js';
 import { cutText, fieldChunk, fieldValue, READ_CAP, sessionDetail, sessionPages, sessionRow, type FieldValue } from './session-view.js';
+import { bad } from './commands/args.js';
 
 const INDEX_CACHE = 4;
 const FIELD_TTL_MS = 10_000;
@@ -29,10 +30,6 @@ const BODY_READ_CAP = 6 * DISPLAY_LIMIT;
 function cutBase64(entry: LooseHarEntry, side: 'request' | 'response'): boolean {
   const c = side === 'request' ? entry?.request?.postData : entry?.response?.content;
   return isBase64Body(c) && typeof c?.text === 'string' && splitCut(c.text).fullBytes !== undefined;
-}
-
-function bad(message: string): NetlensError {
-  return new NetlensError(ErrorCodes.API_BAD_REQUEST, message);
 }
 
 function args(a: unknown, command: string): Record<string, unknown> {

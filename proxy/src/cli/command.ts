@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import { ErrorCodes } from '../errors.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -47,5 +48,5 @@ export function intFlag(values: CommandContext['values'], name: string, fallback
 }
 
 export class UsageError extends Error {
-  readonly code = 'NL_USAGE';
+  readonly code = ErrorCodes.USAGE;
 }

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { commands } from './commands/index.js';
 import { appPaths } from '../app-paths.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
+import { isErrorCode } from '../errors.js';
 
 export { appPathsFor, setAppPaths } from '../app-paths.js';
 
@@ -91,7 +92,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       io.stderr.write(`netlens ${command.name}: ${e.message}\nRun "netlens ${command.name} --help" for usage.\n`);
       return EXIT_USAGE;
     }
-    const code = e.code && e.code.startsWith('NL_') ? ` [${e.code}]` : '';
+    const code = isErrorCode(e.code) ? ` [${e.code}]` : '';
     io.stderr.write(`netlens ${command.name}: ${e.message}${code}\n`);
     if (!code && process.env.NETLENS_DEBUG) io.stderr.write(`${e.stack}\n`);
     return EXIT_FAILED;

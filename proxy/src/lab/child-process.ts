@@ -12,7 +12,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { appPaths, setAppPaths, type AppPaths, type LabChildEntry } from '../app-paths.js';
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 
 export interface LabChild<Info, Result> {
   info: Info;
@@ -42,7 +42,7 @@ export async function startLabChild<Info, Result>(what: string, entry: LabChildE
         resolve(m.info!);
       } else if (m.type === 'error') {
         clearTimeout(timer);
-        reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, `The ${what} could not start: ${m.message}`));
+        reject(new NetlensError(errorCodeOf(m), `The ${what} could not start: ${m.message}`));
       }
     });
     child.once('exit', (code) => {
@@ -62,7 +62,7 @@ export async function startLabChild<Info, Result>(what: string, entry: LabChildE
       });
       child.send({ type: 'close' });
       const timer = setTimeout(() => {
-        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: 'NL_LAB_CHILD_KILLED' });
+        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: ErrorCodes.LAB_CHILD_KILLED });
         child.kill('SIGKILL');
       }, CLOSE_TIMEOUT_MS);
       const r = await result;
@@ -77,7 +77,7 @@ export async function startLabChild<Info, Result>(what: string, entry: LabChildE
         child.off('message', onMessage);
         child.off('exit', onExit);
         if (m.type === `${type}:done`) resolve(m.result as T);
-        else reject(new NetlensError(m.code ?? ErrorCodes.INTERNAL, m.message ?? `The ${what} failed (${type})`));
+        else reject(new NetlensError(errorCodeOf(m), m.message ?? `The ${what} failed (${type})`));
       };
       const onExit = (code: number | null) => {
         child.off('message', onMessage);

@@ -4,7 +4,10 @@
  *
  * Before, each layer had its own (API runs 1–50, CLI 1–1000, the runner ≥ 1,
  * the Lab view 3 runs by default): the UI's 3 runs could never give p < 0.05.
+ * The API's checks (api/lab-service.ts), the CLI's flags (cli/commands/lab.ts),
+ * the runner (resolveLabConfig) and the Lab view's form all read LAB_LIMITS and LAB_DEFAULTS.
  */
+import type { CellId } from './types.js';
 
 export interface IntLimit {
   min: number;
@@ -28,6 +31,23 @@ export const LAB_LIMITS = {
 } as const satisfies Record<string, IntLimit>;
 
 export type LabLimitName = keyof typeof LAB_LIMITS;
+
+/** What a new run starts with where the caller says nothing (the API's getLabOptions, the Lab view, the runner). */
+export const LAB_DEFAULTS = {
+  /** The built-in test site with the default images and latency. */
+  target: { kind: 'site', images: LAB_LIMITS.images.default, latencyMs: LAB_LIMITS.latencyMs.default },
+  runs: LAB_LIMITS.runs.default,
+  /** Each cell compared with the direct cell of its HTTP/2 setting. */
+  baseline: 'direct',
+  /** The Lab view's cells: two that finish quickly (the CLI runs every cell unless told otherwise). */
+  uiCells: ['direct+h2', 'proxy+h2+intercept'] as readonly CellId[],
+} as const;
+
+/** "0–100,000": a limit's range as help texts and the Lab view show it. */
+export function limitRange(name: LabLimitName): string {
+  const { min, max } = LAB_LIMITS[name];
+  return `${min.toLocaleString('en-US')}–${max.toLocaleString('en-US')}`;
+}
 
 /** Significance level: default and bounds (exclusive of 0 and 1). */
 export const LAB_ALPHA = { default: 0.05, min: 0, max: 1 } as const;

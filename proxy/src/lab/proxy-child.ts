@@ -6,6 +6,7 @@ import { startProxy, type ProxyHandle } from '../server/proxy-server.js';
 import { serveLabChild } from './child-process.js';
 import { LOOP_RESOLUTION_MS, loopDelaySummary, proxyMetrics } from './measure.js';
 import type { ProxyRunOptions, ProxyRunResult } from './proxy-process.js';
+import { ErrorCodes } from '../errors.js';
 
 interface Run {
   proxy: ProxyHandle;
@@ -17,7 +18,7 @@ interface Run {
 let run: Run | undefined;
 
 async function stopRun(): Promise<ProxyRunResult> {
-  if (!run) throw Object.assign(new Error('no proxy is running'), { code: 'NL_INTERNAL' });
+  if (!run) throw Object.assign(new Error('no proxy is running'), { code: ErrorCodes.INTERNAL });
   const { proxy, recorder, exchanges, loopDelay } = run;
   run = undefined;
   loopDelay.disable();

@@ -18,13 +18,13 @@ import { capturePage } from '../browser/capture.js';
 import { findChrome } from '../browser/find-chrome.js';
 import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
 import { appVersion } from '../app-paths.js';
-import { ErrorCodes, NetlensError } from '../errors.js';
+import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
 import { allCells, baselineProblem, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
-import { LAB_ALPHA, LAB_LIMITS, limitProblem } from './limits.js';
+import { LAB_ALPHA, LAB_DEFAULTS, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
@@ -46,8 +46,10 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   const usage = (problem: string | undefined) => {
     if (problem) throw new NetlensError(ErrorCodes.USAGE, problem);
   };
-  const runs = config.runs ?? LAB_LIMITS.runs.default;
+  const runs = config.runs ?? LAB_DEFAULTS.runs;
   usage(limitProblem('runs', runs));
+  if (config.quietMs !== undefined) usage(limitProblem('quietMs', config.quietMs, 'quiet time (ms)'));
+  if (config.timeoutMs !== undefined) usage(limitProblem('timeoutMs', config.timeoutMs, 'page load timeout (ms)'));
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
   const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
@@ -69,6 +71,8 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     if (config.target.connectionLatencyMs !== undefined) usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
   }
   if (config.target.kind === 'url') {
+    const { expectedRequests } = config.target;
+    if (expectedRequests !== undefined) usage(limitProblem('expectedRequests', expectedRequests, 'expected requests'));
     try {
       const u = new URL(config.target.url);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
@@ -80,7 +84,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     target: config.target,
     cells,
     runs,
-    baseline: config.baseline ?? 'direct',
+    baseline: config.baseline ?? LAB_DEFAULTS.baseline,
     quietMs: config.quietMs ?? LAB_LIMITS.quietMs.default,
     timeoutMs: config.timeoutMs ?? LAB_LIMITS.timeoutMs.default,
     alpha: config.alpha ?? LAB_ALPHA.default,
@@ -211,7 +215,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     if (settings.via && ctx.config.target.kind === 'site' && /answered 5\d\d| did not load: /.test(message)) {
       message += `. An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${ctx.ca.certPath} (mitmproxy: --set ssl_verify_upstream_trusted_ca=<that file>; Node-based proxies: NODE_EXTRA_CA_CERTS=<that file>)`;
     }
-    result = { ...base, ok: false, error: { code: e.code?.startsWith('NL_') ? e.code : ErrorCodes.INTERNAL, message } };
+    result = { ...base, ok: false, error: { code: errorCodeOf(err), message } };
   } finally {
     await browser?.close();
     proxyResult = await proxy?.stop().catch(() => undefined);

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { bodyText, decodeContent } from '../har/body.js';
 import type { HarEntry, HarNameValue } from '../har/types.js';
 import type { RawHeaders } from '../model.js';
-import { classifyUpstreamError, ErrorCodes } from '../errors.js';
+import { classifyUpstreamError, ErrorCodes, isErrorCode } from '../errors.js';
 import { recordedRequestBody, recordedResponseBody, type ReplayEntry } from './load.js';
 
 export interface ResendOptions {
@@ -254,7 +254,8 @@ class ProxyFailure extends Error {
 /** Through a Netlens proxy, a failed upstream is a 502 naming the cause: that is a failed request, not a changed status. */
 function proxyFailure(sent: Sent, opts: ResendOptions): ProxyFailure | undefined {
   const code = opts.proxyUrl && sent.status === 502 ? header(sent.headers, 'x-netlens-error') : undefined;
-  if (!code || !/^NL_[A-Z0-9_]{1,60}$/.test(code)) return undefined;
+  // Only a code of the registry says the 502 is the proxy's own answer, not the origin's.
+  if (!isErrorCode(code)) return undefined;
   const line = sent.wire.subarray(0, 1000).toString('utf8').split('\n')[0].trim();
   return new ProxyFailure(code, line || `the proxy could not forward the request (${code})`);
 }

@@ -130,7 +130,7 @@ function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socke
         req,
         origin,
         start,
-        'NL_CLIENT_TLS',
+        ErrorCodes.CLIENT_TLS,
         `TLS handshake with the client failed for ${host}: ${tlsReason(error)}. Does the client trust the Netlens CA? Run "netlens ca" for how.`,
       );
     });

@@ -82,7 +82,7 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   });
   // An origin that never answers the handshake (or stalls it): the same head deadline as any request.
   const headMs = ctx.options.upstreamTimeoutMs;
-  upstreamReq.setTimeout(headMs, () => upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' })));
+  upstreamReq.setTimeout(headMs, () => upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT })));
   let answered = false;
   // The client gave up before the origin answered (closed, or half-closed: nginx's 499 too):
   // release both sides and record it.

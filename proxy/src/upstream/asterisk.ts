@@ -11,6 +11,7 @@ import type { RawHeaders } from '../model.js';
 import { flatFromPairs, pairsFromFlat } from '../headers.js';
 import { connectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
+import { ErrorCodes } from '../errors.js';
 
 export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host: string, port: number): Promise<UpstreamResponse> {
   const t = req.timestamps;
@@ -26,7 +27,7 @@ export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure:
       ...(secure ? { servername: host, secureContext: pool.secureContext, rejectUnauthorized: pool.rejectUnauthorized } : {}),
     };
     const out = (secure ? https : http).request(options);
-    const timeout = () => Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: 'NL_UPSTREAM_TIMEOUT' });
+    const timeout = () => Object.assign(new Error(`no response within ${req.timeoutMs} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT });
     const deadline = pool.deadlines.add(req.timeoutMs, () => out.destroy(timeout()));
     out.once('error', (err) => {
       deadline.clear();

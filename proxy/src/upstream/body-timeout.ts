@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
+import { ErrorCodes } from '../errors.js';
 
 export interface BodyWatchdog {
   /** A chunk arrived from the origin. */
@@ -18,7 +19,7 @@ export interface BodyWatchdog {
 }
 
 export function bodyTimeoutError(ms: number): Error {
-  return Object.assign(new Error(`no response body bytes for ${ms} ms`), { code: 'NL_UPSTREAM_BODY_TIMEOUT' });
+  return Object.assign(new Error(`no response body bytes for ${ms} ms`), { code: ErrorCodes.UPSTREAM_BODY_TIMEOUT });
 }
 
 /** Destroys `body` with NL_UPSTREAM_BODY_TIMEOUT when no chunk arrives for `ms` while it waits on the origin. */

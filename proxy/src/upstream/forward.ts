@@ -18,6 +18,7 @@ import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
 import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
+import { ErrorCodes } from '../errors.js';
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 /** Errors that mean "the connection failed before a response": safe to retry idempotent requests. */
@@ -27,8 +28,8 @@ const RETRYABLE = new Set([
   'EPIPE',
   'ERR_HTTP2_GOAWAY_SESSION',
   'ERR_HTTP2_STREAM_CANCEL',
-  'NL_H2_DOWNGRADE',
-  'NL_H2_REFUSED_STREAM',
+  ErrorCodes.H2_DOWNGRADE,
+  ErrorCodes.H2_REFUSED_STREAM,
 ]);
 const BACKOFF_MS = [25, 100, 250];
 
@@ -108,11 +109,11 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
 }
 
 function refusedStream(): Error {
-  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: 'NL_H2_REFUSED_STREAM' });
+  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: ErrorCodes.H2_REFUSED_STREAM });
 }
 
 function timeoutError(ms: number): Error {
-  return Object.assign(new Error(`no response within ${ms} ms`), { code: 'NL_UPSTREAM_TIMEOUT' });
+  return Object.assign(new Error(`no response within ${ms} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT });
 }
 
 /** Copies a connection's setup timestamps into the first exchange that used it. */

@@ -6,6 +6,8 @@
  * come from our own dial and pass through unchanged.
  */
 
+import { ErrorCodes } from '../errors.js';
+
 type CodedError = Error & { code?: string };
 
 function renamed(err: CodedError, code: string, message = err.message): CodedError {
@@ -14,7 +16,7 @@ function renamed(err: CodedError, code: string, message = err.message): CodedErr
 
 /** A response that is not valid HTTP/1.1, recorded as a protocol error (never retried, never "reset"). */
 function protocolError(err: CodedError, reason: string): CodedError {
-  return renamed(err, 'NL_UPSTREAM_PROTOCOL', reason);
+  return renamed(err, ErrorCodes.UPSTREAM_PROTOCOL, reason);
 }
 
 /**
@@ -74,7 +76,7 @@ export function nodeStyleError(err: unknown, state: ReadState = {}): Error {
     case 'UND_ERR_INVALID_ARG':
     case 'UND_ERR_NOT_SUPPORTED':
     case 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH':
-      return renamed(e, 'NL_REQUEST_NOT_SENDABLE', `the request cannot be sent upstream over HTTP/1.1: ${e.message}`);
+      return renamed(e, ErrorCodes.REQUEST_NOT_SENDABLE, `the request cannot be sent upstream over HTTP/1.1: ${e.message}`);
     default:
       return e;
   }

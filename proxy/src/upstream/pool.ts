@@ -18,6 +18,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
 import { H1Clients, type Dialed } from './h1-client.js';
+import { ErrorCodes } from '../errors.js';
 
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
@@ -295,7 +296,7 @@ export class UpstreamPool {
         if (socket.alpnProtocol !== 'h2') {
           this.protocols.set(key, 'http/1.1');
           socket.destroy();
-          reject(Object.assign(new Error('origin stopped offering h2'), { code: 'NL_H2_DOWNGRADE' }));
+          reject(Object.assign(new Error('origin stopped offering h2'), { code: ErrorCodes.H2_DOWNGRADE }));
           return;
         }
         resolve(this.adoptSession(key, host, port, socket));

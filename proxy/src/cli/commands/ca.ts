@@ -1,7 +1,8 @@
 import { loadOrCreateCA } from '../../tls/ca.js';
 import { EXIT_OK, type CliCommand } from '../command.js';
-import { trustInstructions } from '../trust.js';
+import { trustInstructions } from '../../tls/trust.js';
 import { dataDirFlag } from '../flags.js';
+import { DEFAULT_PORT } from '../../options.js';
 
 export const caCommand: CliCommand = {
   name: 'ca',
@@ -28,7 +29,7 @@ Flags:
     stdout.write(`CA certificate: ${ca.certPath}\n`);
     stdout.write(`SHA-256 fingerprint: ${ca.fingerprint}\n`);
     stdout.write(`Leaf SPKI hash: ${ca.leafSpkiHash}\n\n`);
-    stdout.write(trustInstructions(ca.certPath, ca.leafSpkiHash) + '\n');
+    stdout.write(trustInstructions(ca.certPath, ca.leafSpkiHash, { host: '127.0.0.1', port: DEFAULT_PORT }) + '\n');
     return EXIT_OK;
   },
 };

@@ -4,7 +4,7 @@ import { parseCells } from '../../lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
 import { formatTable, progressLine } from '../../lab/report.js';
 import { resolveLabConfig, runLab } from '../../lab/runner.js';
-import { LAB_ALPHA, LAB_LIMITS, minPValue } from '../../lab/limits.js';
+import { LAB_ALPHA, LAB_LIMITS, limitRange, minPValue } from '../../lab/limits.js';
 import { ErrorCodes } from '../../errors.js';
 import { labReport, LAB_REPORT_HELP } from './lab-report.js';
 import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
@@ -54,25 +54,27 @@ Cells (--cells, comma-separated; parts select groups, e.g. "direct", "proxy+h2",
 
 Flags:
   --url URL              load this URL instead of the built-in test site
-  --expected-requests N  with --url: fewer browser HAR entries than N fails a run (default 1)
-  --images N             test site: images on the page (default ${LAB_LIMITS.images.default}, ${LAB_LIMITS.images.min}–${LAB_LIMITS.images.max})
-  --latency MS           test site: delay per response and per new connection (default 0)
-  --conn-latency MS      test site: delay per new connection only (default: --latency)
+  --expected-requests N  with --url: fewer browser HAR entries than N fails a run
+                         (default ${LAB_LIMITS.expectedRequests.default}, ${limitRange('expectedRequests')})
+  --images N             test site: images on the page (default ${LAB_LIMITS.images.default}, ${limitRange('images')})
+  --latency MS           test site: delay per response and per new connection
+                         (default ${LAB_LIMITS.latencyMs.default}, ${limitRange('latencyMs')})
+  --conn-latency MS      test site: delay per new connection only (default: --latency, ${limitRange('latencyMs')})
   --cells LIST|all       cells to run (default all)
   --via NAME=URL         also load the page through another HTTP proxy (Charles,
                          mitmproxy, a corporate proxy…) at URL = http://host:port;
                          repeatable. It must support CONNECT for https pages; the
                          lab's throwaway browser profiles trust the certificate it
                          presents for the page. It is not restarted between runs (warm).
-  --runs N               runs per cell (default ${LAB_LIMITS.runs.default}, 1–${LAB_LIMITS.runs.max}); the smallest p-value N runs
+  --runs N               runs per cell (default ${LAB_LIMITS.runs.default}, ${limitRange('runs')}); the smallest p-value N runs
                          can give is 2/C(2N,N): 3 runs ${minPValue(3).toFixed(3)}, 4 runs ${minPValue(4).toFixed(3)}, 5 runs ${minPValue(5).toFixed(4)}
   --baseline-cell CELL   compare every cell with CELL, which must be among --cells
                          (default: direct cell of the same HTTP/2 setting)
   --out DIR              write results.json and the HARs (browser + proxy side) here
   --json                 print results.json to stdout instead of the table
   --seed N               seed of the shuffled order (to repeat a run order)
-  --quiet-ms MS          network idle after load that ends a run (default 500)
-  --timeout-ms MS        give up on one page load after MS (default 60000)
+  --quiet-ms MS          network idle after load that ends a run (default ${LAB_LIMITS.quietMs.default}, ${limitRange('quietMs')})
+  --timeout-ms MS        give up on one page load after MS (default ${LAB_LIMITS.timeoutMs.default}, ${limitRange('timeoutMs')})
   --alpha A              significance level (default 0.05)
   --upstream-ca FILE     with an https --url: also trust this CA (PEM) for the origin; repeatable.
                          Proxy cells verify upstream with it; before the first run the lab
@@ -168,7 +170,12 @@ Examples:
     const config: LabConfig = {
       target: values.url
         ? { kind: 'url', url: String(values.url), expectedRequests: lim('expected-requests', 'expectedRequests') }
-        : { kind: 'site', images: lim('images', 'images'), latencyMs, connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, 0, LAB_LIMITS.latencyMs.max) },
+        : {
+            kind: 'site',
+            images: lim('images', 'images'),
+            latencyMs,
+            connectionLatencyMs: intFlag(values, 'conn-latency', latencyMs, LAB_LIMITS.latencyMs.min, LAB_LIMITS.latencyMs.max),
+          },
       cells,
       ...(via.length ? { via } : {}),
       runs: lim('runs', 'runs'),

@@ -4,7 +4,7 @@ import { DEFAULT_BODY_CAPTURE_LIMIT } from '../../options.js';
 import { SessionStore } from '../../sessions/store.js';
 import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
-import { trustInstructions } from '../trust.js';
+import { trustInstructions } from '../../tls/trust.js';
 import { formatExchangeLine } from '../format.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
@@ -82,7 +82,7 @@ Examples:
     stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'} · data ${s.dataDir}\n`);
     stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
     if (recording) stdout.write(`Recording to ${recording.recorder.journalFile}; the HAR goes to ${harFile} on stop\n`);
-    stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash).replace('127.0.0.1:8080', `${proxy.address.host}:${proxy.address.port}`) + '\n\n');
+    stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');
     if (!values.quiet) {
       proxy.events.subscribe((e: ProxyEvent) => {
         if (e.type === 'complete' || e.type === 'error') stdout.write(formatExchangeLine(e.exchange) + '\n');

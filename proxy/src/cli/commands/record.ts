@@ -9,6 +9,7 @@ import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 import { collectFailures, formatFailures } from '../failed-requests.js';
+import { ErrorCodes } from '../../errors.js';
 
 export const recordCommand: CliCommand = {
   name: 'record',
@@ -98,7 +99,7 @@ Examples:
         await Promise.race([stopSignal, browser.exited]);
       }
     } catch (err) {
-      if (!(stopped && (err as { code?: string }).code === 'NL_LAB_ABORTED')) throw err;
+      if (!(stopped && (err as { code?: string }).code === ErrorCodes.LAB_ABORTED)) throw err;
     } finally {
       await browser?.close();
       recorder?.stop();

@@ -10,7 +10,7 @@ import { startReplayServer, UNMATCHED_POLICIES, type UnmatchedPolicy } from '../
 import { resend } from '../../replay/client-replay.js';
 import { formatResendReport, formatResendRow, formatServeReport, summarizeResend } from '../../replay/report.js';
 import { formatExchangeLine } from '../format.js';
-import { trustInstructions } from '../trust.js';
+import { trustInstructions } from '../../tls/trust.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand, type CommandContext } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
@@ -124,7 +124,7 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
   );
   stdout.write(`Netlens replay proxy listening on ${proxy.address.url}\n`);
   stdout.write(`  serving ${entries.length} recorded responses · unmatched requests: ${extra} · CA ${proxy.ca.certPath}\n`);
-  stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash).replace('127.0.0.1:8080', `${proxy.address.host}:${proxy.address.port}`) + '\n\n');
+  stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');
   if (!values.quiet) {
     proxy.events.subscribe((e) => {
       if (e.type === 'complete' || e.type === 'error') stdout.write(`${e.exchange.replayed ? 'replay ' : 'extra  '}${formatExchangeLine(e.exchange)}\n`);

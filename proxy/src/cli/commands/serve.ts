@@ -6,7 +6,7 @@ import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { appPaths } from '../../app-paths.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { openInBrowser } from '../open-url.js';
-import { ErrorCodes } from '../../errors.js';
+import { ErrorCodes, isErrorCode } from '../../errors.js';
 
 export const serveCommand: CliCommand = {
   name: 'serve',
@@ -79,7 +79,7 @@ Examples:
       } catch (err) {
         // The UI shows the error and lets the user pick another port.
         const e = err as Error & { code?: string };
-        const code = e.code?.startsWith('NL_') ? ` [${e.code}]` : '';
+        const code = isErrorCode(e.code) ? ` [${e.code}]` : '';
         // The proxy's own message names `netlens proxy`'s --port; here --port is the UI's port.
         const message =
           e.code === ErrorCodes.PORT_IN_USE

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AppStatus, CellId, LabOptions, LabRunComparison, LabRunConfig } from '../../../../proxy/src/api/contract';
 import { baselineChoices } from '../../../../proxy/src/lab/cells';
-import { LAB_LIMITS } from '../../../../proxy/src/lab/limits';
+import { LAB_DEFAULTS, LAB_LIMITS } from '../../../../proxy/src/lab/limits';
 import { baselinePlan, formBaseline, runsHint } from '../../lib/lab-model';
 import { LabCompare } from './LabCompare';
 import { LabHistory, useLabHistory } from './LabHistory';
@@ -71,7 +71,7 @@ export function LabView({ status }: { status?: AppStatus }) {
   // Only cells being run can be the baseline: what the dropdown shows is what the run uses.
   const baseline = formBaseline(cells, config.baseline);
   const plan = baseline ? baselinePlan(cells, baseline) : [];
-  const runs = config.runs ?? LAB_LIMITS.runs.default;
+  const runs = config.runs ?? LAB_DEFAULTS.runs;
   const hint = runsHint(runs);
   const num = (name: 'images' | 'latencyMs' | 'runs') => ({ min: LAB_LIMITS[name].min, max: LAB_LIMITS[name].max, step: 1 });
   const start = async () => {
@@ -100,7 +100,7 @@ export function LabView({ status }: { status?: AppStatus }) {
             )}
             <div className="form-row">
               <label>
-                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: options.defaults.target.kind === 'site' ? options.defaults.target : { kind: 'site', images: LAB_LIMITS.images.default, latencyMs: LAB_LIMITS.latencyMs.default } })} /> Test site
+                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: options.defaults.target.kind === 'site' ? options.defaults.target : { ...LAB_DEFAULTS.target } })} /> Test site
               </label>
               <label>
                 <input type="radio" checked={target.kind === 'url'} onChange={() => setConfig({ ...config, target: { kind: 'url', url: 'https://' } })} /> Any URL

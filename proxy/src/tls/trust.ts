@@ -1,8 +1,17 @@
-/** How to make clients trust the Netlens CA: printed by `netlens ca` and `netlens proxy`. */
-export function trustInstructions(certPath: string, spkiHash: string): string {
+/** Where the proxy listens, as the curl line shows it. */
+export interface TrustProxyAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * How to make clients trust the Netlens CA: printed by `netlens ca`, `netlens proxy` and
+ * `netlens replay`, and shown in the UI. `proxy` is the address clients are to use.
+ */
+export function trustInstructions(certPath: string, spkiHash: string, proxy: TrustProxyAddress): string {
   return [
     'To trust intercepted HTTPS:',
-    `  curl:     curl -x http://127.0.0.1:8080 --cacert "${certPath}" https://example.com/`,
+    `  curl:     curl -x http://${proxy.host}:${proxy.port} --cacert "${certPath}" https://example.com/`,
     `  Node:     NODE_EXTRA_CA_CERTS="${certPath}"`,
     `  Chrome:   --ignore-certificate-errors-spki-list=${spkiHash} (netlens launches it this way),`,
     '            or import the certificate under Settings → Privacy and security → Security → Manage certificates',
