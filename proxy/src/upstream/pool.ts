@@ -22,7 +22,8 @@ import { H1Clients, type Dialed } from './h1-client.js';
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
   id: string;
-  /** Timestamps of the connection's setup (only the first request on it reports them). */
+  /** Timestamps of the connection's setup (requests that waited for it report the part they waited for). */
+  dialStart?: number;
   dnsEnd?: number;
   connectEnd?: number;
   tlsEnd?: number;
@@ -62,6 +63,7 @@ export function connectionInfo(socket: object): ConnectionInfo {
 /** Records dns/connect/tls timestamps on a socket that is connecting now. */
 export function watchConnect(socket: net.Socket, secure: boolean): ConnectionInfo {
   const i = connectionInfo(socket);
+  i.dialStart = performance.now();
   socket.once('lookup', () => (i.dnsEnd = performance.now()));
   socket.once('connect', () => (i.connectEnd = performance.now()));
   if (secure) socket.once('secureConnect', () => (i.tlsEnd = performance.now()));
