@@ -18,6 +18,7 @@ import tls from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
 import { H1Clients, type Dialed } from './h1-client.js';
+import type { Timeline } from '../timeline/recorder.js';
 
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
@@ -32,6 +33,8 @@ export interface ConnectionInfo {
 }
 
 export interface PoolOptions {
+  /** Socket timeline recording every upstream socket's reads and writes (off when undefined). */
+  timeline?: Timeline;
   nagle: boolean;
   http2: boolean;
   /** CA certificates trusted upstream (PEM); undefined = Node's defaults. */
@@ -126,7 +129,7 @@ export class UpstreamPool {
     }
     const socket = net.connect({ host, port });
     socket.setNoDelay(!this.opts.nagle);
-    watchConnect(socket, false);
+    this.opts.timeline?.watch(socket, watchConnect(socket, false).id, 'upstream', this.opts.nagle);
     return { socket, ready: false };
   }
 
@@ -174,7 +177,7 @@ export class UpstreamPool {
       rejectUnauthorized: this.opts.rejectUnauthorized,
     });
     socket.setNoDelay(!this.opts.nagle);
-    watchConnect(socket, true);
+    this.opts.timeline?.watch(socket, watchConnect(socket, true).id, 'upstream', this.opts.nagle);
     return socket;
   }
 
