@@ -38,3 +38,15 @@ describe('unknown browser waits (Chrome HTTP/2 sendEnd after the first response 
     expect(m.ttfbMedianMs).toBe(20.1);
   });
 });
+
+describe('lab analysis of unknown TTFB', () => {
+  it('leaves runs whose TTFB is unknown (-1) out instead of averaging them', async () => {
+    const { metricValues } = await import('../../src/lab/analyze.js');
+    const runs = [
+      { ok: true, ttfbMedianMs: 20 },
+      { ok: true, ttfbMedianMs: -1 },
+      { ok: true, ttfbMedianMs: 22 },
+    ] as never[];
+    expect(metricValues(runs, 'ttfbMedianMs')).toEqual([20, 22]);
+  });
+});
