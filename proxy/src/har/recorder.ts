@@ -17,7 +17,8 @@
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
 import { exchangeToEntry } from './entry.js';
-import { entryRecord, JournalWriter, pageRecord } from './journal.js';
+import { connectionsRecord, entryRecord, JournalWriter, pageRecord } from './journal.js';
+import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
 import { PageTracker } from './pages.js';
 
@@ -44,6 +45,8 @@ export interface RecorderOptions {
   flushMaxPending?: number;
   /** Called when an entry cannot be written (disk full…); recording goes on. */
   onError?: (err: Error) => void;
+  /** The proxy's socket timeline: written into the journal on stop, so the HAR gets `log._connections`. */
+  timeline?: Timeline;
 }
 
 export interface RecorderStats {
@@ -121,6 +124,13 @@ export class HarRecorder {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.flush();
+    if (this.options.timeline && !this.journal.closed) {
+      try {
+        this.journal.appendRecords([connectionsRecord(this.options.timeline.toLog())]);
+      } catch (err) {
+        this.options.onError?.(err as Error);
+      }
+    }
     process.off('exit', this.flushOnExit);
     this.pagerefs.clear();
     this.journal.close();

@@ -1,10 +1,14 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
+import { exportJournal } from '../../src/har/journal.js';
+import { HarRecorder } from '../../src/har/recorder.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { connectionsDropped, connectionsOf } from '../../src/timeline/har.js';
 import { Timeline } from '../../src/timeline/recorder.js';
-import { httpOrigin, testProxy, type Origin } from '../proxy/harness.js';
+import { httpOrigin, tempDataDir, testProxy, type Origin } from '../proxy/harness.js';
 
 let origin: Origin;
 beforeAll(async () => {
@@ -58,6 +62,31 @@ describe('socket timeline', () => {
       expect(connectionsDropped(log)).toBe(0);
     } finally {
       await tp.stop();
+    }
+  });
+
+  it('is stored with a recorded session (journal → HAR log._connections) and read back', async () => {
+    const dir = tempDataDir();
+    const tp = await testProxy({ dataDir: dir });
+    const journal = path.join(dir, 'session.jsonl');
+    const recorder = new HarRecorder(tp.proxy.events, { journalFile: journal, timeline: tp.proxy.timeline });
+    try {
+      await getSeveral(tp.proxy.address.port, 2);
+      await tp.waitFor(2);
+    } finally {
+      recorder.stop();
+      await tp.stop();
+    }
+    const harFile = path.join(dir, 'session.har');
+    await exportJournal(journal, harFile);
+    const har = JSON.parse(fs.readFileSync(harFile, 'utf8'));
+    const conns = connectionsOf(har.log);
+    expect(conns.map((c) => c.leg).sort()).toEqual(['client', 'upstream']);
+    expect(har.log._connectionsTimeOrigin).toBeGreaterThan(0);
+    for (const e of har.log.entries) {
+      const client = conns.find((c) => c.id === e._connectionId)!;
+      expect(client.events.some((ev) => ev.x === e._exchangeId && ev.d === 'w')).toBe(true);
+      expect(conns.find((c) => c.id === e.connection)).toBeDefined();
     }
   });
 
