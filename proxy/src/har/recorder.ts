@@ -14,6 +14,7 @@
  * in the current event-loop turn, never more than FLUSH_MAX_PENDING of them.
  * What is written is in the kernel (writeSync), so it survives the process.
  */
+import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
 import { exchangeToEntry } from './entry.js';
@@ -65,6 +66,8 @@ export class HarRecorder {
   private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
   private flushScheduled = false;
   private readonly flushOnExit = () => this.flush();
+  /** performance.now() when recording began: the timeline written on stop starts here. */
+  private readonly startedAt = performance.now();
 
   constructor(events: EventStream, private readonly options: RecorderOptions) {
     this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
@@ -126,7 +129,7 @@ export class HarRecorder {
     this.flush();
     if (this.options.timeline && !this.journal.closed) {
       try {
-        this.journal.appendRecords([connectionsRecord(this.options.timeline.toLog())]);
+        this.journal.appendRecords([connectionsRecord(this.options.timeline.toLog(this.startedAt))]);
       } catch (err) {
         this.options.onError?.(err as Error);
       }

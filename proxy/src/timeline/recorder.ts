@@ -48,6 +48,11 @@ export class Timeline {
 
   /** Starts recording a socket under a connection id (a second socket under the same id, e.g. TLS inside CONNECT, continues it). */
   watch(socket: net.Socket, id: string, leg: ConnectionTimeline['leg'], nagle: boolean): void {
+    // Full: new connections are not watched at all (no per-socket cost, no record).
+    if (this.events >= this.maxEvents && !this.connections.has(id)) {
+      this.dropped++;
+      return;
+    }
     const timeline = this;
     const c = this.connection(id, leg);
     let nagleOn = nagle;
@@ -102,8 +107,17 @@ export class Timeline {
     return this.connections.get(id);
   }
 
-  /** The `log` fields for a HAR of this recording. */
-  toLog(): TimelineLog {
-    return { _connections: [...this.connections.values()], _connectionsDropped: this.dropped, _connectionsTimeOrigin: performance.timeOrigin };
+  /**
+   * The `log` fields for a HAR. `since` (performance.now() ms): only what happened from then on,
+   * for a recording that started after the proxy did.
+   */
+  toLog(since?: number): TimelineLog {
+    let connections = [...this.connections.values()];
+    if (since !== undefined) {
+      connections = connections
+        .filter((c) => c.closed === undefined || c.closed >= since)
+        .map((c) => ({ ...c, events: c.events.filter((e) => e.t >= since) }));
+    }
+    return { _connections: connections, _connectionsDropped: this.dropped, _connectionsTimeOrigin: performance.timeOrigin };
   }
 }

@@ -110,6 +110,12 @@ describe('socket timeline', () => {
     expect(tl.get('c1')!.events).toHaveLength(3);
     expect(tl.dropped).toBe(2);
     expect(tl.toLog()._connectionsDropped).toBe(2);
+    // Full: a new connection is not even watched.
+    tl.watch(new net.Socket(), 'c2', 'client', false);
+    expect(tl.get('c2')).toBeUndefined();
+    expect(tl.dropped).toBe(3);
+    // A recording that started later gets only its own part.
+    expect(tl.toLog(Infinity)._connections.every((c) => c.events.length === 0)).toBe(true);
     socket.destroy();
     server.close();
   });
