@@ -32,7 +32,8 @@ await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
 const originPort = (origin.address() as import('node:net').AddressInfo).port;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-timeline-cost-'));
-const start = (on: boolean) => startChild<{ port: number }>(`netlens timeline ${on ? 'on' : 'off'}`, ...tsArgs('timeline-proxy.ts', [dataDir, on ? '1' : '0']));
+const start = (on: boolean) =>
+  startChild<{ port: number }>(`netlens timeline ${on ? 'on' : 'off'}`, ...tsArgs('timeline-proxy.ts', [dataDir, on ? '1' : '0']));
 const proxies: Record<'on' | 'off', Child<{ port: number }>> = { on: await start(true), off: await start(false) };
 
 async function load(port: number, n: number): Promise<void> {
@@ -80,6 +81,11 @@ const median = (a: number[]) => {
 const on = median(perRequestUs.on);
 const off = median(perRequestUs.off);
 const pct = ((on / off - 1) * 100).toFixed(1);
-console.log(`proxy CPU per request (median of ${rounds} interleaved rounds × ${perRound} requests, concurrency ${concurrency}, plain HTTP, 2 KiB bodies):`);
+console.log(
+  `proxy CPU per request (median of ${rounds} interleaved rounds × ${perRound} requests, ` +
+    `concurrency ${concurrency}, plain HTTP, 2 KiB bodies):`,
+);
 console.log(`  timeline off: ${off.toFixed(1)} µs   timeline on: ${on.toFixed(1)} µs   cost: ${pct}% (goal ≤ 10%)`);
-console.log(`  rounds off: ${perRequestUs.off.map((v) => v.toFixed(0)).join(' ')}   on: ${perRequestUs.on.map((v) => v.toFixed(0)).join(' ')}`);
+console.log(
+  `  rounds off: ${perRequestUs.off.map((v) => v.toFixed(0)).join(' ')}   on: ${perRequestUs.on.map((v) => v.toFixed(0)).join(' ')}`,
+);

@@ -300,7 +300,14 @@ export async function exportJournal(journalFile: string, harFile: string, head: 
   let skipped = scan.damagedLines + (scan.incompleteTail > 0 ? 1 : 0);
   const result = await writeHar(
     harFile,
-    { creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR, pages: head.pages ?? scan.pages, browser: head.browser, comment: head.comment, extra: { ...scan.connections, ...head.extra } },
+    {
+      creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR,
+      pages: head.pages ?? scan.pages,
+      browser: head.browser,
+      comment: head.comment,
+      // The socket timeline (log._connections) recorded with the journal, if any.
+      extra: { ...scan.connections, ...head.extra },
+    },
     journalEntryJson(journalFile, scan, () => skipped++),
     options,
   );

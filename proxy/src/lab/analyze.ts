@@ -13,7 +13,8 @@ import { METRICS, type CellId, type CellResult, type Dimension, type Effect, typ
  * and is left out rather than averaged.
  */
 export function metricValues(runs: readonly RunMeasurement[], metric: MetricName): number[] {
-  return runs.filter((r) => r.ok && typeof r[metric] === 'number' && Number.isFinite(r[metric]) && (r[metric] as number) >= 0).map((r) => r[metric] as number);
+  const known = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return runs.filter((r) => r.ok && known(r[metric])).map((r) => r[metric] as number);
 }
 
 export function analyze(

@@ -14,7 +14,10 @@ export type BrowserMetrics = Required<Pick<RunMeasurement, 'onLoadMs' | 'ttfbMea
 export function browserMetrics(har: Har): BrowserMetrics {
   const entries = har.log.entries;
   // Unknown waits (browser/unknown-waits.ts: Chrome's HTTP/2 sendEnd after the first response byte) are left out, not averaged.
-  const waits = entries.filter((e) => e.timings._waitUnknown !== true).map((e) => e.timings.wait).filter((w) => typeof w === 'number' && w >= 0);
+  const waits = entries
+    .filter((e) => e.timings._waitUnknown !== true)
+    .map((e) => e.timings.wait)
+    .filter((w) => typeof w === 'number' && w >= 0);
   const protocols: Record<string, number> = {};
   const connections = new Set<string>();
   let bytes = 0;

@@ -40,7 +40,9 @@ serveLabChild<Record<string, never>, Record<string, never>, undefined>(
       proxy.events.subscribe((e) => {
         if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
       });
-      const recorder = options.journal ? new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name, timeline: proxy.timeline }) : undefined;
+      const recorder = options.journal
+        ? new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name, timeline: proxy.timeline })
+        : undefined;
       const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
       loopDelay.enable();
       run = { proxy, recorder, exchanges, loopDelay };

@@ -267,7 +267,12 @@ export class SessionStore {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const info: SessionRecord = { id, name, createdAt: new Date().toISOString(), entryCount: 0, source: options.source ?? 'capture', sizeBytes: 0, state: 'recording', pid: process.pid };
     // Journal first: if the index cannot be written, recover() still finds the journal.
-    const recorder = new HarRecorder(events, { journalFile: this.journalPath(id), name, onError: options.onError, timeline: options.timeline });
+    const recorder = new HarRecorder(events, {
+      journalFile: this.journalPath(id),
+      name,
+      onError: options.onError,
+      timeline: options.timeline,
+    });
     try {
       await this.index.update((sessions) => {
         info.name = uniqueName(info.name, sessions.map((s) => s.name));

@@ -64,7 +64,12 @@ export class Timeline {
     const s = socket as net.Socket & { _write: Write; _writev?: Writev };
     const write = s._write;
     s._write = function (this: net.Socket, chunk, encoding, cb) {
-      timeline.add(c, { t: round(performance.now()), d: 'w', n: typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.length, nagle: nagleOn });
+      timeline.add(c, {
+        t: round(performance.now()),
+        d: 'w',
+        n: typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.length,
+        nagle: nagleOn,
+      });
       return write.call(this, chunk, encoding, cb);
     };
     const writev = s._writev;

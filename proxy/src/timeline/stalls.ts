@@ -83,7 +83,14 @@ export function connectionStalls(c: ConnectionTimeline, rule: StallRule = DEFAUL
     if (j >= ev.length) continue;
     const gap = ev[j].t - e.t;
     if (gap < rule.minGapMs || gap > rule.maxGapMs) continue;
-    out.push({ connectionId: c.id, ...(e.x ? { exchangeId: e.x } : {}), at: e.t, ms: round(gap), bytes: e.n, message: explain(c, e, prev!, gap) });
+    out.push({
+      connectionId: c.id,
+      ...(e.x ? { exchangeId: e.x } : {}),
+      at: e.t,
+      ms: round(gap),
+      bytes: e.n,
+      message: explain(c, e, prev!, gap),
+    });
     // One stall per silence: skip the writes held with it.
     i = j - 1;
   }

@@ -65,7 +65,16 @@ export function computeTimings(t: ExchangeTimestamps): Timings {
     }
   }
   const r = (n: number) => (n < 0 ? -1 : round(n));
-  return { blocked: r(blocked), dns: r(dns), connect: r(connect), ssl: r(ssl), send: r(send), wait: r(wait), receive: r(receive), total: round(end - s) };
+  return {
+    blocked: r(blocked),
+    dns: r(dns),
+    connect: r(connect),
+    ssl: r(ssl),
+    send: r(send),
+    wait: r(wait),
+    receive: r(receive),
+    total: round(end - s),
+  };
 }
 
 export function computeClientTimings(t: ExchangeTimestamps, upstream: Timings): ClientTimings {

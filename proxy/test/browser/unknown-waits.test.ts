@@ -4,7 +4,13 @@ import { markUnknownWaits, sendEndIsLate } from '../../src/browser/unknown-waits
 import { browserMetrics } from '../../src/lab/measure.js';
 
 const entry = (url: string, wait: number) =>
-  ({ startedDateTime: '', time: wait, request: { url, method: 'GET', httpVersion: 'h2', headers: [] }, response: { status: 200, httpVersion: 'h2', headers: [] }, timings: { send: 0, wait, receive: 1 } }) as never;
+  ({
+    startedDateTime: '',
+    time: wait,
+    request: { url, method: 'GET', httpVersion: 'h2', headers: [] },
+    response: { status: 200, httpVersion: 'h2', headers: [] },
+    timings: { send: 0, wait, receive: 1 },
+  }) as never;
 
 function event(method: string, params: Record<string, unknown>) {
   return { method, params };
@@ -23,11 +29,26 @@ describe('unknown browser waits (Chrome HTTP/2 sendEnd after the first response 
       event('Network.requestWillBeSent', { requestId: 'a', request: { url: 'https://x/a' } }),
       event('Network.requestWillBeSent', { requestId: 'b', request: { url: 'https://x/b' } }),
       event('Network.requestWillBeSent', { requestId: 'c', request: { url: 'https://x/b' } }),
-      event('Network.responseReceived', { requestId: 'a', response: { timing: { sendStart: 1, sendEnd: 1.1, receiveHeadersStart: 21, receiveHeadersEnd: 21.2 } } }),
-      event('Network.responseReceived', { requestId: 'b', response: { timing: { sendStart: 1, sendEnd: 25.9, receiveHeadersStart: 25, receiveHeadersEnd: 26 } } }),
-      event('Network.responseReceived', { requestId: 'c', response: { timing: { sendStart: 2, sendEnd: 30.95, receiveHeadersStart: 30, receiveHeadersEnd: 31 } } }),
+      event('Network.responseReceived', {
+        requestId: 'a',
+        response: { timing: { sendStart: 1, sendEnd: 1.1, receiveHeadersStart: 21, receiveHeadersEnd: 21.2 } },
+      }),
+      event('Network.responseReceived', {
+        requestId: 'b',
+        response: { timing: { sendStart: 1, sendEnd: 25.9, receiveHeadersStart: 25, receiveHeadersEnd: 26 } },
+      }),
+      event('Network.responseReceived', {
+        requestId: 'c',
+        response: { timing: { sendStart: 2, sendEnd: 30.95, receiveHeadersStart: 30, receiveHeadersEnd: 31 } },
+      }),
     ];
-    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [entry('https://x/a', 20.1), entry('https://x/b', 0.1), entry('https://x/b', 0.05)] } } as unknown as Har;
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 't', version: '1' },
+        entries: [entry('https://x/a', 20.1), entry('https://x/b', 0.1), entry('https://x/b', 0.05)],
+      },
+    } as unknown as Har;
     expect(markUnknownWaits(log, har)).toBe(2);
     const [a, b, c] = har.log.entries;
     expect(a.timings._waitUnknown).toBeUndefined();

@@ -45,7 +45,9 @@ function checkEntry(e: HarEntry, label: string): void {
     if (typeof v !== 'number') continue;
     expect(v === -1 || v >= 0, `${label} ${e.request.url}: ${k}=${v}`).toBe(true);
   }
-  const sum = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive].filter((n): n is number => typeof n === 'number' && n > 0).reduce((a, b) => a + b, 0);
+  const sum = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive]
+    .filter((n): n is number => typeof n === 'number' && n > 0)
+    .reduce((a, b) => a + b, 0);
   expect(Math.abs(sum - e.time), `${label}: phases sum ${sum} vs time ${e.time}`).toBeLessThanOrEqual(0.1);
   const client = e._clientTimings as { total: number };
   expect(e.time, `${label}: upstream ${e.time} > client ${client.total}`).toBeLessThanOrEqual(client.total + 0.005);
@@ -68,7 +70,16 @@ for (const origin of ['http', 'h1', 'h2'] as const) {
     for (const http2 of [true, false]) {
       for (const parallel of [false, true]) {
         const curlArgs = http2 && origin !== 'http' ? ['--http2'] : ['--http1.1'];
-        cases.push({ name: `${origin} origin, ${intercept ? 'intercept' : 'tunnel'}, proxy h2 ${http2 ? 'on' : 'off'}, ${parallel ? 'parallel' : 'sequential'}`, origin, intercept, http2, curlArgs, parallel });
+        cases.push({
+          name:
+            `${origin} origin, ${intercept ? 'intercept' : 'tunnel'}, ` +
+            `proxy h2 ${http2 ? 'on' : 'off'}, ${parallel ? 'parallel' : 'sequential'}`,
+          origin,
+          intercept,
+          http2,
+          curlArgs,
+          parallel,
+        });
       }
     }
   }
@@ -81,7 +92,14 @@ describe('timing invariants over recorded exchanges', () => {
     const tp = await testProxy({ dataDir, intercept: c.intercept, http2: c.http2, upstreamCA: [ca.certPem] });
     try {
       const urls = Array.from({ length: 6 }, (_, i) => `${origin.url}/r${i}`);
-      const args = ['-x', `http://127.0.0.1:${tp.proxy.address.port}`, '--cacert', caFile, ...c.curlArgs, ...(c.parallel ? ['-Z', '--parallel-immediate'] : [])];
+      const args = [
+        '-x',
+        `http://127.0.0.1:${tp.proxy.address.port}`,
+        '--cacert',
+        caFile,
+        ...c.curlArgs,
+        ...(c.parallel ? ['-Z', '--parallel-immediate'] : []),
+      ];
       const r = await curl([...args, ...urls.flatMap((u) => ['-o', '/dev/null', u])]);
       expect(r.code, r.stderr).toBe(0);
       // A tunnel is one exchange, recorded when its connection closes (curl has exited by now).

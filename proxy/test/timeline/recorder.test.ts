@@ -123,7 +123,20 @@ describe('socket timeline', () => {
   it('reads malformed imported timelines without throwing', () => {
     expect(connectionsOf(undefined)).toEqual([]);
     expect(connectionsOf({ _connections: 'x' })).toEqual([]);
-    const c = connectionsOf({ _connections: [{ id: 'c1', leg: 'client', opened: 1, events: [{ t: 1, d: 'w', n: 3 }, { t: 'no', d: 'w', n: 1 }] }, { id: 2 }] });
+    const c = connectionsOf({
+      _connections: [
+        {
+          id: 'c1',
+          leg: 'client',
+          opened: 1,
+          events: [
+            { t: 1, d: 'w', n: 3 },
+            { t: 'no', d: 'w', n: 1 },
+          ],
+        },
+        { id: 2 },
+      ],
+    });
     expect(c).toHaveLength(1);
     expect(c[0].events).toHaveLength(1);
   });

@@ -69,7 +69,10 @@ describe('stall detection', () => {
     const off = await session(false);
     const on = await session(true);
     // eslint-disable-next-line no-console
-    console.log(`median client time: nagle off ${median(off.times).toFixed(1)} ms, on ${median(on.times).toFixed(1)} ms; stalls off ${off.summary.count}, on ${on.summary.count} (${on.summary.ms} ms)`);
+    console.log(
+      `median client time: nagle off ${median(off.times).toFixed(1)} ms, on ${median(on.times).toFixed(1)} ms; ` +
+        `stalls off ${off.summary.count}, on ${on.summary.count} (${on.summary.ms} ms)`,
+    );
     expect(off.summary.count).toBe(0);
     expect(on.summary.count).toBeGreaterThan(0);
     // The stalls show in what the client saw: Nagle on is slower.
@@ -98,6 +101,15 @@ describe('stall detection', () => {
     expect(connectionStalls(c(held.events.map((e) => (e.t === 43 ? { ...e, t: 4 } : e))))).toHaveLength(0);
     expect(connectionStalls(c(held.events.map((e) => (e.t === 43 ? { ...e, t: 5000 } : e))))).toHaveLength(0);
     // A write after the peer's data (which carried the ACK) is not held.
-    expect(connectionStalls(c([{ t: 0, d: 'w', n: 10, nagle: true }, { t: 1, d: 'r', n: 5 }, { t: 2, d: 'w', n: 10, nagle: true }, { t: 50, d: 'r', n: 5 }]))).toHaveLength(0);
+    expect(
+      connectionStalls(
+        c([
+          { t: 0, d: 'w', n: 10, nagle: true },
+          { t: 1, d: 'r', n: 5 },
+          { t: 2, d: 'w', n: 10, nagle: true },
+          { t: 50, d: 'r', n: 5 },
+        ]),
+      ),
+    ).toHaveLength(0);
   });
 });
