@@ -5,6 +5,8 @@
 import type { IntervalHistogram } from 'node:perf_hooks';
 import type { Har } from '../api/har-types.js';
 import type { Exchange } from '../model.js';
+import { summarizeStalls } from '../timeline/stalls.js';
+import type { ConnectionTimeline } from '../timeline/types.js';
 import { mean, median } from './stats.js';
 import type { RunMeasurement } from './types.js';
 
@@ -39,8 +41,11 @@ export function browserMetrics(har: Har): BrowserMetrics {
   };
 }
 
-/** What the proxy saw during one run. */
-export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMeasurement['proxy']> {
+/** What the proxy saw during one run (`connections`: its socket timeline, for the stall count). */
+export function proxyMetrics(
+  exchanges: readonly Exchange[],
+  connections?: readonly ConnectionTimeline[],
+): NonNullable<RunMeasurement['proxy']> {
   const upstream = new Set<string>();
   const protocols: Record<string, number> = {};
   const waits: number[] = [];
@@ -57,7 +62,13 @@ export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMea
     upstreamConnections: upstream.size,
     upstreamWaitMeanMs: waits.length ? mean(waits) : undefined,
     protocols,
+    ...(connections ? stallCounts(connections) : {}),
   };
+}
+
+function stallCounts(connections: readonly ConnectionTimeline[]): { stalls: number; stallMs: number } {
+  const s = summarizeStalls(connections);
+  return { stalls: s.count, stallMs: s.ms };
 }
 
 /** Sampling interval of the event-loop delay monitor (ms). */

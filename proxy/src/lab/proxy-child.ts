@@ -23,7 +23,11 @@ async function stopRun(): Promise<ProxyRunResult> {
   loopDelay.disable();
   recorder?.stop();
   await proxy.stop();
-  return { metrics: proxyMetrics(exchanges), recorded: recorder?.stats.entries ?? 0, eventLoopDelayMs: loopDelaySummary(loopDelay) };
+  return {
+    metrics: proxyMetrics(exchanges, proxy.timeline?.toLog()._connections),
+    recorded: recorder?.stats.entries ?? 0,
+    eventLoopDelayMs: loopDelaySummary(loopDelay),
+  };
 }
 
 serveLabChild<Record<string, never>, Record<string, never>, undefined>(

@@ -113,3 +113,21 @@ describe('stall detection', () => {
     ).toHaveLength(0);
   });
 });
+
+describe('stalls per lab run', () => {
+  it('proxyMetrics counts the stalls of the run’s timeline', async () => {
+    const { proxyMetrics } = await import('../../src/lab/measure.js');
+    const conn: ConnectionTimeline = {
+      id: 'c1',
+      leg: 'client',
+      opened: 0,
+      events: [
+        { t: 1, d: 'w', n: 300, nagle: true, x: 'x1' },
+        { t: 2, d: 'w', n: 100, nagle: true, x: 'x1' },
+        { t: 42, d: 'r', n: 80 },
+      ],
+    };
+    expect(proxyMetrics([], [conn])).toMatchObject({ stalls: 1, stallMs: 40 });
+    expect(proxyMetrics([]).stalls).toBeUndefined();
+  });
+});
