@@ -224,7 +224,8 @@ export class UpstreamPool {
    * opens them later, in the busiest moment of the page load, and those
    * requests wait for a TLS handshake the direct browser had already done.
    * A preconnected socket's setup is nobody's: no exchange reports it as its
-   * connect time (as with a browser's preconnect). Over HTTP/2 this is the
+   * connect time (as with a browser's preconnect), except the part a request
+   * that came while it was still in flight waited for (docs/timings.md). Over HTTP/2 this is the
    * protocol probe (one connection serves every client).
    */
   preconnect(host: string, port: number, wanted: number): void {
