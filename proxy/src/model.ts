@@ -48,6 +48,8 @@ export interface ExchangeTimestamps {
   clientRequestEnd?: number;
   /** An upstream socket / h2 stream was obtained (end of "blocked"). */
   upstreamAssigned?: number;
+  /** The upstream connection this request went on began to be dialled (its setup timestamps follow). */
+  dialStart?: number;
   /** DNS lookup finished on a new upstream connection. */
   dnsEnd?: number;
   /** TCP connected on a new upstream connection. */

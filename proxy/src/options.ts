@@ -80,6 +80,11 @@ export interface ProxyOptions {
   hostCacheSize?: number;
   /** Largest request head accepted from clients, bytes. Default 64 KiB. */
   maxHeaderSize?: number;
+  /**
+   * Record every read and write on the proxy's sockets (the socket timeline, `log._connections`
+   * in a session's HAR; see docs/timings.md). Default true; its cost is measured by bench/timeline-cost.ts.
+   */
+  timeline?: boolean;
   /** Answer requests from elsewhere than the network (server replay). Default: none, everything is forwarded. */
   respond?: RespondHook;
 }
@@ -126,6 +131,7 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     bodyTimeoutMs: options.bodyTimeoutMs ?? 60_000,
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 60_000,
     hostCacheSize: options.hostCacheSize ?? DEFAULT_HOST_CACHE_SIZE,
+    timeline: options.timeline ?? true,
     respond: options.respond,
   };
 }

@@ -17,6 +17,7 @@ import type { CdpClient } from 'chrome-remote-interface';
 import type { CdpEvent } from 'chrome-har-capturer';
 import { lazyRequire } from '../lazy-require.js';
 import type { Har } from '../har/types.js';
+import { markUnknownWaits } from './unknown-waits.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BrowserHandle } from './launch.js';
 import { plural } from '../plural.js';
@@ -145,6 +146,7 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
     let har: Har;
     try {
       har = await harCapturer().fromLog(options.url, log);
+      markUnknownWaits(log, har);
     } catch (err) {
       throw new NetlensError(ErrorCodes.PAGE_LOAD, `Could not build a HAR for ${options.url}: ${(err as Error).message}`, { cause: err });
     }

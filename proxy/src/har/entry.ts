@@ -55,6 +55,8 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
   if (x.upstreamConnectionId) entry.connection = x.upstreamConnectionId;
   entry._exchangeId = x.id;
   entry._clientConnection = x.clientConnectionId;
+  // The client leg's connection in log._connections (the upstream one is `connection`).
+  entry._connectionId = x.clientConnectionId;
   entry._transport = x.transport;
   entry._interception = x.transport === 'intercepted';
   entry._clientProtocol = x.clientProtocol;

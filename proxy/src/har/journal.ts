@@ -40,6 +40,11 @@ export function pageRecord(page: HarPage): object {
   return { t: 'page', page };
 }
 
+/** The socket timeline's `log` fields (timeline/recorder.ts), written when recording stops; the last one wins. */
+export function connectionsRecord(log: object): object {
+  return { t: 'connections', log };
+}
+
 export class JournalWriter {
   closed = false;
   /** Entries appended so far. */
@@ -151,9 +156,11 @@ export interface JournalScan {
   incompleteTail: number;
   /** Lines that are not journal records (kept out of the HAR). */
   damagedLines: number;
+  /** The socket timeline's `log` fields (`_connections`…), when recorded. */
+  connections?: Record<string, unknown>;
 }
 
-const LINE_HEAD = /^\{"t":"(meta|page|entry)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
+const LINE_HEAD = /^\{"t":"(meta|page|entry|connections)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
@@ -176,6 +183,7 @@ export async function scanJournal(file: string): Promise<JournalScan> {
     try {
       const record = JSON.parse(line.toString('utf8'));
       if (head[1] === 'meta') scan.meta = record as JournalMeta;
+      else if (head[1] === 'connections') scan.connections = record.log && typeof record.log === 'object' ? record.log : undefined;
       else if (record.page?.id) pages.set(record.page.id, record.page as HarPage);
     } catch {
       scan.damagedLines++;
@@ -292,7 +300,14 @@ export async function exportJournal(journalFile: string, harFile: string, head: 
   let skipped = scan.damagedLines + (scan.incompleteTail > 0 ? 1 : 0);
   const result = await writeHar(
     harFile,
-    { creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR, pages: head.pages ?? scan.pages, browser: head.browser, comment: head.comment, extra: head.extra },
+    {
+      creator: head.creator ?? scan.meta?.creator ?? NETLENS_CREATOR,
+      pages: head.pages ?? scan.pages,
+      browser: head.browser,
+      comment: head.comment,
+      // The socket timeline (log._connections) recorded with the journal, if any.
+      extra: { ...scan.connections, ...head.extra },
+    },
     journalEntryJson(journalFile, scan, () => skipped++),
     options,
   );

@@ -14,10 +14,12 @@
  * in the current event-loop turn, never more than FLUSH_MAX_PENDING of them.
  * What is written is in the kernel (writeSync), so it survives the process.
  */
+import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
 import { exchangeToEntry } from './entry.js';
-import { entryRecord, JournalWriter, pageRecord } from './journal.js';
+import { connectionsRecord, entryRecord, JournalWriter, pageRecord } from './journal.js';
+import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
 import { PageTracker } from './pages.js';
 
@@ -44,6 +46,8 @@ export interface RecorderOptions {
   flushMaxPending?: number;
   /** Called when an entry cannot be written (disk full…); recording goes on. */
   onError?: (err: Error) => void;
+  /** The proxy's socket timeline: written into the journal on stop, so the HAR gets `log._connections`. */
+  timeline?: Timeline;
 }
 
 export interface RecorderStats {
@@ -62,6 +66,8 @@ export class HarRecorder {
   private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
   private flushScheduled = false;
   private readonly flushOnExit = () => this.flush();
+  /** performance.now() when recording began: the timeline written on stop starts here. */
+  private readonly startedAt = performance.now();
 
   constructor(events: EventStream, private readonly options: RecorderOptions) {
     this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
@@ -121,6 +127,13 @@ export class HarRecorder {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.flush();
+    if (this.options.timeline && !this.journal.closed) {
+      try {
+        this.journal.appendRecords([connectionsRecord(this.options.timeline.toLog(this.startedAt))]);
+      } catch (err) {
+        this.options.onError?.(err as Error);
+      }
+    }
     process.off('exit', this.flushOnExit);
     this.pagerefs.clear();
     this.journal.close();

@@ -7,9 +7,14 @@ import { baselineFor, cellId, cellSettings } from './cells.js';
 import { compare, describe, NOISY_CV } from './stats.js';
 import { METRICS, type CellId, type CellResult, type Dimension, type Effect, type MetricName, type RunMeasurement } from './types.js';
 
-/** The successful runs' values of one metric. */
+/**
+ * The successful runs' values of one metric. Every metric is a time (≥ 0); -1 means
+ * unknown (e.g. a run whose browser waits were all unknown, browser/unknown-waits.ts)
+ * and is left out rather than averaged.
+ */
 export function metricValues(runs: readonly RunMeasurement[], metric: MetricName): number[] {
-  return runs.filter((r) => r.ok && typeof r[metric] === 'number' && Number.isFinite(r[metric])).map((r) => r[metric] as number);
+  const known = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  return runs.filter((r) => r.ok && known(r[metric])).map((r) => r[metric] as number);
 }
 
 export function analyze(

@@ -5,6 +5,8 @@
 import type { IntervalHistogram } from 'node:perf_hooks';
 import type { Har } from '../har/types.js';
 import type { Exchange } from '../model.js';
+import { summarizeStalls } from '../timeline/stalls.js';
+import type { ConnectionTimeline } from '../timeline/types.js';
 import { mean, median } from './stats.js';
 import type { RunMeasurement } from './types.js';
 
@@ -13,7 +15,11 @@ export type BrowserMetrics = Required<Pick<RunMeasurement, 'onLoadMs' | 'ttfbMea
 /** Metrics of one page load from its browser-side HAR (load time comes from the capture, not from here). */
 export function browserMetrics(har: Har): BrowserMetrics {
   const entries = har.log.entries;
-  const waits = entries.map((e) => e.timings.wait).filter((w) => typeof w === 'number' && w >= 0);
+  // Unknown waits (browser/unknown-waits.ts: Chrome's HTTP/2 sendEnd after the first response byte) are left out, not averaged.
+  const waits = entries
+    .filter((e) => e.timings._waitUnknown !== true)
+    .map((e) => e.timings.wait)
+    .filter((w) => typeof w === 'number' && w >= 0);
   const protocols: Record<string, number> = {};
   const connections = new Set<string>();
   let bytes = 0;
@@ -35,8 +41,11 @@ export function browserMetrics(har: Har): BrowserMetrics {
   };
 }
 
-/** What the proxy saw during one run. */
-export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMeasurement['proxy']> {
+/** What the proxy saw during one run (`connections`: its socket timeline, for the stall count). */
+export function proxyMetrics(
+  exchanges: readonly Exchange[],
+  connections?: readonly ConnectionTimeline[],
+): NonNullable<RunMeasurement['proxy']> {
   const upstream = new Set<string>();
   const protocols: Record<string, number> = {};
   const waits: number[] = [];
@@ -53,7 +62,13 @@ export function proxyMetrics(exchanges: readonly Exchange[]): NonNullable<RunMea
     upstreamConnections: upstream.size,
     upstreamWaitMeanMs: waits.length ? mean(waits) : undefined,
     protocols,
+    ...(connections ? stallCounts(connections) : {}),
   };
+}
+
+function stallCounts(connections: readonly ConnectionTimeline[]): { stalls: number; stallMs: number } {
+  const s = summarizeStalls(connections);
+  return { stalls: s.count, stallMs: s.ms };
 }
 
 /** Sampling interval of the event-loop delay monitor (ms). */

@@ -24,7 +24,11 @@ async function stopRun(): Promise<ProxyRunResult> {
   loopDelay.disable();
   recorder?.stop();
   await proxy.stop();
-  return { metrics: proxyMetrics(exchanges), recorded: recorder?.stats.entries ?? 0, eventLoopDelayMs: loopDelaySummary(loopDelay) };
+  return {
+    metrics: proxyMetrics(exchanges, proxy.timeline?.toLog()._connections),
+    recorded: recorder?.stats.entries ?? 0,
+    eventLoopDelayMs: loopDelaySummary(loopDelay),
+  };
 }
 
 serveLabChild<Record<string, never>, Record<string, never>, undefined>(
@@ -41,7 +45,9 @@ serveLabChild<Record<string, never>, Record<string, never>, undefined>(
       proxy.events.subscribe((e) => {
         if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);
       });
-      const recorder = options.journal ? new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name }) : undefined;
+      const recorder = options.journal
+        ? new HarRecorder(proxy.events, { journalFile: options.journal.file, name: options.journal.name, timeline: proxy.timeline })
+        : undefined;
       const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
       loopDelay.enable();
       run = { proxy, recorder, exchanges, loopDelay };

@@ -185,6 +185,9 @@ export interface RunMeasurement {
     upstreamWaitMeanMs?: number;
     /** Upstream protocols seen, e.g. `{ h2: 54 }`. */
     protocols: Record<string, number>;
+    /** Nagle/delayed-ACK stalls the socket timeline flagged in the run and their time, ms (timeline/stalls.ts); absent when it was off. */
+    stalls?: number;
+    stallMs?: number;
   };
   /**
    * Event-loop delay during the run of the proxy's own process (proxy cells)

@@ -12,6 +12,8 @@ export interface ProxyContext {
   ca: CertificateAuthority;
   nextExchangeId(): string;
   nextClientConnectionId(): string;
+  /** The socket timeline (undefined when the `timeline` option is off). */
+  timeline?: import('../timeline/recorder.js').Timeline;
   /** Whether host:port is this proxy's own listening address. */
   isSelf(host: string, port: number): boolean;
   /** The client timeout that closed this connection just now, if one did (its exchange is recorded with it). */

@@ -22,6 +22,8 @@ export interface NewExchange {
 }
 
 export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
+  // Node's HTTP/1 parser reads the client socket in C++, unseen by the timeline's hooks: the head's arrival is its read.
+  ctx.timeline?.markRead(n.origin.clientConnectionId, headBytes(n), n.start);
   return {
     id: ctx.nextExchangeId(),
     clientConnectionId: n.origin.clientConnectionId,
@@ -60,7 +62,24 @@ export function finishExchange(ctx: ProxyContext, x: Exchange, error?: ExchangeE
   // A client "abort" the proxy itself caused by a timeout is recorded as that timeout.
   if (error?.code === ErrorCodes.CLIENT_ABORTED) error = ctx.clientTimeoutReason?.(x.clientConnectionId) ?? error;
   x.timings = computeTimings(x.timestamps);
+  tagTimeline(ctx, x);
   x.clientTimings = computeClientTimings(x.timestamps, x.timings);
   if (error) x.error = error;
   ctx.events.emit(error ? { type: 'error', exchange: x } : { type: 'complete', exchange: x });
+}
+
+/** Approximate size of a request head (the timeline cannot see the bytes the parser read). */
+function headBytes(n: NewExchange): number {
+  let size = n.method.length + n.url.length + 12;
+  for (const [k, v] of n.headers) size += k.length + v.length + 4;
+  return size;
+}
+
+/** Gives the exchange's socket events its id: client leg from head to last byte written, upstream leg while it had the connection. */
+function tagTimeline(ctx: ProxyContext, x: Exchange): void {
+  const tl = ctx.timeline;
+  if (!tl) return;
+  const t = x.timestamps;
+  tl.tag(x.clientConnectionId, x.id, t.start, t.clientResponseEnd ?? t.responseEnd);
+  tl.tag(x.upstreamConnectionId, x.id, t.upstreamAssigned ?? t.start, t.responseEnd);
 }

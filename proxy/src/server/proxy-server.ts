@@ -3,6 +3,7 @@
  * (HTTP/2 + HTTP/1.1 by ALPN), the cleartext-in-tunnel server and the upstream
  * pool around one context and one event stream.
  */
+import { Timeline } from '../timeline/recorder.js';
 import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -31,6 +32,8 @@ export interface ProxyHandle {
   /** The one event stream: subscribe to get every exchange's lifecycle. */
   readonly events: EventStream;
   readonly ca: CertificateAuthority;
+  /** The socket timeline, when on: `timeline.toLog()` gives the HAR `log` fields (`_connections`). */
+  readonly timeline?: Timeline;
   /** Stops listening, closes client and upstream connections. Idempotent. */
   stop(): Promise<void>;
 }
@@ -58,7 +61,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   ca.limitHostCache(opts.hostCacheSize);
   const timeouts = new ClientTimeouts(opts);
   const events = new EventStream();
+  const timeline = opts.timeline ? new Timeline() : undefined;
   const pool = new UpstreamPool({
+    timeline,
     nagle: opts.nagle,
     http2: opts.http2,
     // The Netlens CA is trusted upstream too, so the built-in test site (and any
@@ -73,6 +78,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const ctx: ProxyContext = {
     options: opts,
     events,
+    timeline,
     pool,
     ca,
     nextExchangeId: () => `x${++exchangeCounter}`,
@@ -112,6 +118,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     track(socket);
     socket.setNoDelay(!opts.nagle);
     socket[ORIGIN] = { transport: 'plain', clientConnectionId: ctx.nextClientConnectionId() };
+    timeline?.watch(socket, socket[ORIGIN].clientConnectionId, 'client', opts.nagle);
     timeouts.watchH1(socket, socket[ORIGIN].clientConnectionId);
   });
   // Malformed request lines, bad headers, oversized heads: answer (after any response
@@ -162,6 +169,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     onSecure: (tlsSocket: tls.TLSSocket & WithOrigin & { _parent?: WithOrigin }) => {
       const origin = (tlsSocket[ORIGIN] = tlsSocket._parent?.[ORIGIN]);
       if (origin?.target) preconnectFor(origin.target, tlsSocket);
+      if (origin) timeline?.watch(tlsSocket, origin.clientConnectionId, 'client', opts.nagle);
       if (tlsSocket.alpnProtocol !== 'h2') timeouts.watchH1(tlsSocket, origin?.clientConnectionId ?? 'c?');
     },
     onSession: (session) => timeouts.watchH2(session),
@@ -227,5 +235,5 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       pool.close();
     }).then(() => events.emit({ type: 'closed' })));
 
-  return { address, settings, events, ca, stop };
+  return { address, settings, events, ca, timeline, stop };
 }

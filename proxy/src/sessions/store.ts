@@ -19,6 +19,7 @@ import { dropPageref, formatIssue, parseHar, readHarFile, type HarIssue } from '
 import { scanHarFile } from '../har/stream-reader.js';
 import { HarRecorder } from '../har/recorder.js';
 import type { Har, HarEntry, HarHead } from '../har/types.js';
+import type { Timeline } from '../timeline/recorder.js';
 import { NETLENS_CREATOR, writeHar, type WriteResult } from '../har/writer.js';
 import { uniqueName } from './unique-name.js';
 import { IndexDamagedError, SessionIndex, type SessionRecord, type SessionSource } from './index-file.js';
@@ -257,13 +258,21 @@ export class SessionStore {
   }
 
   /** Starts recording the proxy's exchanges into a new session (journal first, HAR on stop). */
-  async startRecording(events: EventStream, options: { name?: string; source?: SessionSource; onError?: (err: Error) => void } = {}): Promise<Recording> {
+  async startRecording(
+    events: EventStream,
+    options: { name?: string; source?: SessionSource; onError?: (err: Error) => void; timeline?: Timeline } = {},
+  ): Promise<Recording> {
     const id = newId();
     const name = options.name ?? `Recording ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const info: SessionRecord = { id, name, createdAt: new Date().toISOString(), entryCount: 0, source: options.source ?? 'capture', sizeBytes: 0, state: 'recording', pid: process.pid };
     // Journal first: if the index cannot be written, recover() still finds the journal.
-    const recorder = new HarRecorder(events, { journalFile: this.journalPath(id), name, onError: options.onError });
+    const recorder = new HarRecorder(events, {
+      journalFile: this.journalPath(id),
+      name,
+      onError: options.onError,
+      timeline: options.timeline,
+    });
     try {
       await this.index.update((sessions) => {
         info.name = uniqueName(info.name, sessions.map((s) => s.name));

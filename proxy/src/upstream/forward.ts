@@ -71,7 +71,7 @@ export async function sendUpstream(pool: UpstreamPool, req: UpstreamRequest): Pr
       attempt++;
       // A retry starts a fresh wait for a connection: forget the failed attempt's steps.
       const t = req.timestamps;
-      t.upstreamAssigned = t.dnsEnd = t.connectEnd = t.tlsEnd = t.requestSent = undefined;
+      t.upstreamAssigned = t.dialStart = t.dnsEnd = t.connectEnd = t.tlsEnd = t.requestSent = undefined;
     }
   }
 }
@@ -116,13 +116,19 @@ function timeoutError(ms: number): Error {
   return Object.assign(new Error(`no response within ${ms} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT });
 }
 
-/** Copies a connection's setup timestamps into the first exchange that used it. */
+/**
+ * Copies a connection's setup timestamps into an exchange that uses it; timings.ts
+ * reports the part of the setup that happened after the request started (so a request
+ * that waited for a handshake in flight shows it, one on a ready connection does not).
+ * Returns whether this is the connection's first exchange (`_upstreamConnectionNew`).
+ */
 function claimSetup(conn: ConnectionInfo, t: ExchangeTimestamps): boolean {
-  if (conn.claimed) return false;
-  conn.claimed = true;
+  t.dialStart = conn.dialStart;
   t.dnsEnd = conn.dnsEnd;
   t.connectEnd = conn.connectEnd;
   t.tlsEnd = conn.tlsEnd;
+  if (conn.claimed) return false;
+  conn.claimed = true;
   return true;
 }
 
@@ -207,6 +213,8 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
         watch = watchResponses(socket);
         watch.expectResponse();
         newConnection = claimSetup(conninfo, t);
+        // The request is written from now on: earlier waits (queue, dial) are blocked/dns/connect.
+        t.upstreamAssigned = performance.now();
       },
       onBodySent(chunk) {
         onBodyChunk?.(chunk);

@@ -19,11 +19,13 @@ import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
 import { H1Clients, type Dialed } from './h1-client.js';
 import { ErrorCodes } from '../errors.js';
+import type { Timeline } from '../timeline/recorder.js';
 
 /** Connection-level facts a request needs for its timings and HAR fields. */
 export interface ConnectionInfo {
   id: string;
-  /** Timestamps of the connection's setup (only the first request on it reports them). */
+  /** Timestamps of the connection's setup (requests that waited for it report the part they waited for). */
+  dialStart?: number;
   dnsEnd?: number;
   connectEnd?: number;
   tlsEnd?: number;
@@ -32,6 +34,8 @@ export interface ConnectionInfo {
 }
 
 export interface PoolOptions {
+  /** Socket timeline recording every upstream socket's reads and writes (off when undefined). */
+  timeline?: Timeline;
   nagle: boolean;
   http2: boolean;
   /** CA certificates trusted upstream (PEM); undefined = Node's defaults. */
@@ -63,6 +67,7 @@ export function connectionInfo(socket: object): ConnectionInfo {
 /** Records dns/connect/tls timestamps on a socket that is connecting now. */
 export function watchConnect(socket: net.Socket, secure: boolean): ConnectionInfo {
   const i = connectionInfo(socket);
+  i.dialStart = performance.now();
   socket.once('lookup', () => (i.dnsEnd = performance.now()));
   socket.once('connect', () => (i.connectEnd = performance.now()));
   if (secure) socket.once('secureConnect', () => (i.tlsEnd = performance.now()));
@@ -125,7 +130,7 @@ export class UpstreamPool {
     }
     const socket = net.connect({ host, port });
     socket.setNoDelay(!this.opts.nagle);
-    watchConnect(socket, false);
+    this.opts.timeline?.watch(socket, watchConnect(socket, false).id, 'upstream', this.opts.nagle);
     return { socket, ready: false };
   }
 
@@ -173,7 +178,7 @@ export class UpstreamPool {
       rejectUnauthorized: this.opts.rejectUnauthorized,
     });
     socket.setNoDelay(!this.opts.nagle);
-    watchConnect(socket, true);
+    this.opts.timeline?.watch(socket, watchConnect(socket, true).id, 'upstream', this.opts.nagle);
     return socket;
   }
 
@@ -220,7 +225,8 @@ export class UpstreamPool {
    * opens them later, in the busiest moment of the page load, and those
    * requests wait for a TLS handshake the direct browser had already done.
    * A preconnected socket's setup is nobody's: no exchange reports it as its
-   * connect time (as with a browser's preconnect). Over HTTP/2 this is the
+   * connect time (as with a browser's preconnect), except the part a request
+   * that came while it was still in flight waited for (docs/timings.md). Over HTTP/2 this is the
    * protocol probe (one connection serves every client).
    */
   preconnect(host: string, port: number, wanted: number): void {

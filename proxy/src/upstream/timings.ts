@@ -1,33 +1,89 @@
 /**
  * HAR 1.2 phases from monotonic timestamps (a pure function, tested on its own).
- * Rules, as in HAR 1.2 and Chrome DevTools: -1 when a phase does not apply
- * (dns/connect/ssl on a reused connection), ssl is counted inside connect, and
- * tiny negative differences from clock granularity are clamped to 0.
+ * The model is in docs/timings.md; in short:
+ *  - The upstream leg is one line of time from `start` (request head parsed) to
+ *    `responseEnd`, cut into consecutive phases: blocked, dns, connect (ssl inside
+ *    it), send, wait, receive. Each timestamp is clamped to be no earlier than the
+ *    one before it, so phases are never negative and their sum is the leg's length.
+ *  - dns/connect/ssl are the part of a connection's setup this request waited for:
+ *    a setup that finished before the request started (a reused connection, a
+ *    finished preconnect, an idle stashed probe socket) is -1; one still in flight
+ *    when the request started (its own dial, a preconnect or protocol probe, an
+ *    HTTP/2 session other streams also wait for) counts from the request's start.
+ *  - blocked is every other wait before the request is written: waiting for a
+ *    connection or a dial to start, the failed attempts and backoff of retries,
+ *    and a gap between the connection being ready and the request being written.
+ *  - send ends no later than the response head (an origin may answer early).
  */
 import type { ClientTimings, ExchangeTimestamps, Timings } from '../model.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
-const span = (from: number | undefined, to: number | undefined): number =>
-  from === undefined || to === undefined ? -1 : round(Math.max(0, to - from));
+const defined = (n: number | undefined): n is number => n !== undefined;
 
 export function computeTimings(t: ExchangeTimestamps): Timings {
-  const assigned = t.upstreamAssigned;
-  const blocked = assigned === undefined ? -1 : span(t.start, assigned);
-  const dns = t.dnsEnd === undefined ? -1 : span(assigned, t.dnsEnd);
-  const connectStart = t.dnsEnd ?? assigned;
-  const connectEnd = t.tlsEnd ?? t.connectEnd;
-  const connect = t.connectEnd === undefined && t.tlsEnd === undefined ? -1 : span(connectStart, connectEnd);
-  const ssl = t.tlsEnd === undefined || t.connectEnd === undefined ? -1 : span(t.connectEnd, t.tlsEnd);
-  const sendStart = connectEnd ?? assigned;
-  const send = t.requestSent === undefined ? -1 : span(sendStart, t.requestSent);
-  const wait = t.responseHeaders === undefined ? -1 : span(t.requestSent ?? sendStart, t.responseHeaders);
-  const receive = t.responseEnd === undefined ? -1 : span(t.responseHeaders, t.responseEnd);
-  const total = round([blocked, dns, connect, send, wait, receive].filter((n) => n > 0).reduce((a, b) => a + b, 0));
-  return { blocked, dns, connect, ssl, send, wait, receive, total };
+  const s = t.start;
+  const clip = (n: number) => Math.max(s, n);
+  let blocked = -1;
+  let dns = -1;
+  let connect = -1;
+  let ssl = -1;
+  /** When the request began to be written: the end of blocked/dns/connect. */
+  let sendStart: number | undefined;
+  const ready = t.tlsEnd ?? t.connectEnd;
+  if (defined(ready) && ready > s) {
+    // The request waited for (part of) this connection's setup.
+    const dialAt = clip(t.dialStart ?? t.upstreamAssigned ?? s);
+    const dnsAt = defined(t.dnsEnd) && t.dnsEnd > s ? Math.max(dialAt, t.dnsEnd) : undefined;
+    if (defined(dnsAt)) dns = dnsAt - dialAt;
+    const connectFrom = dnsAt ?? dialAt;
+    const readyAt = Math.max(connectFrom, ready);
+    connect = readyAt - connectFrom;
+    if (defined(t.tlsEnd) && defined(t.connectEnd)) ssl = Math.min(connect, readyAt - Math.max(connectFrom, t.connectEnd));
+    sendStart = Math.max(readyAt, t.upstreamAssigned ?? readyAt);
+    blocked = dialAt - s + (sendStart - readyAt);
+  } else if (defined(t.upstreamAssigned)) {
+    sendStart = clip(t.upstreamAssigned);
+    blocked = sendStart - s;
+  }
+  let send = -1;
+  let wait = -1;
+  let receive = -1;
+  let end = sendStart ?? s;
+  if (defined(sendStart) && defined(t.requestSent)) {
+    const sent = Math.max(sendStart, Math.min(t.requestSent, t.responseHeaders ?? Infinity));
+    send = sent - sendStart;
+    end = sent;
+    if (defined(t.responseHeaders)) {
+      const head = Math.max(sent, t.responseHeaders);
+      wait = head - sent;
+      end = head;
+      if (defined(t.responseEnd)) {
+        const last = Math.max(head, t.responseEnd);
+        receive = last - head;
+        end = last;
+      }
+    }
+  }
+  const r = (n: number) => (n < 0 ? -1 : round(n));
+  return {
+    blocked: r(blocked),
+    dns: r(dns),
+    connect: r(connect),
+    ssl: r(ssl),
+    send: r(send),
+    wait: r(wait),
+    receive: r(receive),
+    total: round(end - s),
+  };
 }
 
 export function computeClientTimings(t: ExchangeTimestamps, upstream: Timings): ClientTimings {
-  const total = span(t.start, t.clientResponseEnd ?? t.responseEnd);
+  const span = (from: number | undefined, to: number | undefined): number =>
+    from === undefined || to === undefined ? -1 : round(Math.max(0, to - from));
+  // The client leg cannot end before the upstream leg it relays did (clock order of two callbacks aside).
+  const clientEnd = t.clientResponseEnd ?? t.responseEnd;
+  const end = clientEnd === undefined ? undefined : Math.max(clientEnd, t.responseEnd ?? clientEnd);
+  const total = end === undefined ? -1 : Math.max(span(t.start, end), upstream.total);
   const receiveRequest = span(t.start, t.clientRequestEnd);
   const respond = span(t.responseHeaders, t.clientResponseHeaders);
   const upstreamBusy = [upstream.dns, upstream.connect, upstream.wait, upstream.receive].filter((n) => n > 0).reduce((a, b) => a + b, 0);

@@ -75,6 +75,7 @@ Examples:
       ? await new SessionStore(dataDir).startRecording(proxy.events, {
           name: path.basename(harFile).replace(/\.har$/i, ''),
           onError: (err) => stderr.write(`netlens: could not record an exchange: ${err.message}\n`),
+          timeline: proxy.timeline,
         })
       : undefined;
     const s = proxy.settings;

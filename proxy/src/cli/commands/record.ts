@@ -84,7 +84,7 @@ Examples:
     try {
       proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream });
       fs.rmSync(journal, { force: true });
-      recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}` });
+      recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}`, timeline: proxy.timeline });
       failures = collectFailures(proxy.events);
       stderr.write(`Proxy on ${proxy.address.url}; launching Chrome${headed ? '' : ' (headless)'}…\n`);
       browser = await launchBrowser({ headless: !headed, http2, proxyUrl: proxy.address.url, trustSpkiHashes: [proxy.ca.leafSpkiHash], signal: abort.signal });

@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { exportJournal } from '../../src/har/journal.js';
+import { HarRecorder } from '../../src/har/recorder.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchangeToEntry } from '../../src/har/entry.js';
+import { connectionsDropped, connectionsOf } from '../../src/timeline/har.js';
+import { Timeline } from '../../src/timeline/recorder.js';
+import { httpOrigin, tempDataDir, testProxy, type Origin } from '../proxy/harness.js';
+
+let origin: Origin;
+beforeAll(async () => {
+  origin = await httpOrigin((_req, res) => {
+    res.setHeader('content-type', 'text/plain');
+    res.end('hello');
+  });
+});
+afterAll(() => origin.close());
+
+/** n GETs through the proxy on one keep-alive connection. */
+async function getSeveral(port: number, n: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < n; i++) {
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `${origin.url}/p${i}`, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.once('error', reject);
+    });
+  }
+  agent.destroy();
+}
+
+describe('socket timeline', () => {
+  it('records writes and reads on both legs, tagged with their exchange, and survives a HAR round trip', async () => {
+    const tp = await testProxy({ intercept: true, nagle: true });
+    try {
+      await getSeveral(tp.proxy.address.port, 3);
+      const xs = await tp.waitFor(3);
+      const log = JSON.parse(JSON.stringify({ ...tp.proxy.timeline!.toLog(), entries: xs.map((x) => exchangeToEntry(x)) }));
+      const conns = connectionsOf(log);
+      const client = conns.filter((c) => c.leg === 'client');
+      const upstream = conns.filter((c) => c.leg === 'upstream');
+      expect(client).toHaveLength(1);
+      expect(upstream).toHaveLength(1);
+      for (const x of xs) {
+        const entry = log.entries.find((e: { _exchangeId: string }) => e._exchangeId === x.id);
+        expect(entry._connectionId).toBe(client[0].id);
+        const mine = (leg: (typeof conns)[number]) => leg.events.filter((e) => e.x === x.id);
+        // Client leg: the request head read, the response written (with Nagle on, as configured).
+        expect(mine(client[0]).some((e) => e.d === 'r')).toBe(true);
+        const writes = mine(client[0]).filter((e) => e.d === 'w');
+        expect(writes.length).toBeGreaterThan(0);
+        expect(writes.every((e) => e.nagle === true)).toBe(true);
+        // Upstream leg: the request written, the response read.
+        expect(mine(upstream[0]).some((e) => e.d === 'w')).toBe(true);
+        expect(mine(upstream[0]).some((e) => e.d === 'r' && e.n > 0)).toBe(true);
+      }
+      expect(connectionsDropped(log)).toBe(0);
+    } finally {
+      await tp.stop();
+    }
+  });
+
+  it('is stored with a recorded session (journal → HAR log._connections) and read back', async () => {
+    const dir = tempDataDir();
+    const tp = await testProxy({ dataDir: dir });
+    const journal = path.join(dir, 'session.jsonl');
+    const recorder = new HarRecorder(tp.proxy.events, { journalFile: journal, timeline: tp.proxy.timeline });
+    try {
+      await getSeveral(tp.proxy.address.port, 2);
+      await tp.waitFor(2);
+    } finally {
+      recorder.stop();
+      await tp.stop();
+    }
+    const harFile = path.join(dir, 'session.har');
+    await exportJournal(journal, harFile);
+    const har = JSON.parse(fs.readFileSync(harFile, 'utf8'));
+    const conns = connectionsOf(har.log);
+    expect(conns.map((c) => c.leg).sort()).toEqual(['client', 'upstream']);
+    expect(har.log._connectionsTimeOrigin).toBeGreaterThan(0);
+    for (const e of har.log.entries) {
+      const client = conns.find((c) => c.id === e._connectionId)!;
+      expect(client.events.some((ev) => ev.x === e._exchangeId && ev.d === 'w')).toBe(true);
+      expect(conns.find((c) => c.id === e.connection)).toBeDefined();
+    }
+  });
+
+  it('is off with timeline: false', async () => {
+    const tp = await testProxy({ timeline: false });
+    try {
+      expect(tp.proxy.timeline).toBeUndefined();
+    } finally {
+      await tp.stop();
+    }
+  });
+
+  it('caps its memory and counts what it dropped', async () => {
+    const tl = new Timeline(3);
+    const server = net.createServer((s) => s.resume());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    tl.watch(socket, 'c1', 'client', false);
+    for (let i = 0; i < 5; i++) await new Promise<void>((r) => socket.write('x', () => r()));
+    expect(tl.get('c1')!.events).toHaveLength(3);
+    expect(tl.dropped).toBe(2);
+    expect(tl.toLog()._connectionsDropped).toBe(2);
+    // Full: a new connection is not even watched.
+    tl.watch(new net.Socket(), 'c2', 'client', false);
+    expect(tl.get('c2')).toBeUndefined();
+    expect(tl.dropped).toBe(3);
+    // A recording that started later gets only its own part.
+    expect(tl.toLog(Infinity)._connections.every((c) => c.events.length === 0)).toBe(true);
+    socket.destroy();
+    server.close();
+  });
+
+  it('reads malformed imported timelines without throwing', () => {
+    expect(connectionsOf(undefined)).toEqual([]);
+    expect(connectionsOf({ _connections: 'x' })).toEqual([]);
+    const c = connectionsOf({
+      _connections: [
+        {
+          id: 'c1',
+          leg: 'client',
+          opened: 1,
+          events: [
+            { t: 1, d: 'w', n: 3 },
+            { t: 'no', d: 'w', n: 1 },
+          ],
+        },
+        { id: 2 },
+      ],
+    });
+    expect(c).toHaveLength(1);
+    expect(c[0].events).toHaveLength(1);
+  });
+});
