@@ -7,6 +7,7 @@ import { main } from '../../src/cli/main.js';
 import { loadOrCreateCA } from '../../src/tls/ca.js';
 import { startTestSite, type TestSite } from '../../src/lab/site/test-site.js';
 import { chromePath } from './chrome-available.js';
+import { connectionsOf } from '../../src/timeline/har.js';
 
 let dir: string;
 let site: TestSite;
@@ -37,6 +38,8 @@ describe.skipIf(!chromePath)('netlens record (real Chromium through the real pro
     const urls = proxyHar.log.entries.map((e: { request: { url: string } }) => new URL(e.request.url).pathname);
     expect(urls).toEqual(expect.arrayContaining(['/', '/style.css', '/app.js', '/chunked.js', '/img/0.png', '/img/5.png']));
     expect(proxyHar.log.entries).toHaveLength(site.expectedRequests);
+    // The proxy's socket timeline is stored with the recording (docs/timings.md).
+    expect(connectionsOf(proxyHar.log).length).toBeGreaterThan(0);
     const browser = JSON.parse(fs.readFileSync(browserHar, 'utf8'));
     expect(browser.log.entries).toHaveLength(site.expectedRequests);
     expect(fs.existsSync(`${out}.journal`)).toBe(false);

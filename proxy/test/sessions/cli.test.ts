@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run-cli.js';
 import { readHarFile } from '../../src/har/reader.js';
+import { connectionsOf } from '../../src/timeline/har.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -128,6 +129,11 @@ describe('netlens proxy --har', () => {
       const { har: read, warnings } = await readHarFile(har);
       expect(warnings).toEqual([]);
       expect(read!.log.entries.map((e) => new URL(e.request.url).pathname)).toEqual(['/one', '/two']);
+      // The socket timeline goes with it: each entry names its client connection, listed in log._connections.
+      const connections = connectionsOf(read!.log);
+      const ids = new Set(connections.map((c) => c.id));
+      expect(connections.length).toBeGreaterThan(0);
+      for (const e of read!.log.entries) expect(ids.has((e as { _connectionId?: string })._connectionId!)).toBe(true);
       expect(journals()).toEqual([]); // assembled into the session's HAR
     } finally {
       child.kill('SIGKILL');
