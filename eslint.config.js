@@ -54,6 +54,8 @@ export default defineConfig(
       'no-control-regex': 'off',
       // `while (true)` loops with explicit breaks read better than contrived conditions.
       'no-constant-condition': ['error', { checkLoops: false }],
+      // `live && setState(...)` in promise callbacks of React effects is an idiom of the UI.
+      '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
     },
   },
   {
@@ -72,11 +74,13 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
   {
-    // Tests build odd inputs on purpose: hand-made partial objects cast with `as any`,
-    // and `require` of CommonJS-only helpers.
+    // Tests build odd inputs on purpose: hand-made partial objects cast with `as any`.
     files: ['**/*.test.ts', '**/*.test.tsx', 'proxy/test/**', 'e2e/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
+      // Playwright reads a fixture's first parameter as a destructuring pattern: `async ({}, use)`
+      // is how a fixture says it depends on no other fixture.
+      'no-empty-pattern': 'off',
     },
   },
   {
