@@ -24,9 +24,8 @@ export default defineConfig(
       'e2e/artifacts/**',
       'e2e-results.json',
       '.netlens-data/**',
-      // Vendored or generated: declarations for untyped packages, HAR fixtures.
+      // Hand-written declarations for untyped packages, shaped after their JavaScript.
       'proxy/src/browser/vendor.d.ts',
-      '**/fixtures/**',
     ],
   },
   js.configs.recommended,

@@ -14,12 +14,6 @@ import { statusClassOf } from '../../lib/filters';
 
 const ROW_H = 22;
 
-export interface WaterfallHandle {
-  zoomIn(): void;
-  zoomOut(): void;
-  reset(): void;
-}
-
 interface Props {
   rows: ExchangeSummary[];
   selectedId?: string;
