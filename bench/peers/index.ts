@@ -6,31 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleNetlensPeer } from '../lib/bundle.js';
-import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
+import { freePort, startChild, tsArgs } from '../lib/child.js';
+import type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
-export interface PeerInfo {
-  port: number;
-  /** CA certificate a client must trust to talk TLS through this peer (intercepting peers). */
-  caPath?: string;
-}
-
-export interface Peer {
-  name: string;
-  /** Plain HTTP forward proxy (absolute-form requests). */
-  forwards: boolean;
-  /** HTTPS via CONNECT: 'intercept' terminates TLS, 'tunnel' relays bytes. */
-  connect?: 'intercept' | 'tunnel';
-  start(env: BenchEnv): Promise<Child<PeerInfo>>;
-}
-
-export interface BenchEnv {
-  /** Data dir holding the bench CA (origin certificates are issued by it). */
-  dataDir: string;
-  caPath: string;
-  originHttp: string;
-  /** mitmdump from a virtualenv, when installed. */
-  mitmdump?: string;
-}
+export type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
 const nodePeer = (name: string, file: string, opts: Partial<Peer> = {}, extraArgs: (env: BenchEnv) => string[] = () => []): Peer => ({
   name,
