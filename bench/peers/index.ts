@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleNetlensPeer } from '../lib/bundle.js';
 import { freePort, startChild, tsArgs } from '../lib/child.js';
-import type { BenchEnv, Peer, PeerInfo } from './types.js';
+import type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
-export type { BenchEnv, Peer, PeerInfo } from './types.js';
+export type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
 const nodePeer = (name: string, file: string, opts: Partial<Peer> = {}, extraArgs: (env: BenchEnv) => string[] = () => []): Peer => ({
   name,

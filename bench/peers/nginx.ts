@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, startChild, type Child } from '../lib/child.js';
 import { procCpuMs, procMemory } from '../lib/proc.js';
-import type { BenchEnv, Peer, PeerInfo } from './types.js';
+import type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
 export function nginxBinary(): string | undefined {
   return [process.env.NGINX ?? '', '/usr/sbin/nginx'].find((p) => p && fs.existsSync(p));

@@ -36,11 +36,20 @@ for (let y = 0; y < N; y++) {
       for (let sx = 0; sx < 4; sx++) {
         let c;
         for (const [inside, color] of shapes) if (inside(x + (sx + 0.5) / 4, y + (sy + 0.5) / 4)) c = color;
-        if (c) (r += c[0]), (g += c[1]), (b += c[2]), (a += 1);
+        if (c) {
+          r += c[0];
+          g += c[1];
+          b += c[2];
+          a += 1;
+        }
       }
     }
     const i = (y * N + x) * 4;
-    if (a) (px[i] = r / a), (px[i + 1] = g / a), (px[i + 2] = b / a);
+    if (a) {
+      px[i] = r / a;
+      px[i + 1] = g / a;
+      px[i + 2] = b / a;
+    }
     px[i + 3] = Math.round((a / 16) * 255);
   }
 }

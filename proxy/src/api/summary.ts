@@ -6,14 +6,16 @@ import type { Exchange, ExchangeResponseHead, ExchangeStart } from '../model.js'
 import type { ExchangeDetail, ExchangeSummary, PhaseTimings } from './contract.js';
 import { mimeOf } from './body-view.js';
 
+/**
+ * Host and path+query of a row's URL. Tunnels are recorded as `https://host:port`. A target the
+ * proxy refused (origin-form `/index.html` sent to the proxy, garbage) is no URL: it is all path,
+ * as in saved sessions (session-view.ts), so it never shows up as a host in the host filter.
+ * `example.com:443` parses as a URL of scheme `example.com:` with no host: all path too.
+ */
 function splitUrl(url: string): { host: string; path: string } {
-  try {
-    const u = new URL(url);
-    return { host: u.host, path: u.pathname + u.search };
-  } catch {
-    // Tunnels carry an authority (`example.com:443`), not a URL.
-    return { host: url, path: '' };
-  }
+  const u = URL.canParse(url) ? new URL(url) : undefined;
+  if (!u?.host) return { host: '', path: url };
+  return { host: u.host, path: u.pathname + u.search };
 }
 
 export function pendingSummary(start: ExchangeStart): ExchangeSummary {
@@ -51,7 +53,10 @@ export function phaseTimings(x: Exchange): PhaseTimings {
 }
 
 export function exchangeSummary(x: Exchange): ExchangeSummary {
-  const responseSize = x.response ? x.response.body.size : x.tunnelBytes ? x.tunnelBytes.down : -1;
+  // Tunnels (CONNECT, WebSocket) have a response head with no body: the bytes that went
+  // through them are their size, both ways.
+  const requestSize = x.tunnelBytes ? x.tunnelBytes.up : x.request.body.size;
+  const responseSize = x.tunnelBytes ? x.tunnelBytes.down : x.response ? x.response.body.size : -1;
   return {
     id: x.id,
     startedDateTime: x.startedDateTime,
@@ -64,7 +69,7 @@ export function exchangeSummary(x: Exchange): ExchangeSummary {
     mimeType: x.response ? mimeOf(x.response.headers) : '',
     protocol: x.clientProtocol,
     transport: x.transport,
-    requestSize: x.request.body.size,
+    requestSize,
     responseSize,
     duration: x.clientTimings.total >= 0 ? x.clientTimings.total : x.timings.total,
     timings: phaseTimings(x),

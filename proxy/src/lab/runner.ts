@@ -154,7 +154,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   const stem = `${String(s.sequence).padStart(4, '0')}-${s.cell}`;
   let proxy: ProxyRun | undefined;
   let browser: BrowserHandle | undefined;
-  let result: RunMeasurement = base;
+  let result: RunMeasurement;
   let proxyResult: Awaited<ReturnType<ProxyRun['stop']>> | undefined;
   const journal = ctx.harDir ? path.join(ctx.harDir, `${stem}.proxy.journal`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
@@ -309,7 +309,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     expectedRequests = resolved.target.expectedRequests ?? 1;
   }
 
-  let probes: ViaProbe[] = [];
+  let probes: ViaProbe[];
   try {
     probes = await probeVia(resolved, url);
   } catch (err) {

@@ -43,8 +43,3 @@ export function cellVerdict(cell: CellResult, metric: MetricName, isBaseline: bo
   if (isBaseline) return { kind: 'baseline', text: 'baseline' };
   return { kind: 'no-baseline', text: 'not compared (its baseline has no successful run or was not run)' };
 }
-
-/** The cells other cells are compared with. */
-export function baselineIds(cells: readonly CellResult[]): Set<string> {
-  return new Set(cells.flatMap((c) => Object.values(c.comparisons ?? {}).map((cmp) => cmp!.baseline)));
-}

@@ -310,11 +310,6 @@ export class UpstreamPool {
     });
   }
 
-  /** Forget that an origin speaks h2 (e.g. after a protocol error) so the next request re-probes. */
-  forgetProtocol(host: string, port: number): void {
-    this.protocols.delete(originKey(host, port));
-  }
-
   /** Whether upstream certificates are verified (for connections made outside the pool, e.g. asterisk.ts). */
   get rejectUnauthorized(): boolean {
     return this.opts.rejectUnauthorized;

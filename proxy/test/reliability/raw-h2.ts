@@ -109,7 +109,7 @@ export async function rawH2Exchange(socket: Duplex, streams: H2Stream[], opts: {
   const results = new Map<number, H2StreamResult>();
   let goaway: number | undefined;
   let buf = Buffer.alloc(0);
-  let last = Date.now();
+  let last: number; // the time of the latest frame; starts when ours are sent
   let ended = false;
   let closed = false;
   socket.on('data', (c: Buffer) => {

@@ -20,14 +20,6 @@ export function formatMs(ms: number | undefined): string {
   return `${(ms / 86_400_000).toFixed(1)} d`;
 }
 
-/** HH:MM:SS.mmm in local time. */
-export function formatClock(epochMs: number): string {
-  if (!Number.isFinite(epochMs)) return '–';
-  const d = new Date(epochMs);
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
-}
-
 /** Ratio to a baseline: ×1.00, ×2.35, ×18.2. */
 export function formatRatio(r: number | undefined): string {
   if (r === undefined || !Number.isFinite(r)) return '–';

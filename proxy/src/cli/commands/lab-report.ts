@@ -27,7 +27,7 @@ export async function labReport(ctx: Pick<CommandContext, 'values' | 'positional
     try {
       await fs.promises.writeFile(file, text);
     } catch (err) {
-      throw new Error(`cannot write the report to ${file}: ${(err as Error).message}`);
+      throw new Error(`cannot write the report to ${file}: ${(err as Error).message}`, { cause: err });
     }
     stderr.write(`Report: ${file} (${Math.round(text.length / 1024)} KiB, opens offline)\n`);
   }

@@ -53,7 +53,7 @@ function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | 
       (log) => {
         const rows = harToRows(log);
         const t0 = rows.reduce((m, r) => Math.min(m, r.startTime), Infinity);
-        live && setState({ rows: rows.map((r) => ({ ...r, startTime: r.startTime - t0 })) });
+        if (live) setState({ rows: rows.map((r) => ({ ...r, startTime: r.startTime - t0 })) });
       },
       (err) => live && setState({ error: errorMessage(err) }),
     );

@@ -31,7 +31,7 @@ export function LabView({ status }: { status?: AppStatus }) {
     restored.current = true;
     const id = history.running[0] ?? history.runs.find((r) => r.state === 'ok')?.runId;
     if (id) void openRun(id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Runs once the history has loaded, not again when `openRun` (a new closure each render) changes.
   }, [history.runs]);
 
   const openRun = async (runId: string) => {

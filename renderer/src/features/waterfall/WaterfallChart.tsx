@@ -14,12 +14,6 @@ import { statusClassOf } from '../../lib/filters';
 
 const ROW_H = 22;
 
-export interface WaterfallHandle {
-  zoomIn(): void;
-  zoomOut(): void;
-  reset(): void;
-}
-
 interface Props {
   rows: ExchangeSummary[];
   selectedId?: string;
@@ -93,7 +87,7 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
       window.removeEventListener('mousemove', move);
       window.removeEventListener('mouseup', up);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Re-subscribes only when a drag starts or ends or the scale changes, not on every mouse move.
   }, [drag !== undefined, scale]);
 
   const onWheel = (e: React.WheelEvent) => {

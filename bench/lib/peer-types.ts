@@ -1,5 +1,8 @@
-/** What a benchmarked proxy is and what it is started with (index.ts lists the peers; nginx.ts is one of them). */
-import type { Child } from '../lib/child.js';
+/**
+ * What a benchmark peer is and what it is given, apart from the list of peers (peers/index.ts) so
+ * peers defined in their own files (peers/nginx.ts) import it without importing that list back.
+ */
+import type { Child } from './child.js';
 
 export interface PeerInfo {
   port: number;
