@@ -53,6 +53,8 @@ export class Timeline {
       this.dropped++;
       return;
     }
+    // The patched socket methods below run with the socket as `this`; they record into this timeline.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const timeline = this;
     const c = this.connection(id, leg);
     let nagleOn = nagle;

@@ -68,7 +68,6 @@ describe('stall detection', () => {
   it('flags Nagle + delayed-ACK stalls with Nagle on, none with Nagle off (side by side)', async () => {
     const off = await session(false);
     const on = await session(true);
-    // eslint-disable-next-line no-console
     console.log(
       `median client time: nagle off ${median(off.times).toFixed(1)} ms, on ${median(on.times).toFixed(1)} ms; ` +
         `stalls off ${off.summary.count}, on ${on.summary.count} (${on.summary.ms} ms)`,
