@@ -82,11 +82,14 @@ export interface ProxyOptions {
   maxHeaderSize?: number;
   /** Answer requests from elsewhere than the network (server replay). Default: none, everything is forwarded. */
   respond?: RespondHook;
+  /** Rules that mock, rewrite, delay, throttle or break requests (rules/engine.ts); swap `current` to change them live. */
+  rules?: import('./rules/engine.js').RulesHolder;
 }
 
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond' | 'rules'>> {
   upstreamCA: string[];
   respond?: RespondHook;
+  rules?: import('./rules/engine.js').RulesHolder;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -127,5 +130,6 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 60_000,
     hostCacheSize: options.hostCacheSize ?? DEFAULT_HOST_CACHE_SIZE,
     respond: options.respond,
+    rules: options.rules,
   };
 }

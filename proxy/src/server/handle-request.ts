@@ -24,6 +24,8 @@ import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
 import { answerBadGateway } from './bad-gateway.js';
+import { applyRequestRules, noEdit } from '../rules/apply-request.js';
+import { applyResponseRules } from '../rules/apply-response.js';
 
 export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
 export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -233,14 +235,17 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     }
     body = outcome.body;
   }
+  // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
+  const ruled = ctx.options.rules ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
+  if (ruled?.handled) return void res.off('close', onClientClose);
 
   try {
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
-      url: target,
-      headers: requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
+      url: ruled ? ruled.url : target,
+      headers: (ruled?.headers ?? noEdit)(requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? ''))),
       ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
-      body,
+      body: ruled ? ruled.body : body,
       onBodyChunk: (c) => reqCapture.push(c),
       timestamps: x.timestamps,
       timeoutMs: ctx.options.upstreamTimeoutMs,
@@ -266,6 +271,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     finishExchange(ctx, x, { code, message, side: 'upstream' });
     return;
   }
+  if (ruled?.plan) up = await applyResponseRules(ruled.plan, x, up);
   if (clientGone) {
     up.abort();
     x.request.body = reqCapture.result();
