@@ -7,6 +7,7 @@ import { HarRecorder } from '../../har/recorder.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
+import { RULES_HELP, rulesFlag } from '../rules-flag.js';
 import { plural } from '../format.js';
 import { collectFailures, formatFailures } from '../failed-requests.js';
 
@@ -32,6 +33,7 @@ Flags:
   --upstream-ca FILE  also trust this CA (PEM) for upstream TLS; repeatable
   --insecure          do not verify upstream certificates (testing only; prints a warning)
   --data-dir DIR      data directory holding the CA
+${RULES_HELP}
 
 Examples:
   netlens record https://example.com/ --out example.har --browser-har example.browser.har
@@ -49,6 +51,7 @@ Examples:
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     'data-dir': { type: 'string' },
+    rules: { type: 'string' },
   },
   maxPositionals: 1,
   async run({ values, positionals, stdout, stderr, env, stopSignal }) {
@@ -68,6 +71,7 @@ Examples:
     const insecureUpstream = insecureFlag(values, stderr);
     const http2 = !values['no-http2'];
     const headed = Boolean(values.headed);
+    const rules = rulesFlag(values, stderr);
 
     const abort = new AbortController();
     let stopped = false;
@@ -81,7 +85,7 @@ Examples:
     let browser: BrowserHandle | undefined;
     let failures: ReturnType<typeof collectFailures> | undefined;
     try {
-      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream });
+      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream, rules: rules?.holder });
       fs.rmSync(journal, { force: true });
       recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}` });
       failures = collectFailures(proxy.events);
@@ -104,6 +108,7 @@ Examples:
       recorder?.stop();
       failures?.stop();
       await proxy?.stop();
+      rules?.close();
     }
     if (recorder) {
       const written = await exportJournal(journal, out);
