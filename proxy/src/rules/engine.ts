@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Action, DelayAction, FaultAction, MatchInput, MockAction, RewriteRequestAction, RewriteResponseAction, Rule, RuleHit, RulesFile } from './types.js';
-import { compileMatcher, needsBody, type CompiledMatcher } from './match.js';
+import { compileMatcher, needsBody, RequestView, type CompiledMatcher } from './match.js';
 import { PROFILES } from './profiles.js';
 
 export interface Throttle {
@@ -58,8 +58,9 @@ export class CompiledRules {
   /** The plan for one request, or undefined when no rule matches (the common case: nothing allocated). */
   evaluate(input: MatchInput): Plan | undefined {
     let plan: Plan | undefined;
+    const view = new RequestView(input);
     for (const c of this.rules) {
-      if (!c.test(input)) continue;
+      if (!c.test(view)) continue;
       plan ??= { hits: [], requestDelayMs: 0, responseDelayMs: 0, rewriteRequest: [], rewriteResponse: [] };
       plan.hits.push(c.hit);
       this.hitCounts.set(c.rule.id, (this.hitCounts.get(c.rule.id) ?? 0) + 1);

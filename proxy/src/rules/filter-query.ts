@@ -5,15 +5,24 @@
  * keys of the Traffic bar (status, type, mime, larger-than) cannot be known before the request
  * is forwarded, so they are refused with a message saying so.
  */
-import type { MatchInput } from './types.js';
+import type { RequestView } from './match.js';
 
-type Test = (r: MatchInput, href: string) => boolean;
+type Test = (r: RequestView) => boolean;
 
 const REQUEST_KEYS: Record<string, (v: string) => Test> = {
-  method: (v) => (r) => r.method.toUpperCase() === v.toUpperCase(),
-  host: (v) => (r) => r.url.hostname.toLowerCase().includes(v.toLowerCase()),
-  scheme: (v) => (r) => r.url.protocol === `${v.toLowerCase()}:`,
-  path: (v) => (r) => r.url.pathname.includes(v),
+  method: (v) => {
+    const upper = v.toUpperCase();
+    return (r) => r.method === upper;
+  },
+  host: (v) => {
+    const lower = v.toLowerCase();
+    return (r) => r.host.includes(lower);
+  },
+  scheme: (v) => {
+    const proto = `${v.toLowerCase()}:`;
+    return (r) => r.protocol === proto;
+  },
+  path: (v) => (r) => r.path.includes(v),
 };
 
 /** Compiles a query to one test; throws an Error whose message says which term is wrong. */
@@ -27,16 +36,19 @@ export function compileFilter(query: string): Test {
     const kv = /^([a-z-]+):(.+)$/i.exec(term);
     if (re) {
       const regex = new RegExp(re[1]!, re[2]!.includes('i') ? re[2] : `${re[2]}i`);
-      test = (_r, href) => regex.test(href);
+      test = (r) => regex.test(r.input.url.href);
     } else if (kv && !/^https?$/i.test(kv[1]!)) {
       const make = REQUEST_KEYS[kv[1]!.toLowerCase()];
       if (!make) throw new Error(`"${kv[1]}:" is not a request field (use method:, host:, scheme:, path:, /regex/ or words)`);
       test = make(kv[2]!);
     } else {
       const needle = term.toLowerCase();
-      test = (_r, href) => href.toLowerCase().includes(needle);
+      test = (r) => r.hrefLower.includes(needle);
     }
-    tests.push(negate ? (r, h) => !test(r, h) : test);
+    tests.push(negate ? (r) => !test(r) : test);
   }
-  return (r, href) => tests.every((t) => t(r, href));
+  return (r) => {
+    for (const t of tests) if (!t(r)) return false;
+    return true;
+  };
 }
