@@ -130,7 +130,6 @@ const action = {
 
 export const rulesSchema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://netlens.dev/rules.schema.json',
   title: 'Netlens rules file',
   description: 'Rules that mock, rewrite, delay, throttle or break requests going through the Netlens proxy. See docs/rules.md.',
   type: 'object',
