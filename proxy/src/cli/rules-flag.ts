@@ -7,7 +7,8 @@
 import { watchRulesFile, type WatchedRules } from '../rules/load-file.js';
 import { plural } from './format.js';
 
-export const RULES_HELP = '  --rules FILE      mock, rewrite, delay, throttle or break requests by the rules in FILE (docs/rules.md);\n' +
+export const RULES_HELP =
+  '  --rules FILE      mock, rewrite, delay, throttle or break requests by the rules in FILE (docs/rules.md);\n' +
   '                    reloaded when FILE changes (a bad edit keeps the old rules and prints the error)';
 
 export function rulesFlag(values: Record<string, unknown>, stderr: NodeJS.WritableStream): WatchedRules | undefined {
@@ -16,7 +17,9 @@ export function rulesFlag(values: Record<string, unknown>, stderr: NodeJS.Writab
   const watched = watchRulesFile(file, (r) => {
     if ('error' in r) {
       const code = (r.error as { code?: string }).code;
-      stderr.write(`netlens: ${file} changed but was not applied; the previous rules stay in force:\n${r.error.message}${code ? ` [${code}]` : ''}\n`);
+      stderr.write(
+        `netlens: ${file} changed but was not applied; the previous rules stay in force:\n${r.error.message}${code ? ` [${code}]` : ''}\n`,
+      );
     } else stderr.write(`netlens: ${file} reloaded: ${plural(r.rules, 'rule')}\n`);
   });
   stderr.write(`Rules: ${plural(watched.holder.file?.rules.length ?? 0, 'rule')} from ${file} (reloaded when it changes)\n`);

@@ -54,7 +54,13 @@ export async function applyRequestRules(
     whole = read.whole;
     body = read.forward;
   }
-  const plan = rules.evaluate({ method: x.request.method, url: target, headers: x.request.headers, httpVersion: x.clientProtocol, body: whole });
+  const plan = rules.evaluate({
+    method: x.request.method,
+    url: target,
+    headers: x.request.headers,
+    httpVersion: x.clientProtocol,
+    body: whole,
+  });
   if (!plan) return { handled: false, plan, url: target, body, headers: unchanged };
   x.rules = plan.hits;
 
@@ -113,7 +119,14 @@ function rewriteUrl(url: URL, a: RewriteRequestAction): URL {
 }
 
 /** close / reset / timeout before anything goes upstream. */
-async function breakRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, body: Readable | null, f: FaultAction): Promise<void> {
+async function breakRequest(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  x: Exchange,
+  body: Readable | null,
+  f: FaultAction,
+): Promise<void> {
   body?.resume();
   if (f.fault === 'timeout') {
     const hold = f.ms ?? DEFAULT_HOLD_MS;
@@ -129,8 +142,15 @@ async function breakRequest(ctx: ProxyContext, req: ClientRequest, res: ClientRe
   else if (f.fault === 'close') closeClient(req, res);
   else endClient(req, res);
   x.timestamps.clientResponseEnd = performance.now();
-  const what = f.fault === 'timeout' ? `held the request without an answer (${f.ms ?? DEFAULT_HOLD_MS} ms), then closed it` : `${f.fault === 'reset' ? 'reset' : 'closed'} the connection`;
-  finishExchange(ctx, x, { code: ErrorCodes.RULE_FAULT, message: `Rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}" ${what} (fault action)`, side: 'proxy' });
+  const what =
+    f.fault === 'timeout'
+      ? `held the request without an answer (${f.ms ?? DEFAULT_HOLD_MS} ms), then closed it`
+      : `${f.fault === 'reset' ? 'reset' : 'closed'} the connection`;
+  finishExchange(ctx, x, {
+    code: ErrorCodes.RULE_FAULT,
+    message: `Rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}" ${what} (fault action)`,
+    side: 'proxy',
+  });
 }
 
 /** A TCP RST on HTTP/1; RST_STREAM (CANCEL) on HTTP/2. */

@@ -34,7 +34,9 @@ export async function applyResponseRules(plan: Plan, x: Exchange, up: UpstreamRe
   if (fault?.fault === 'truncate') {
     const bytes = fault.bytes ?? 0;
     up.body = truncated(up.body, bytes, () =>
-      Object.assign(new Error(`rule "${rule?.name ?? rule?.id}" cut the response body after ${bytes} bytes (fault: truncate)`), { code: 'NL_RULE_FAULT' }),
+      Object.assign(new Error(`rule "${rule?.name ?? rule?.id}" cut the response body after ${bytes} bytes (fault: truncate)`), {
+        code: 'NL_RULE_FAULT',
+      }),
     );
   }
   if (plan.throttle?.downloadBps) up.body = throttled(up.body, `${x.clientConnectionId}:down`, plan.throttle.downloadBps);
@@ -59,7 +61,10 @@ async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamRespon
       out = editBody(decoded, a.body);
       if (a.injectScript && html) out = injectScriptTag(out, a.injectScript);
       // The body is sent decoded now: its old coding and length no longer describe it.
-      headers = [...removeHeaders(headers, ['content-encoding', 'content-length', 'transfer-encoding']), ['Content-Length', String(out.length)]];
+      headers = [
+        ...removeHeaders(headers, ['content-encoding', 'content-length', 'transfer-encoding']),
+        ['Content-Length', String(out.length)],
+      ];
     }
     up.body = Readable.from(out.length ? [out] : []);
   }

@@ -5,7 +5,18 @@
  * `continue`. A mock ends the search too (nothing after it can apply).
  */
 import path from 'node:path';
-import type { Action, DelayAction, FaultAction, MatchInput, MockAction, RewriteRequestAction, RewriteResponseAction, Rule, RuleHit, RulesFile } from './types.js';
+import type {
+  Action,
+  DelayAction,
+  FaultAction,
+  MatchInput,
+  MockAction,
+  RewriteRequestAction,
+  RewriteResponseAction,
+  Rule,
+  RuleHit,
+  RulesFile,
+} from './types.js';
 import { compileMatcher, needsBody, RequestView, type CompiledMatcher } from './match.js';
 import { PROFILES } from './profiles.js';
 

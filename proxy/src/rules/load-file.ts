@@ -27,7 +27,10 @@ export function readRulesFile(file: string): RulesFile {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new NetlensError(ErrorCodes.RULES_FILE, `The rules file ${file} is not JSON: ${(err as Error).message}. Fix it, or start from the examples in docs/rules.md.`);
+    throw new NetlensError(
+      ErrorCodes.RULES_FILE,
+      `The rules file ${file} is not JSON: ${(err as Error).message}. Fix it, or start from the examples in docs/rules.md.`,
+    );
   }
   const rules = validateRules(parsed, file);
   const dir = path.dirname(path.resolve(file));
@@ -36,7 +39,10 @@ export function readRulesFile(file: string): RulesFile {
       if (a.type !== 'mock' || a.bodyFile === undefined) continue;
       const body = path.resolve(dir, a.bodyFile);
       if (!fs.existsSync(body)) {
-        throw new NetlensError(ErrorCodes.RULES_INVALID, `${file} has 1 problem:\n  rules[${i}] (id "${r.id}"): actions[${j}].bodyFile ${body} does not exist`);
+        throw new NetlensError(
+          ErrorCodes.RULES_INVALID,
+          `${file} has 1 problem:\n  rules[${i}] (id "${r.id}"): actions[${j}].bodyFile ${body} does not exist`,
+        );
       }
     }
   }

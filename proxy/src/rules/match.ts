@@ -43,7 +43,10 @@ export type CompiledMatcher = (r: RequestView) => boolean;
 
 /** Glob to an anchored regex: `*` any run of characters, `?` one; everything else literal. */
 export function globToRegExp(glob: string, flags = ''): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*+/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, flags);
 }
 

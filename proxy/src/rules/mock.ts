@@ -41,7 +41,8 @@ export async function writeMock(
     });
   }
   const headers: RawHeaders = Object.entries(m.headers ?? {});
-  if (body.length && !headers.some(([k]) => k.toLowerCase() === 'content-type')) headers.push(['Content-Type', 'text/plain; charset=utf-8']);
+  if (body.length && !headers.some(([k]) => k.toLowerCase() === 'content-type'))
+    headers.push(['Content-Type', 'text/plain; charset=utf-8']);
   return answer(ctx, req, res, x, status, headers, body, plan);
 }
 
@@ -64,7 +65,10 @@ async function answer(
   const statusText = http.STATUS_CODES[status] ?? '';
   x.timestamps.responseHeaders = performance.now();
   if (ctx.events.hasListeners) {
-    ctx.events.emit({ type: 'response', response: { id: x.id, status, statusText, httpVersion: x.clientProtocol, headers, at: x.timestamps.responseHeaders } });
+    ctx.events.emit({
+      type: 'response',
+      response: { id: x.id, status, statusText, httpVersion: x.clientProtocol, headers, at: x.timestamps.responseHeaders },
+    });
   }
   const capture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const finish = (error?: ExchangeError) => {
@@ -72,7 +76,8 @@ async function answer(
     x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, error ?? recordError);
   };
-  if (res.destroyed) return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
+  if (res.destroyed)
+    return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
   try {
     if (res instanceof http.ServerResponse) {
       res.sendDate = false;
@@ -82,7 +87,11 @@ async function answer(
     }
   } catch (err) {
     endClient(req, res);
-    return finish({ code: ErrorCodes.RULES_INVALID, message: `The mock cannot be written to the client: ${(err as Error).message}`, side: 'proxy' });
+    return finish({
+      code: ErrorCodes.RULES_INVALID,
+      message: `The mock cannot be written to the client: ${(err as Error).message}`,
+      side: 'proxy',
+    });
   }
   x.timestamps.clientResponseHeaders = performance.now();
   const out = noBody ? Buffer.alloc(0) : body;
@@ -94,5 +103,7 @@ async function answer(
     src.on('data', (c: Buffer) => capture.push(c));
     src.pipe(res as NodeJS.WritableStream);
   });
-  finish(ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+  finish(
+    ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' },
+  );
 }

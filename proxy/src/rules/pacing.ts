@@ -91,7 +91,10 @@ export function throttled(src: Readable, key: string, bytesPerSecond: number): R
 
 /** `src` sent `bytes` at a time every `intervalMs`. */
 export function trickled(src: Readable, bytes: number, intervalMs: number): Readable {
-  return through(src, paced(Math.max(1, bytes), () => intervalMs));
+  return through(
+    src,
+    paced(Math.max(1, bytes), () => intervalMs),
+  );
 }
 
 /** The first `bytes` of `src`, then an error (the client's connection is cut, like a dropped link). */
@@ -99,10 +102,11 @@ export function truncated(src: Readable, bytes: number, error: () => Error): Rea
   const t = paced(Number.MAX_SAFE_INTEGER, () => 0, {
     bytes,
     // Let the bytes pushed so far reach the client before the cut.
-    onCut: () => setTimeout(() => {
-      t.destroy(error());
-      src.destroy();
-    }, 50),
+    onCut: () =>
+      setTimeout(() => {
+        t.destroy(error());
+        src.destroy();
+      }, 50),
   });
   if (bytes === 0) setImmediate(() => t.destroy(error()));
   return through(src, t);

@@ -25,9 +25,27 @@ export interface NetworkProfile {
 const kbit = (k: number) => (k * 1000) / 8;
 
 export const PROFILES: Record<string, NetworkProfile> = {
-  'slow-4g': { title: 'Slow 4G (DevTools)', downloadBps: kbit(1600) * 0.9, uploadBps: kbit(750) * 0.9, latencyMs: 562.5, source: 'Chrome DevTools' },
-  'fast-4g': { title: 'Fast 4G (DevTools)', downloadBps: kbit(9000) * 0.9, uploadBps: kbit(1500) * 0.9, latencyMs: 165, source: 'Chrome DevTools' },
-  '3g': { title: '3G (DevTools, formerly Slow 3G)', downloadBps: kbit(500) * 0.8, uploadBps: kbit(500) * 0.8, latencyMs: 2000, source: 'Chrome DevTools' },
+  'slow-4g': {
+    title: 'Slow 4G (DevTools)',
+    downloadBps: kbit(1600) * 0.9,
+    uploadBps: kbit(750) * 0.9,
+    latencyMs: 562.5,
+    source: 'Chrome DevTools',
+  },
+  'fast-4g': {
+    title: 'Fast 4G (DevTools)',
+    downloadBps: kbit(9000) * 0.9,
+    uploadBps: kbit(1500) * 0.9,
+    latencyMs: 165,
+    source: 'Chrome DevTools',
+  },
+  '3g': {
+    title: '3G (DevTools, formerly Slow 3G)',
+    downloadBps: kbit(500) * 0.8,
+    uploadBps: kbit(500) * 0.8,
+    latencyMs: 2000,
+    source: 'Chrome DevTools',
+  },
   'lighthouse-mobile-slow-4g': {
     title: 'Lighthouse mobile (slow 4G)',
     downloadBps: ((1.6 * 1024 * 1024) / 8) * 0.9,
@@ -35,7 +53,13 @@ export const PROFILES: Record<string, NetworkProfile> = {
     latencyMs: 562.5,
     source: 'Lighthouse',
   },
-  'lighthouse-mobile-3g': { title: 'Lighthouse mobile regular 3G', downloadBps: ((700 * 1024) / 8) * 0.9, uploadBps: ((700 * 1024) / 8) * 0.9, latencyMs: 1125, source: 'Lighthouse' },
+  'lighthouse-mobile-3g': {
+    title: 'Lighthouse mobile regular 3G',
+    downloadBps: ((700 * 1024) / 8) * 0.9,
+    uploadBps: ((700 * 1024) / 8) * 0.9,
+    latencyMs: 1125,
+    source: 'Lighthouse',
+  },
   /** Exactly 1.6 Mbit/s both ways, no latency: a round figure for tests and docs. */
   '1.6mbps': { title: '1.6 Mbit/s, no added latency', downloadBps: kbit(1600), uploadBps: kbit(1600), latencyMs: 0, source: 'Netlens' },
 };

@@ -23,7 +23,12 @@ const bodyEdits = {
   properties: {
     replace: {
       type: 'array',
-      items: { type: 'object', required: ['regex', 'with'], additionalProperties: false, properties: { regex: str, flags: regexObj.properties.flags, with: str } },
+      items: {
+        type: 'object',
+        required: ['regex', 'with'],
+        additionalProperties: false,
+        properties: { regex: str, flags: regexObj.properties.flags, with: str },
+      },
     },
     jsonMergePatch: {},
     text: str,

@@ -42,10 +42,16 @@ export function upgradeRules(
       const statusText = http.STATUS_CODES[status] ?? '';
       const extra = Object.entries(plan.mock.headers ?? {}).filter(([k]) => !/^(content-length|connection)$/i.test(k));
       const head = [...extra, ['Content-Length', String(body.length)], ['Connection', 'close']] as [string, string][];
-      socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${statusText}\r\n${head.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`), body]));
+      socket.end(
+        Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${statusText}\r\n${head.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`), body]),
+      );
       x.mocked = true;
       x.response = { status, statusText, httpVersion: 'http/1.1', headers: head, body: { ...emptyBody(), size: body.length } };
-      x.timestamps.responseHeaders = x.timestamps.clientResponseHeaders = x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
+      x.timestamps.responseHeaders =
+        x.timestamps.clientResponseHeaders =
+        x.timestamps.responseEnd =
+        x.timestamps.clientResponseEnd =
+          performance.now();
       finishExchange(ctx, x);
     } else {
       if (plan.fault!.fault === 'reset' && typeof (socket as net.Socket).resetAndDestroy === 'function') {
@@ -56,7 +62,11 @@ export function upgradeRules(
         }
       } else socket.destroy();
       x.timestamps.clientResponseEnd = performance.now();
-      finishExchange(ctx, x, { code: ErrorCodes.RULE_FAULT, message: `A rule refused the upgrade (fault: ${plan.fault!.fault})`, side: 'proxy' });
+      finishExchange(ctx, x, {
+        code: ErrorCodes.RULE_FAULT,
+        message: `A rule refused the upgrade (fault: ${plan.fault!.fault})`,
+        side: 'proxy',
+      });
     }
     return true;
   }

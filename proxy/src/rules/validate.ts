@@ -114,7 +114,8 @@ function semanticProblems(file: RulesFile): RuleProblem[] {
       const p = m[key];
       if (p && typeof p === 'object') add(`match.${key}.regex`, regexProblem(p.regex, p.flags));
     }
-    for (const [name, q] of Object.entries(m.query ?? {})) if (q && typeof q === 'object') add(`match.query.${name}.regex`, regexProblem(q.regex));
+    for (const [name, q] of Object.entries(m.query ?? {}))
+      if (q && typeof q === 'object') add(`match.query.${name}.regex`, regexProblem(q.regex));
     m.headers?.forEach((h, j) => h.regex !== undefined && add(`match.headers[${j}].regex`, regexProblem(h.regex, 'i')));
     if (m.body?.regex !== undefined) add('match.body.regex', regexProblem(m.body.regex));
     if (m.filter !== undefined) {

@@ -36,7 +36,14 @@ const viaProxy = (args: string[]) => curl(['-x', tp.proxy.address.url, '--cacert
 
 describe('mock', () => {
   it('answers without the origin over HTTP/1.1 and HTTP/2, marked _mocked with _rules', async () => {
-    use([{ id: 'm', name: 'fake api', match: { path: '/api/*' }, actions: [{ type: 'mock', status: 418, headers: { 'X-Mock': 'yes' }, body: 'mocked!' }] }]);
+    use([
+      {
+        id: 'm',
+        name: 'fake api',
+        match: { path: '/api/*' },
+        actions: [{ type: 'mock', status: 418, headers: { 'X-Mock': 'yes' }, body: 'mocked!' }],
+      },
+    ]);
     // (An intercepted CONNECT pre-connects to its origin, so only the plain origin's count can prove "not contacted".)
     const before = plain.connections;
     const n = tp.exchanges().length;
@@ -89,8 +96,22 @@ describe('rewrite request', () => {
         ],
       },
     ]);
-    for (const [url, proto] of [[plain.url, '--http1.1'], [h2.url, '--http2']] as const) {
-      const r = await viaProxy([proto, '-H', 'x-flag: on', '-H', 'x-remove: 1', '--data', '{"a":"secret","gone":1}', '-H', 'content-type: application/json', `${url}/orig?drop=1&keep=2`]);
+    for (const [url, proto] of [
+      [plain.url, '--http1.1'],
+      [h2.url, '--http2'],
+    ] as const) {
+      const r = await viaProxy([
+        proto,
+        '-H',
+        'x-flag: on',
+        '-H',
+        'x-remove: 1',
+        '--data',
+        '{"a":"secret","gone":1}',
+        '-H',
+        'content-type: application/json',
+        `${url}/orig?drop=1&keep=2`,
+      ]);
       const seen = JSON.parse(r.stdout);
       expect(seen.url).toBe('/rewritten?keep=2&added=1');
       expect(seen.headers['x-flag']).toBe('rewritten');
@@ -103,7 +124,13 @@ describe('rewrite request', () => {
   it('redirects to another host and port (Host follows)', async () => {
     const other = await httpOrigin(mirror);
     try {
-      use([{ id: 'redirect', match: { port: plain.port }, actions: [{ type: 'rewriteRequest', url: { host: '127.0.0.1', port: other.port } }] }]);
+      use([
+        {
+          id: 'redirect',
+          match: { port: plain.port },
+          actions: [{ type: 'rewriteRequest', url: { host: '127.0.0.1', port: other.port } }],
+        },
+      ]);
       const r = await viaProxy([`${plain.url}/go`]);
       expect(JSON.parse(r.stdout).headers.host).toBe(`127.0.0.1:${other.port}`);
       expect(other.connections).toBe(1);
@@ -119,11 +146,31 @@ describe('rewrite response', () => {
       {
         id: 'rs',
         match: { path: '/json' },
-        actions: [{ type: 'rewriteResponse', status: 202, stripCacheControl: true, addCors: true, headers: { add: { 'X-R': '1' } }, body: { jsonMergePatch: { method: 'PATCHED' } } }],
+        actions: [
+          {
+            type: 'rewriteResponse',
+            status: 202,
+            stripCacheControl: true,
+            addCors: true,
+            headers: { add: { 'X-R': '1' } },
+            body: { jsonMergePatch: { method: 'PATCHED' } },
+          },
+        ],
       },
     ]);
-    for (const [url, proto] of [[plain.url, '--http1.1'], [h2.url, '--http2']] as const) {
-      const r = await viaProxy([proto, '-i', '--suppress-connect-headers', '-H', 'Origin: https://app.test', '--compressed', `${url}/json`]);
+    for (const [url, proto] of [
+      [plain.url, '--http1.1'],
+      [h2.url, '--http2'],
+    ] as const) {
+      const r = await viaProxy([
+        proto,
+        '-i',
+        '--suppress-connect-headers',
+        '-H',
+        'Origin: https://app.test',
+        '--compressed',
+        `${url}/json`,
+      ]);
       const [head, body] = r.stdout.split(/\r\n\r\n/);
       expect(head).toMatch(/^HTTP\/[12](\.1)? 202/);
       expect(head).not.toMatch(/cache-control/i);
@@ -181,7 +228,12 @@ describe('faults', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(plain.connections).toBe(before);
     const faults = tp.exchanges().slice(-4);
-    expect(faults.map((x) => x.error?.code)).toEqual([ErrorCodes.RULE_FAULT, ErrorCodes.RULE_FAULT, ErrorCodes.RULE_FAULT, ErrorCodes.RULE_FAULT]);
+    expect(faults.map((x) => x.error?.code)).toEqual([
+      ErrorCodes.RULE_FAULT,
+      ErrorCodes.RULE_FAULT,
+      ErrorCodes.RULE_FAULT,
+      ErrorCodes.RULE_FAULT,
+    ]);
   });
 
   it('truncate cuts the body after N bytes; trickle sends it slowly but whole', async () => {
@@ -211,7 +263,10 @@ describe('WebSocket upgrades', () => {
   const handshake = (port: number, target: string) =>
     new Promise<string>((resolve) => {
       const s = net.connect(port, '127.0.0.1', () => {
-        s.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+        s.write(
+          `GET ${target} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+        );
       });
       let got = '';
       s.on('data', (c) => (got += c.toString()));

@@ -10,12 +10,16 @@ import { mirror } from './rules-harness.js';
 
 const BIN = path.join(import.meta.dirname, '..', '..', '..', 'bin', 'netlens.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-rules-cli-'));
-const mock = (body: string) => JSON.stringify({ version: 1, rules: [{ id: 'm', name: 'cli mock', match: { path: '/m' }, actions: [{ type: 'mock', body }] }] });
+const mock = (body: string) =>
+  JSON.stringify({ version: 1, rules: [{ id: 'm', name: 'cli mock', match: { path: '/m' }, actions: [{ type: 'mock', body }] }] });
 
 describe('netlens proxy --rules', () => {
   it('refuses to start on an invalid or unreadable rules file, naming the rule and field', async () => {
     const bad = path.join(dir, 'bad.json');
-    fs.writeFileSync(bad, JSON.stringify({ version: 1, rules: [{ id: 'x', name: 'broken', match: {}, actions: [{ type: 'delay', before: 'soon', ms: 1 }] }] }));
+    fs.writeFileSync(
+      bad,
+      JSON.stringify({ version: 1, rules: [{ id: 'x', name: 'broken', match: {}, actions: [{ type: 'delay', before: 'soon', ms: 1 }] }] }),
+    );
     const r = await cli(['proxy', '--port', '0', '--data-dir', dir, '--rules', bad]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('rules[0] ("broken", id "x"): actions[0].before must be one of "request", "response"');
@@ -29,7 +33,9 @@ describe('netlens proxy --rules', () => {
     const origin = await httpOrigin(mirror);
     const file = path.join(dir, 'rules.json');
     fs.writeFileSync(file, mock('first'));
-    const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', '--data-dir', dir, '--rules', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'proxy', '--port', '0', '--data-dir', dir, '--rules', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -9,7 +9,8 @@ import { mirror } from './rules-harness.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-rules-reload-'));
 const file = path.join(dir, 'rules.json');
-const mockRules = (body: string) => JSON.stringify({ version: 1, rules: [{ id: 'm', match: { path: '/m' }, actions: [{ type: 'mock', body }] }] });
+const mockRules = (body: string) =>
+  JSON.stringify({ version: 1, rules: [{ id: 'm', match: { path: '/m' }, actions: [{ type: 'mock', body }] }] });
 const reports: ({ rules: number } | { error: Error })[] = [];
 
 let origin: Origin;
@@ -43,14 +44,25 @@ describe('rules file reload', () => {
     expect(reports[0]).toEqual({ rules: 1 });
     expect(await get()).toBe('two, longer');
 
-    fs.writeFileSync(file, JSON.stringify({ version: 1, rules: [{ id: 'm', match: { path: '/m' }, actions: [{ type: 'mock', status: 'bad' }] }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ version: 1, rules: [{ id: 'm', match: { path: '/m' }, actions: [{ type: 'mock', status: 'bad' }] }] }),
+    );
     await until(() => reports.length >= 2);
     const bad = reports[1] as { error: Error & { code: string } };
     expect(bad.error.code).toBe('NL_RULES_INVALID');
     expect(bad.error.message).toContain('rules[0] (id "m"): actions[0].status must be integer');
     expect(await get()).toBe('two, longer');
 
-    fs.writeFileSync(file, JSON.stringify({ version: 1, rules: [{ id: 'f', match: { path: '/m' }, actions: [{ type: 'mock', bodyFile: 'body.html', headers: { 'Content-Type': 'text/html' } }] }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        version: 1,
+        rules: [
+          { id: 'f', match: { path: '/m' }, actions: [{ type: 'mock', bodyFile: 'body.html', headers: { 'Content-Type': 'text/html' } }] },
+        ],
+      }),
+    );
     await until(() => reports.length >= 3);
     expect(await get()).toBe('<p>from a file</p>');
   });

@@ -33,7 +33,10 @@ export const mirror: Handler = (req, res) => {
       res.end(Buffer.alloc(size, 7));
       return;
     }
-    (res as http.ServerResponse | http2.Http2ServerResponse).writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' });
+    (res as http.ServerResponse | http2.Http2ServerResponse).writeHead(200, {
+      'content-type': 'application/json',
+      'cache-control': 'max-age=60',
+    });
     res.end(body);
   });
 };

@@ -8,22 +8,64 @@ import { readRulesFile } from '../../src/rules/load-file.js';
 import { ErrorCodes } from '../../src/errors.js';
 
 const file = (rules: unknown[]) => ({ version: 1, rules });
-const rule = (extra: object) => ({ id: 'r1', name: 'my rule', match: {}, actions: [{ type: 'delay', before: 'request', ms: 1 }], ...extra });
+const rule = (extra: object) => ({
+  id: 'r1',
+  name: 'my rule',
+  match: {},
+  actions: [{ type: 'delay', before: 'request', ms: 1 }],
+  ...extra,
+});
 
 describe('rules validation', () => {
   it('accepts one of each action', () => {
     const ok = file([
-      rule({ id: 'a', match: { method: ['GET', 'post'], host: '*.example.com', path: { regex: '^/api/' }, query: { q: true, v: '1' } }, actions: [{ type: 'mock', status: 204 }] }),
-      rule({ id: 'b', match: { headers: [{ name: 'X-A', regex: '^y' }], filter: 'method:GET -png' }, actions: [{ type: 'rewriteRequest', url: { host: 'h', port: 81, path: '/x' }, headers: { set: { A: 'b' } } }] }),
-      rule({ id: 'c', actions: [{ type: 'rewriteResponse', status: 500, addCors: true, stripCacheControl: true, injectScript: '/x.js', body: { jsonMergePatch: { a: null } } }] }),
-      rule({ id: 'd', actions: [{ type: 'throttle', profile: 'slow-4g' }, { type: 'delay', before: 'response', ms: 10 }] }),
+      rule({
+        id: 'a',
+        match: { method: ['GET', 'post'], host: '*.example.com', path: { regex: '^/api/' }, query: { q: true, v: '1' } },
+        actions: [{ type: 'mock', status: 204 }],
+      }),
+      rule({
+        id: 'b',
+        match: { headers: [{ name: 'X-A', regex: '^y' }], filter: 'method:GET -png' },
+        actions: [{ type: 'rewriteRequest', url: { host: 'h', port: 81, path: '/x' }, headers: { set: { A: 'b' } } }],
+      }),
+      rule({
+        id: 'c',
+        actions: [
+          {
+            type: 'rewriteResponse',
+            status: 500,
+            addCors: true,
+            stripCacheControl: true,
+            injectScript: '/x.js',
+            body: { jsonMergePatch: { a: null } },
+          },
+        ],
+      }),
+      rule({
+        id: 'd',
+        actions: [
+          { type: 'throttle', profile: 'slow-4g' },
+          { type: 'delay', before: 'response', ms: 10 },
+        ],
+      }),
       rule({ id: 'e', actions: [{ type: 'fault', fault: 'truncate', bytes: 10 }] }),
     ]);
     expect(rulesProblems(ok)).toEqual([]);
   });
 
   it('names the rule and the field of each schema problem', () => {
-    const bad = file([rule({}), rule({ id: 'two', name: 'second', actions: [{ type: 'mock', status: 'x' }, { type: 'fault', fault: 'explode' }] })]);
+    const bad = file([
+      rule({}),
+      rule({
+        id: 'two',
+        name: 'second',
+        actions: [
+          { type: 'mock', status: 'x' },
+          { type: 'fault', fault: 'explode' },
+        ],
+      }),
+    ]);
     const problems = rulesProblems(bad);
     expect(problems).toContainEqual({ rule: 'rules[1] ("second", id "two")', field: 'actions[0].status', message: 'must be integer' });
     expect(problems.find((p) => p.field === 'actions[1].fault')?.message).toMatch(/must be one of "close"/);
@@ -31,7 +73,12 @@ describe('rules validation', () => {
   });
 
   it('reports unknown fields, missing fields and unknown action types by name', () => {
-    const problems = rulesProblems(file([{ id: 'x', match: { hots: 'a' }, actions: [{ type: 'teleport' }] }, { match: {}, actions: [] }]));
+    const problems = rulesProblems(
+      file([
+        { id: 'x', match: { hots: 'a' }, actions: [{ type: 'teleport' }] },
+        { match: {}, actions: [] },
+      ]),
+    );
     const text = problems.map((p) => `${p.rule}: ${p.field} ${p.message}`).join('\n');
     expect(text).toContain('rules[0] (id "x"): match.hots has an unknown field "hots"');
     expect(text).toContain('rules[0] (id "x"): actions[0].type must be one of');
@@ -69,12 +116,18 @@ describe('rules validation', () => {
   it('reports unreadable, non-JSON files and missing mock bodyFiles as NL_RULES_FILE / NL_RULES_INVALID naming the file', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-rules-'));
     const missing = path.join(dir, 'none.json');
-    expect(() => readRulesFile(missing)).toThrow(expect.objectContaining({ code: ErrorCodes.RULES_FILE, message: expect.stringContaining(missing) }));
+    expect(() => readRulesFile(missing)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.RULES_FILE, message: expect.stringContaining(missing) }),
+    );
     const notJson = path.join(dir, 'bad.json');
     fs.writeFileSync(notJson, '{"version": 1,');
-    expect(() => readRulesFile(notJson)).toThrow(expect.objectContaining({ code: ErrorCodes.RULES_FILE, message: expect.stringContaining('is not JSON') }));
+    expect(() => readRulesFile(notJson)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.RULES_FILE, message: expect.stringContaining('is not JSON') }),
+    );
     const noBody = path.join(dir, 'nobody.json');
     fs.writeFileSync(noBody, JSON.stringify(file([rule({ id: 'm', actions: [{ type: 'mock', bodyFile: 'gone.txt' }] })])));
-    expect(() => readRulesFile(noBody)).toThrow(expect.objectContaining({ code: ErrorCodes.RULES_INVALID, message: expect.stringContaining('actions[0].bodyFile') }));
+    expect(() => readRulesFile(noBody)).toThrow(
+      expect.objectContaining({ code: ErrorCodes.RULES_INVALID, message: expect.stringContaining('actions[0].bodyFile') }),
+    );
   });
 });
