@@ -2,7 +2,9 @@
  * Each rule action over real sockets (curl → proxy → local origin on 127.0.0.1),
  * plain HTTP/1.1 and intercepted HTTPS with HTTP/2 on both legs.
  */
+import http from 'node:http';
 import net from 'node:net';
+import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { curl, httpOrigin, httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
@@ -269,7 +271,11 @@ describe('WebSocket upgrades', () => {
         );
       });
       let got = '';
-      s.on('data', (c) => (got += c.toString()));
+      s.on('data', (c) => {
+        got += c.toString();
+        // A 101 keeps the socket open: the head is all this test needs.
+        if (/^HTTP\/1\.1 101[^]*\r\n\r\n/.test(got)) s.destroy();
+      });
       s.on('close', () => resolve(got));
       s.on('error', () => resolve(got));
       setTimeout(() => s.destroy(), 3000);
@@ -284,5 +290,31 @@ describe('WebSocket upgrades', () => {
     await tp.waitFor(n + 1);
     expect(last().mocked).toBe(true);
     expect(last().rules?.[0]?.id).toBe('no-ws');
+  });
+
+  it('a delay holds the handshake, which then goes through (101) with _rules', async () => {
+    const server = http.createServer();
+    const wss = new WebSocketServer({ server });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      use([{ id: 'slow-ws', match: { scheme: 'ws', path: '/slow' }, actions: [{ type: 'delay', before: 'request', ms: 400 }] }]);
+      const time = async (p: string) => {
+        const t = performance.now();
+        const head = await handshake(tp.proxy.address.port, `http://127.0.0.1:${port}${p}`);
+        return { ms: performance.now() - t, head };
+      };
+      const fast = await time('/fast');
+      const slow = await time('/slow');
+      expect(fast.head).toMatch(/^HTTP\/1\.1 101/);
+      expect(slow.head).toMatch(/^HTTP\/1\.1 101/);
+      expect(slow.ms - fast.ms).toBeGreaterThan(350);
+      await new Promise((r) => setTimeout(r, 100));
+      const slowX = tp.exchanges().find((x) => x.request.url.endsWith('/slow'));
+      expect(slowX?.rules?.[0]?.id).toBe('slow-ws');
+    } finally {
+      wss.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
