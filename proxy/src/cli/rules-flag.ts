@@ -7,9 +7,14 @@
 import { watchRulesFile, type WatchedRules } from '../rules/load-file.js';
 import { plural } from './format.js';
 
-export const RULES_HELP =
-  '  --rules FILE      mock, rewrite, delay, throttle or break requests by the rules in FILE (docs/rules.md);\n' +
-  '                    reloaded when FILE changes (a bad edit keeps the old rules and prints the error)';
+/** The --rules lines of a command's help, the description starting at column `col` like the command's other flags. */
+export function rulesHelp(col: number): string {
+  const pad = ' '.repeat(col);
+  return (
+    `${'  --rules FILE'.padEnd(col)}mock, rewrite, delay, throttle or break requests by the rules in FILE (docs/rules.md);\n` +
+    `${pad}reloaded when FILE changes (a bad edit keeps the old rules and prints the error)`
+  );
+}
 
 export function rulesFlag(values: Record<string, unknown>, stderr: NodeJS.WritableStream): WatchedRules | undefined {
   const file = values.rules;

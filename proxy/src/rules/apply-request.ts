@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Exchange, RawHeaders } from '../model.js';
 import { ErrorCodes } from '../errors.js';
 import { finishExchange } from '../server/exchange-record.js';
+import { BodyCapturer } from '../server/body-capture.js';
 import { endClient, type ClientRequest, type ClientResponse } from '../server/handle-request.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
@@ -72,7 +73,12 @@ export async function applyRequestRules(
   }
   if (plan.mock) {
     body?.resume();
-    if (whole) x.request.body = { ...x.request.body, size: whole.length };
+    if (whole) {
+      // The body was read for matching: keep it in the record like a forwarded one.
+      const capture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+      capture.push(whole);
+      x.request.body = capture.result();
+    }
     await writeMock(ctx, req, res, x, plan, rules.resolveFile.bind(rules));
     return { handled: true };
   }

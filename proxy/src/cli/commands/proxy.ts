@@ -8,7 +8,7 @@ import { trustInstructions } from '../trust.js';
 import { formatExchangeLine } from '../format.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
-import { RULES_HELP, rulesFlag } from '../rules-flag.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 
 export const proxyCommand: CliCommand = {
   name: 'proxy',
@@ -35,7 +35,7 @@ Flags:
                     in the data directory as it completes, and FILE gets the HAR 1.2 when
                     the proxy stops (the session is also kept: netlens sessions list)
   --body-limit N    bytes of each request/response body kept for the HAR (default 4 MiB; 0 = none)
-${RULES_HELP}
+${rulesHelp(20)}
 
 Examples:
   netlens proxy --port 8080

@@ -7,7 +7,7 @@ import { HarRecorder } from '../../har/recorder.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
-import { RULES_HELP, rulesFlag } from '../rules-flag.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 import { plural } from '../format.js';
 import { collectFailures, formatFailures } from '../failed-requests.js';
 
@@ -33,7 +33,7 @@ Flags:
   --upstream-ca FILE  also trust this CA (PEM) for upstream TLS; repeatable
   --insecure          do not verify upstream certificates (testing only; prints a warning)
   --data-dir DIR      data directory holding the CA
-${RULES_HELP}
+${rulesHelp(22)}
 
 Examples:
   netlens record https://example.com/ --out example.har --browser-har example.browser.har
