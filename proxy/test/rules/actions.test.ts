@@ -2,7 +2,9 @@
  * Each rule action over real sockets (curl → proxy → local origin on 127.0.0.1),
  * plain HTTP/1.1 and intercepted HTTPS with HTTP/2 on both legs.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import net from 'node:net';
 import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +81,39 @@ describe('mock', () => {
     await tp.waitFor(n + 1);
     expect((last().rules ?? []).map((r) => r.id)).toEqual(['hdr', 'mock']);
     expect(holder.current!.hitCounts.get('never')).toBeUndefined();
+  });
+});
+
+describe('matching', () => {
+  it('on the request body (read first, forwarded intact when no rule matches), h1 and h2', async () => {
+    use([
+      { id: 'body', match: { method: 'POST', body: { contains: 'needle' } }, actions: [{ type: 'mock', status: 200, body: 'caught' }] },
+    ]);
+    for (const [url, proto] of [
+      [plain.url, '--http1.1'],
+      [h2.url, '--http2'],
+    ] as const) {
+      expect((await viaProxy([proto, '--data', 'hay needle hay', `${url}/b`])).stdout).toBe('caught');
+      // Over the 1 MiB a body matcher reads: streamed on whole, unmatched.
+      const big = path.join(dataDir, 'big.txt');
+      fs.writeFileSync(big, 'x'.repeat(1_500_000) + 'needle');
+      const passed = JSON.parse((await viaProxy([proto, '--data-binary', `@${big}`, `${url}/b`])).stdout);
+      expect(passed.body.length).toBe(1_500_006);
+    }
+    const n = tp.exchanges().length;
+    await viaProxy(['--data', 'a needle', `${plain.url}/b`]);
+    await tp.waitFor(n + 1);
+    expect(Buffer.from(last().request.body.bytes).toString()).toBe('a needle');
+  });
+
+  it('on the HTTP version and with a Traffic filter query', async () => {
+    use([
+      { id: 'h2only', match: { httpVersion: 'h2', path: '/v' }, actions: [{ type: 'mock', body: 'h2' }] },
+      { id: 'filter', match: { filter: 'method:GET /\\/v$/ -nothing' }, actions: [{ type: 'mock', body: 'filtered' }] },
+    ]);
+    expect((await viaProxy(['--http2', `${h2.url}/v`])).stdout).toBe('h2');
+    expect((await viaProxy(['--http1.1', `${h2.url}/v`])).stdout).toBe('filtered');
+    expect(JSON.parse((await viaProxy(['--http1.1', `${h2.url}/v?x`])).stdout).url).toBe('/v?x');
   });
 });
 
