@@ -49,6 +49,9 @@ describe('netlens proxy --rules', () => {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
       expect(err).toContain(`Rules: 1 rule from ${file}`);
       expect((await curl(['-x', url, `${origin.url}/m`])).stdout).toBe('first');
+      await wait(() => out.includes(`${origin.url}/m`));
+      expect(out).toContain(`GET     ${origin.url}/m 200`);
+      expect(out).toMatch(/\[mocked, rules: m\]/);
       fs.writeFileSync(file, mock('second, edited'));
       await wait(() => err.includes(`${file} reloaded: 1 rule`));
       expect((await curl(['-x', url, `${origin.url}/m`])).stdout).toBe('second, edited');
