@@ -15,7 +15,7 @@ import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../server/headers.
 import { endClient, type ClientRequest, type ClientResponse } from '../server/handle-request.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
-import { sleep, throttled } from './pacing.js';
+import { sleep, throttled, trickled } from './pacing.js';
 
 export async function writeMock(
   ctx: ProxyContext,
@@ -96,6 +96,7 @@ async function answer(
   x.timestamps.clientResponseHeaders = performance.now();
   const out = noBody ? Buffer.alloc(0) : body;
   let src: Readable = Readable.from(out.length ? [out] : []);
+  if (plan.fault?.fault === 'trickle') src = trickled(src, plan.fault.bytes ?? 1, plan.fault.intervalMs ?? 100);
   if (plan.throttle?.downloadBps) src = throttled(src, `${x.clientConnectionId}:down`, plan.throttle.downloadBps);
   const ok = await new Promise<boolean>((resolve) => {
     res.once('finish', () => resolve(true));

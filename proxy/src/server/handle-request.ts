@@ -236,7 +236,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     body = outcome.body;
   }
   // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
-  const ruled = ctx.options.rules ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
+  const ruled = ctx.options.rules?.current ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
   if (ruled?.handled) return void res.off('close', onClientClose);
 
   try {
