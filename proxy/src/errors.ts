@@ -112,6 +112,12 @@ export const ErrorCodes = {
   REPLAY_NOT_RUNNING: 'NL_REPLAY_NOT_RUNNING',
   /** A HAR cannot be replayed: no entry has a usable request and response (e.g. every request failed). */
   REPLAY_NO_RESPONSES: 'NL_REPLAY_NO_RESPONSES',
+  /** A rules file does not validate: the message names each rule (id, name) and field that is wrong. */
+  RULES_INVALID: 'NL_RULES_INVALID',
+  /** A rules file (or a mock's bodyFile) cannot be read: missing, not a file, not JSON. The message names the file. */
+  RULES_FILE: 'NL_RULES_FILE',
+  /** A rule's fault action broke this exchange on purpose (close, reset, timeout, truncate): recorded, not a network failure. */
+  RULE_FAULT: 'NL_RULE_FAULT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -160,6 +160,10 @@ export interface Exchange {
    * request was then forwarded, answered 404 or killed, as configured).
    */
   replayed?: boolean;
+  /** The rules that touched this exchange (rules/engine.ts), in the order they matched. */
+  rules?: import('./rules/types.js').RuleHit[];
+  /** True when a rule answered instead of the network (a mock). */
+  mocked?: boolean;
 }
 
 /** What is known about an exchange when its request head arrives. */

@@ -87,11 +87,14 @@ export interface ProxyOptions {
   timeline?: boolean;
   /** Answer requests from elsewhere than the network (server replay). Default: none, everything is forwarded. */
   respond?: RespondHook;
+  /** Rules that mock, rewrite, delay, throttle or break requests (rules/engine.ts); swap `current` to change them live. */
+  rules?: import('./rules/engine.js').RulesHolder;
 }
 
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond' | 'rules'>> {
   upstreamCA: string[];
   respond?: RespondHook;
+  rules?: import('./rules/engine.js').RulesHolder;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -133,5 +136,6 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     hostCacheSize: options.hostCacheSize ?? DEFAULT_HOST_CACHE_SIZE,
     timeline: options.timeline ?? true,
     respond: options.respond,
+    rules: options.rules,
   };
 }

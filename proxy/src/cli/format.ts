@@ -5,7 +5,9 @@ export function formatExchangeLine(x: Exchange): string {
   const status = x.error ? `ERR ${x.error.code}` : String(x.response?.status ?? '-');
   const proto = x.upstreamProtocol && x.upstreamProtocol !== x.clientProtocol ? `${x.clientProtocol}→${x.upstreamProtocol}` : x.clientProtocol;
   const ms = x.clientTimings.total >= 0 ? `${x.clientTimings.total.toFixed(1)} ms` : '-';
-  const tag = x.transport === 'tunnel' ? ' [tunnel]' : '';
+  // Which rules touched it (`[rules: api, slow]`), and whether the answer was made up (`mocked`).
+  const rules = x.rules?.length ? ` [${x.mocked ? 'mocked, ' : ''}rules: ${x.rules.map((r) => r.id).join(', ')}]` : '';
+  const tag = (x.transport === 'tunnel' ? ' [tunnel]' : '') + rules;
   return `${x.request.method.padEnd(7)} ${x.request.url} ${status} ${proto} ${ms}${tag}${x.error ? ` — ${x.error.message}` : ''}`;
 }
 

@@ -26,6 +26,8 @@ import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
 import { answerProxyError, endClient, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
 import { answerBadGateway } from './bad-gateway.js';
+import { applyRequestRules, noEdit } from '../rules/apply-request.js';
+import { applyResponseRules } from '../rules/apply-response.js';
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
   // By the connection, not the request line: an HTTP/1 connection can carry a request line that says "HTTP/2.0".
@@ -203,14 +205,17 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     }
     body = outcome.body;
   }
+  // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
+  const ruled = ctx.options.rules?.current ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
+  if (ruled?.handled) return void res.off('close', onClientClose);
 
   try {
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
-      url: target,
-      headers: requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
+      url: ruled ? ruled.url : target,
+      headers: (ruled?.headers ?? noEdit)(requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? ''))),
       ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
-      body,
+      body: ruled ? ruled.body : body,
       onBodyChunk: (c) => reqCapture.push(c),
       timestamps: x.timestamps,
       timeoutMs: ctx.options.upstreamTimeoutMs,
@@ -236,6 +241,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     finishExchange(ctx, x, { code, message, side: 'upstream' });
     return;
   }
+  if (ruled?.plan) up = await applyResponseRules(ruled.plan, x, up);
   if (clientGone) {
     up.abort();
     x.request.body = reqCapture.result();

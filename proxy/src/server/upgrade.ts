@@ -19,6 +19,8 @@ import { flatFromPairs, getHeader, pairsFromFlat, stripHopByHop } from '../heade
 import { targetUrl } from './handle-request.js';
 import type { RequestOrigin } from './client.js';
 import type { ProxyContext } from './context.js';
+import { upgradeRules } from '../rules/upgrade-rules.js';
+import type { RuleHit } from '../rules/types.js';
 
 function rawHead(statusLine: string, headers: string[]): string {
   let out = `${statusLine}\r\n`;
@@ -26,7 +28,9 @@ function rawHead(statusLine: string, headers: string[]): string {
   return `${out}\r\n`;
 }
 
-export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, socket: Duplex, head: Buffer, origin: RequestOrigin): void {
+export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, socket: Duplex, head: Buffer, origin: RequestOrigin, ruleHits?: RuleHit[]): void {
+  // Rules (rules/upgrade-rules.ts) may refuse or delay the handshake; they call back here with what matched.
+  if (!ruleHits && ctx.options.rules?.current && upgradeRules(ctx, req, socket, origin, (hits) => handleUpgrade(ctx, req, socket, head, origin, hits))) return;
   const start = performance.now();
   const target = targetUrl(req, origin);
   const headers = pairsFromFlat(req.rawHeaders);
@@ -39,6 +43,7 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     headers,
   });
   x.websocket = (getHeader(headers, 'upgrade') ?? '').toLowerCase() === 'websocket';
+  if (ruleHits?.length) x.rules = ruleHits;
   x.timestamps.clientRequestEnd = start;
   let finished = false;
   const finish = (error?: Exchange['error']) => {

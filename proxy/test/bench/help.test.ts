@@ -41,6 +41,7 @@ const SCRIPTS = [
   'bench/servers/origin.ts', 'bench/load/https-client.ts', 'bench/load/h2-burst.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
   ...fs.readdirSync(path.join(ROOT, 'bench/peers')).filter((f) => f.endsWith('.ts') && !['index.ts', 'nginx.ts'].includes(f)).map((f) => `bench/peers/${f}`),
+  'bench/rules-match.ts', 'scripts/rules-schema.ts',
   'scripts/build-cli.mjs', 'scripts/build-electron.mjs', 'scripts/lock-optional-platforms.mjs', 'scripts/test.js',
 ];
 

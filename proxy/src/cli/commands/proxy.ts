@@ -8,6 +8,7 @@ import { trustInstructions } from '../../tls/trust.js';
 import { formatExchangeLine } from '../format.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 
 export const proxyCommand: CliCommand = {
   name: 'proxy',
@@ -34,6 +35,7 @@ Flags:
                     in the data directory as it completes, and FILE gets the HAR 1.2 when
                     the proxy stops (the session is also kept: netlens sessions list)
   --body-limit N    bytes of each request/response body kept for the HAR (default 4 MiB; 0 = none)
+${rulesHelp(20)}
 
 Examples:
   netlens proxy --port 8080
@@ -52,13 +54,16 @@ Examples:
     quiet: { type: 'boolean' },
     har: { type: 'string' },
     'body-limit': { type: 'string' },
+    rules: { type: 'string' },
   },
   maxPositionals: 0,
   async run({ values, stdout, stderr, env, stopSignal }) {
     const port = intFlag(values, 'port', 8080, 0, 65535);
     const dataDir = dataDirFlag(values, env);
     const upstreamCA = upstreamCAFlag(values);
+    const rules = rulesFlag(values, stderr);
     const proxy = await startProxy({
+      rules: rules?.holder,
       port,
       host: (values.host as string | undefined) ?? '127.0.0.1',
       allowRemoteClients: Boolean(values['allow-remote']),
@@ -92,6 +97,7 @@ Examples:
     const sig = await stopSignal;
     stderr.write(`\n${sig}: stopping proxy…\n`);
     await proxy.stop();
+    rules?.close();
     if (recording && harFile) {
       const info = await recording.stop();
       const written = await new SessionStore(dataDir).exportTo(info.id, harFile);

@@ -7,6 +7,7 @@ import { HarRecorder } from '../../har/recorder.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 import { plural } from '../format.js';
 import { collectFailures, formatFailures } from '../failed-requests.js';
 import { ErrorCodes } from '../../errors.js';
@@ -33,6 +34,7 @@ Flags:
   --upstream-ca FILE  also trust this CA (PEM) for upstream TLS; repeatable
   --insecure          do not verify upstream certificates (testing only; prints a warning)
   --data-dir DIR      data directory holding the CA
+${rulesHelp(22)}
 
 Examples:
   netlens record https://example.com/ --out example.har --browser-har example.browser.har
@@ -50,6 +52,7 @@ Examples:
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     'data-dir': { type: 'string' },
+    rules: { type: 'string' },
   },
   maxPositionals: 1,
   async run({ values, positionals, stdout, stderr, env, stopSignal }) {
@@ -69,6 +72,7 @@ Examples:
     const insecureUpstream = insecureFlag(values, stderr);
     const http2 = !values['no-http2'];
     const headed = Boolean(values.headed);
+    const rules = rulesFlag(values, stderr);
 
     const abort = new AbortController();
     let stopped = false;
@@ -82,7 +86,7 @@ Examples:
     let browser: BrowserHandle | undefined;
     let failures: ReturnType<typeof collectFailures> | undefined;
     try {
-      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream });
+      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream, rules: rules?.holder });
       fs.rmSync(journal, { force: true });
       recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}`, timeline: proxy.timeline });
       failures = collectFailures(proxy.events);
@@ -105,6 +109,7 @@ Examples:
       recorder?.stop();
       failures?.stop();
       await proxy?.stop();
+      rules?.close();
     }
     if (recorder) {
       const written = await exportJournal(journal, out);

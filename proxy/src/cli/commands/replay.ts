@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 import { HarRecorder } from '../../har/recorder.js';
 import { exportJournal } from '../../har/journal.js';
 import { writeHar, NETLENS_CREATOR } from '../../har/writer.js';
@@ -47,6 +48,8 @@ Serve flags:
   --quiet               no line per exchange
   --upstream-ca FILE    also trust this CA (PEM) for forwarded requests; repeatable
   --insecure            do not verify upstream certificates of forwarded requests (testing only)
+${rulesHelp(24)}
+                        (rules apply to what the recording lacks: the requests --extra forward sends on)
 
 Resend flags:
   --concurrency N       requests in flight at once (default 1: sequential)
@@ -83,6 +86,7 @@ Examples:
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     'timeout-ms': { type: 'string' },
+    rules: { type: 'string' },
   },
   maxPositionals: 1,
   async run(ctx) {
@@ -102,6 +106,7 @@ Examples:
 
 async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loadReplayHar>>['entries'], extra: UnmatchedPolicy, dataDir: string): Promise<number> {
   const { values, stdout, stderr } = ctx;
+  const rules = rulesFlag(values, stderr);
   const { proxy, replay } = await startReplayServer(
     entries,
     {
@@ -120,6 +125,7 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
       dataDir,
       upstreamCA: upstreamCAFlag(values),
       insecureUpstream: Boolean(values.insecure),
+      rules: rules?.holder,
     },
   );
   stdout.write(`Netlens replay proxy listening on ${proxy.address.url}\n`);
@@ -133,6 +139,7 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
   const sig = await ctx.stopSignal;
   stderr.write(`\n${sig}: stopping replay…\n`);
   await proxy.stop();
+  rules?.close();
   stdout.write(formatServeReport(replay.report()) + '\n');
   return EXIT_OK;
 }

@@ -1,0 +1,85 @@
+/**
+ * The response side of rules, called by server/handle-request.ts once the upstream head
+ * arrived and before it is written to the client: latency and delay, rewrites (status,
+ * headers, body, one-clicks), then the body's pace (throttle, trickle, truncate).
+ * It changes the UpstreamResponse in place, so the rest of the path is the usual one.
+ */
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import type { Exchange, RawHeaders } from '../model.js';
+import type { UpstreamResponse } from '../upstream/forward.js';
+import type { Plan } from './engine.js';
+import type { RewriteResponseAction } from './types.js';
+import { decodeBody, editBody, editHeaders, headerOf, injectScriptTag, removeHeaders } from './edits.js';
+import { readAll } from './read-body.js';
+import { sleep, throttled, trickled, truncated } from './pacing.js';
+
+const CACHE_HEADERS = ['cache-control', 'expires', 'etag', 'last-modified', 'pragma', 'age'];
+const CORS_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+];
+
+export async function applyResponseRules(plan: Plan, x: Exchange, up: UpstreamResponse): Promise<UpstreamResponse> {
+  const wait = plan.responseDelayMs + (plan.throttle?.latencyMs ?? 0);
+  if (wait > 0) await sleep(wait);
+  const noBody = x.request.method === 'HEAD' || up.status === 204 || up.status === 304 || (up.status >= 100 && up.status < 200);
+  for (const a of plan.rewriteResponse) await rewrite(a, x, up, noBody);
+  const fault = plan.fault;
+  const rule = x.rules?.at(-1);
+  if (fault?.fault === 'trickle') up.body = trickled(up.body, fault.bytes ?? 1, fault.intervalMs ?? 100);
+  if (fault?.fault === 'truncate') {
+    const bytes = fault.bytes ?? 0;
+    up.body = truncated(up.body, bytes, () =>
+      Object.assign(new Error(`rule "${rule?.name ?? rule?.id}" cut the response body after ${bytes} bytes (fault: truncate)`), {
+        code: 'NL_RULE_FAULT',
+      }),
+    );
+  }
+  if (plan.throttle?.downloadBps) up.body = throttled(up.body, `${x.clientConnectionId}:down`, plan.throttle.downloadBps);
+  return up;
+}
+
+async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamResponse, noBody: boolean): Promise<void> {
+  if (a.status !== undefined && a.status !== up.status) {
+    up.status = a.status;
+    up.statusText = http.STATUS_CODES[a.status] ?? '';
+  }
+  let headers: RawHeaders = up.headers;
+  if (a.stripCacheControl) headers = removeHeaders(headers, CACHE_HEADERS);
+  if (a.addCors) headers = [...removeHeaders(headers, CORS_HEADERS), ...corsHeaders(x.request.headers)];
+  headers = editHeaders(headers, a.headers);
+  const html = /\bhtml\b/i.test(headerOf(headers, 'content-type') ?? '');
+  if (!noBody && (a.body || (a.injectScript && html))) {
+    const raw = await readAll(up.body);
+    const decoded = decodeBody(raw, headerOf(headers, 'content-encoding'));
+    let out = raw;
+    if (decoded) {
+      out = editBody(decoded, a.body);
+      if (a.injectScript && html) out = injectScriptTag(out, a.injectScript);
+      // The body is sent decoded now: its old coding and length no longer describe it.
+      headers = [
+        ...removeHeaders(headers, ['content-encoding', 'content-length', 'transfer-encoding']),
+        ['Content-Length', String(out.length)],
+      ];
+    }
+    up.body = Readable.from(out.length ? [out] : []);
+  }
+  up.headers = headers;
+}
+
+/** Allows any origin, credentials included: the request's Origin is echoed (a `*` forbids credentials). */
+function corsHeaders(request: RawHeaders): RawHeaders {
+  const origin = headerOf(request, 'origin');
+  const asked = headerOf(request, 'access-control-request-headers');
+  return [
+    ['Access-Control-Allow-Origin', origin ?? '*'],
+    ...(origin ? ([['Access-Control-Allow-Credentials', 'true']] as RawHeaders) : []),
+    ['Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD'],
+    ['Access-Control-Allow-Headers', asked ?? '*'],
+    ['Access-Control-Expose-Headers', '*'],
+  ];
+}

@@ -1,0 +1,149 @@
+/**
+ * Matchers compiled once per rules set into closures: per request only string
+ * tests run (no parsing, no RegExp construction). Conditions are tested cheapest first.
+ */
+import type { Matcher, MatchInput, Pattern } from './types.js';
+import { compileFilter } from './filter-query.js';
+
+/**
+ * A request's fields read once per request (URL getters and lower-casing are the costly part
+ * of matching; 100 rules would otherwise repeat them 100 times).
+ */
+export class RequestView {
+  readonly method: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+  readonly hrefLower: string;
+  private headerMap: Map<string, string> | undefined;
+  constructor(readonly input: MatchInput) {
+    const u = input.url;
+    this.method = input.method.toUpperCase();
+    this.protocol = u.protocol;
+    this.host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    this.port = u.port ? Number(u.port) : this.protocol === 'https:' || this.protocol === 'wss:' ? 443 : 80;
+    this.path = u.pathname;
+    this.hrefLower = u.href.toLowerCase();
+  }
+  /** The first value of a header (lower-case name). */
+  header(lower: string): string | undefined {
+    if (!this.headerMap) {
+      this.headerMap = new Map();
+      for (const [k, v] of this.input.headers) {
+        const name = k.toLowerCase();
+        if (!this.headerMap.has(name)) this.headerMap.set(name, v);
+      }
+    }
+    return this.headerMap.get(lower);
+  }
+}
+
+export type CompiledMatcher = (r: RequestView) => boolean;
+
+/** Glob to an anchored regex: `*` any run of characters, `?` one; everything else literal. */
+export function globToRegExp(glob: string, flags = ''): RegExp {
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*+/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${body}$`, flags);
+}
+
+function patternTest(p: Pattern, caseInsensitive: boolean): (s: string) => boolean {
+  if (typeof p === 'string') {
+    if (!/[*?]/.test(p)) {
+      if (!caseInsensitive) return (s) => s === p;
+      const lower = p.toLowerCase();
+      return (s) => s.toLowerCase() === lower;
+    }
+    // One `*` and no `?` (`*.example.com`, `/api/*`, `/static/*.js`): two string comparisons, no regex.
+    const star = p.indexOf('*');
+    if (!caseInsensitive && !p.includes('?') && star === p.lastIndexOf('*')) {
+      const head = p.slice(0, star);
+      const tail = p.slice(star + 1);
+      const min = head.length + tail.length;
+      return (s) => s.length >= min && s.startsWith(head) && s.endsWith(tail);
+    }
+    const re = globToRegExp(p, caseInsensitive ? 'i' : '');
+    return (s) => re.test(s);
+  }
+  const re = new RegExp(p.regex, p.flags ?? (caseInsensitive ? 'i' : ''));
+  return (s) => re.test(s);
+}
+
+export function compileMatcher(m: Matcher): CompiledMatcher {
+  const tests: CompiledMatcher[] = [];
+  if (m.method !== undefined) {
+    const set = new Set((Array.isArray(m.method) ? m.method : [m.method]).map((s) => s.toUpperCase()));
+    tests.push((r) => set.has(r.method));
+  }
+  if (m.scheme) {
+    const proto = `${m.scheme}:`;
+    tests.push((r) => r.protocol === proto);
+  }
+  if (m.httpVersion) {
+    const v = m.httpVersion;
+    tests.push((r) => r.input.httpVersion === v);
+  }
+  if (m.port !== undefined) {
+    const ports = new Set(Array.isArray(m.port) ? m.port : [m.port]);
+    tests.push((r) => ports.has(r.port));
+  }
+  if (m.host !== undefined) {
+    // Hosts are lower-cased once per request; the pattern is lower-cased here (regexes keep their flags).
+    const t = patternTest(typeof m.host === 'string' ? m.host.toLowerCase() : m.host, false);
+    tests.push((r) => t(r.host));
+  }
+  if (m.path !== undefined) {
+    const t = patternTest(m.path, false);
+    tests.push((r) => t(r.path));
+  }
+  if (m.query) {
+    for (const [name, want] of Object.entries(m.query)) {
+      if (want === true) tests.push((r) => r.input.url.searchParams.has(name));
+      else if (want === false) tests.push((r) => !r.input.url.searchParams.has(name));
+      else if (typeof want === 'string') tests.push((r) => r.input.url.searchParams.getAll(name).includes(want));
+      else {
+        const re = new RegExp(want.regex);
+        tests.push((r) => r.input.url.searchParams.getAll(name).some((v) => re.test(v)));
+      }
+    }
+  }
+  for (const h of m.headers ?? []) {
+    const lower = h.name.toLowerCase();
+    if (h.present === false) {
+      tests.push((r) => r.header(lower) === undefined);
+      continue;
+    }
+    const re = h.regex !== undefined ? new RegExp(h.regex, 'i') : undefined;
+    const eq = h.equals;
+    tests.push((r) => {
+      const v = r.header(lower);
+      return v !== undefined && (eq === undefined || v === eq) && (re === undefined || re.test(v));
+    });
+  }
+  if (m.filter) {
+    const f = compileFilter(m.filter);
+    tests.push((r) => f(r));
+  }
+  if (m.body) {
+    const needle = m.body.contains !== undefined ? Buffer.from(m.body.contains) : undefined;
+    const re = m.body.regex !== undefined ? new RegExp(m.body.regex) : undefined;
+    tests.push((r) => {
+      const b = r.input.body;
+      return b !== null && (!needle || b.includes(needle)) && (!re || re.test(b.toString('utf8')));
+    });
+  }
+  if (tests.length === 0) return () => true;
+  if (tests.length === 1) return tests[0]!;
+  return (r) => {
+    for (let i = 0; i < tests.length; i++) if (!tests[i]!(r)) return false;
+    return true;
+  };
+}
+
+/** Whether matching needs the request body read first. */
+export function needsBody(m: Matcher): boolean {
+  return m.body !== undefined;
+}

@@ -1,0 +1,110 @@
+/**
+ * Writing a mock: the rule's answer in the client's protocol, through the usual exchange
+ * lifecycle (`response` then `complete` events), marked `mocked` (HAR `_mocked: true`) so
+ * it is never taken for what the network sent. Delays and throttling of the same plan apply.
+ */
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import type { Exchange, ExchangeError, RawHeaders } from '../model.js';
+import { ErrorCodes } from '../errors.js';
+import { BodyCapturer } from '../server/body-capture.js';
+import { finishExchange } from '../server/exchange-record.js';
+import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../server/headers.js';
+import { endClient, type ClientRequest, type ClientResponse } from '../server/handle-request.js';
+import type { ProxyContext } from '../server/context.js';
+import type { Plan } from './engine.js';
+import { sleep, throttled, trickled } from './pacing.js';
+
+export async function writeMock(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  x: Exchange,
+  plan: Plan,
+  resolveFile: (f: string) => string,
+): Promise<void> {
+  const m = plan.mock!;
+  x.mocked = true;
+  x.timestamps.upstreamAssigned = x.timestamps.requestSent = performance.now();
+  const status = m.status ?? 200;
+  let body: Buffer;
+  try {
+    body = m.bodyFile !== undefined ? await fs.readFile(resolveFile(m.bodyFile)) : Buffer.from(m.body ?? '', 'utf8');
+  } catch (err) {
+    body = Buffer.from(`Netlens: the mock's bodyFile cannot be read: ${(err as Error).message}\n`);
+    return answer(ctx, req, res, x, 500, [['Content-Type', 'text/plain; charset=utf-8']], body, plan, {
+      code: ErrorCodes.RULES_FILE,
+      message: `Rule "${x.rules?.at(-1)?.id}": bodyFile ${m.bodyFile} cannot be read (${(err as Error).message})`,
+      side: 'proxy',
+    });
+  }
+  const headers: RawHeaders = Object.entries(m.headers ?? {});
+  if (body.length && !headers.some(([k]) => k.toLowerCase() === 'content-type'))
+    headers.push(['Content-Type', 'text/plain; charset=utf-8']);
+  return answer(ctx, req, res, x, status, headers, body, plan);
+}
+
+async function answer(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  x: Exchange,
+  status: number,
+  given: RawHeaders,
+  body: Buffer,
+  plan: Plan,
+  recordError?: ExchangeError,
+): Promise<void> {
+  const noBody = status === 204 || status === 304 || x.request.method === 'HEAD';
+  const headers = stripHopByHop(given).filter(([k]) => k.toLowerCase() !== 'content-length');
+  if (status !== 204 && status !== 304) headers.push(['Content-Length', String(body.length)]);
+  const wait = plan.responseDelayMs + (plan.throttle?.latencyMs ?? 0);
+  if (wait > 0) await sleep(wait);
+  const statusText = http.STATUS_CODES[status] ?? '';
+  x.timestamps.responseHeaders = performance.now();
+  if (ctx.events.hasListeners) {
+    ctx.events.emit({
+      type: 'response',
+      response: { id: x.id, status, statusText, httpVersion: x.clientProtocol, headers, at: x.timestamps.responseHeaders },
+    });
+  }
+  const capture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+  const finish = (error?: ExchangeError) => {
+    x.response = { status, statusText, httpVersion: x.clientProtocol, headers, body: capture.result() };
+    x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
+    finishExchange(ctx, x, error ?? recordError);
+  };
+  if (res.destroyed)
+    return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
+  try {
+    if (res instanceof http.ServerResponse) {
+      res.sendDate = false;
+      res.writeHead(status, statusText, flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders);
+    } else {
+      res.writeHead(status, h2HeaderObject(headers));
+    }
+  } catch (err) {
+    endClient(req, res);
+    return finish({
+      code: ErrorCodes.RULES_INVALID,
+      message: `The mock cannot be written to the client: ${(err as Error).message}`,
+      side: 'proxy',
+    });
+  }
+  x.timestamps.clientResponseHeaders = performance.now();
+  const out = noBody ? Buffer.alloc(0) : body;
+  let src: Readable = Readable.from(out.length ? [out] : []);
+  if (plan.fault?.fault === 'trickle') src = trickled(src, plan.fault.bytes ?? 1, plan.fault.intervalMs ?? 100);
+  if (plan.throttle?.downloadBps) src = throttled(src, `${x.clientConnectionId}:down`, plan.throttle.downloadBps);
+  const ok = await new Promise<boolean>((resolve) => {
+    res.once('finish', () => resolve(true));
+    res.once('close', () => resolve(res.writableFinished));
+    src.on('data', (c: Buffer) => capture.push(c));
+    src.pipe(res as NodeJS.WritableStream);
+  });
+  finish(
+    ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' },
+  );
+}
