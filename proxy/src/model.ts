@@ -161,7 +161,7 @@ export interface Exchange {
    */
   replayed?: boolean;
   /** The rules that touched this exchange (rules/engine.ts), in the order they matched. */
-  rules?: import('./rules/types.js').RuleHit[];
+  rules?: RuleHit[];
   /** True when a rule answered instead of the network (a mock). */
   mocked?: boolean;
 }
@@ -218,4 +218,11 @@ export interface ProxySettings {
   http2: boolean;
   nagle: boolean;
   dataDir: string;
+}
+
+/** One rule that touched an exchange (rules/engine.ts): its id, name and the actions it applied. */
+export interface RuleHit {
+  id: string;
+  name?: string;
+  actions: string[];
 }

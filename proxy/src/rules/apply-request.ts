@@ -10,7 +10,7 @@ import type { Exchange, RawHeaders } from '../model.js';
 import { ErrorCodes } from '../errors.js';
 import { finishExchange } from '../server/exchange-record.js';
 import { BodyCapturer } from '../server/body-capture.js';
-import { endClient, type ClientRequest, type ClientResponse } from '../server/handle-request.js';
+import { endClient, type ClientRequest, type ClientResponse } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import type { FaultAction, RewriteRequestAction } from './types.js';

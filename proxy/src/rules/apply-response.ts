@@ -7,7 +7,7 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { Exchange, RawHeaders } from '../model.js';
-import type { UpstreamResponse } from '../upstream/forward.js';
+import type { UpstreamResponse } from '../upstream/types.js';
 import type { Plan } from './engine.js';
 import type { RewriteResponseAction } from './types.js';
 import { decodeBody, editBody, editHeaders, headerOf, injectScriptTag, removeHeaders } from './edits.js';

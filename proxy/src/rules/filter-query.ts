@@ -5,7 +5,7 @@
  * keys of the Traffic bar (status, type, mime, larger-than) cannot be known before the request
  * is forwarded, so they are refused with a message saying so.
  */
-import type { RequestView } from './match.js';
+import type { RequestView } from './request-view.js';
 
 type Test = (r: RequestView) => boolean;
 

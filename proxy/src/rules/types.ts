@@ -139,8 +139,4 @@ export interface MatchInput {
 }
 
 /** What touched an exchange: recorded as `_rules` in the HAR. */
-export interface RuleHit {
-  id: string;
-  name?: string;
-  actions: string[];
-}
+export type { RuleHit } from '../model.js';

@@ -10,8 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { ErrorCodes } from '../errors.js';
 import { emptyBody } from '../server/body-capture.js';
 import { finishExchange, newExchangeRecord } from '../server/exchange-record.js';
-import { pairsFromFlat } from '../server/headers.js';
-import { targetUrl, type RequestOrigin } from '../server/handle-request.js';
+import { pairsFromFlat } from '../headers.js';
+import { targetUrl } from '../server/handle-request.js';
+import type { RequestOrigin } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { RuleHit } from './types.js';
 
