@@ -1,5 +1,5 @@
 /**
- * HAR 1.2 phases from monotonic timestamps (a pure function, tested on its own).
+ * HAR 1.2 phases from monotonic timestamps (a pure function; proxy/test/proxy/timings.test.ts tests it directly).
  * The model is in docs/timings.md; in short:
  *  - The upstream leg is one line of time from `start` (request head parsed) to
  *    `responseEnd`, cut into consecutive phases: blocked, dns, connect (ssl inside
