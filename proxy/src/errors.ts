@@ -210,6 +210,9 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
       return { code: ErrorCodes.UPSTREAM_RESET, message: `${target} closed the connection before a complete response (${e.message})` };
     case ErrorCodes.UPSTREAM_PROTOCOL:
       return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} ${e.message}` };
+    case ErrorCodes.RULE_FAULT:
+      // A rule broke the exchange on purpose (rules/apply-response.ts, e.g. fault: truncate): say so, not "reset".
+      return { code: ErrorCodes.RULE_FAULT, message: e.message };
     case 'ERR_HTTP2_ERROR':
     case 'ERR_HTTP2_PROTOCOL_ERROR':
     case 'ERR_HTTP2_INVALID_HEADER_VALUE':

@@ -13,6 +13,7 @@ import type { RewriteResponseAction } from './types.js';
 import { decodeBody, editBody, editHeaders, headerOf, injectScriptTag, removeHeaders } from './edits.js';
 import { readAll } from './read-body.js';
 import { sleep, throttled, trickled, truncated } from './pacing.js';
+import { ErrorCodes } from '../errors.js';
 
 const CACHE_HEADERS = ['cache-control', 'expires', 'etag', 'last-modified', 'pragma', 'age'];
 const CORS_HEADERS = [
@@ -35,7 +36,7 @@ export async function applyResponseRules(plan: Plan, x: Exchange, up: UpstreamRe
     const bytes = fault.bytes ?? 0;
     up.body = truncated(up.body, bytes, () =>
       Object.assign(new Error(`rule "${rule?.name ?? rule?.id}" cut the response body after ${bytes} bytes (fault: truncate)`), {
-        code: 'NL_RULE_FAULT',
+        code: ErrorCodes.RULE_FAULT,
       }),
     );
   }

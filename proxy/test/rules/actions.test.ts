@@ -282,6 +282,12 @@ describe('faults', () => {
       const cut = await viaProxy([proto, '-o', '/dev/null', '-w', '%{size_download}', `${h2.url}/big?size=100000&f=cut`]);
       expect(cut.code).not.toBe(0);
       expect(Number(cut.stdout)).toBe(1000);
+      // Recorded as the rule's doing, not as the origin resetting.
+      await new Promise((r) => setTimeout(r, 50));
+      const x = tp.exchanges().at(-1)!;
+      expect(x.request.url).toContain('f=cut');
+      expect(x.error?.code).toBe(ErrorCodes.RULE_FAULT);
+      expect(x.error?.message).toMatch(/fault: truncate/);
     }
     const t0 = performance.now();
     const fast = await viaProxy(['-o', '/dev/null', '-w', '%{size_download}', `${plain.url}/big?size=2000`]);
