@@ -231,7 +231,12 @@ export function harView(io: HarViewIo = {}) {
     const postText = obj(req.postData).text;
     // Counted only when the HAR does not say: a row must stay cheap with 100,000 entries.
     const postBytes = () => (typeof postText === 'string' ? (split(postText).fullBytes ?? utf8Bytes(postText)) : 0);
-    const requestSize = num(req.bodySize) >= 0 ? num(req.bodySize) : postBytes();
+    // A tunnel or WebSocket has no HTTP body: its bytes each way are `_tunnelBytes` (har/entry.ts), as live rows show.
+    const tunnel = obj(e._tunnelBytes);
+    const tunnelUp = num(tunnel.up, NaN);
+    const tunnelDown = num(tunnel.down, NaN);
+    const hasTunnel = Number.isFinite(tunnelUp) && tunnelUp >= 0 && Number.isFinite(tunnelDown) && tunnelDown >= 0;
+    const requestSize = hasTunnel ? tunnelUp : num(req.bodySize) >= 0 ? num(req.bodySize) : postBytes();
     const started = short(e.startedDateTime, 64);
     const startTime = Date.parse(started);
     return {
@@ -249,7 +254,7 @@ export function harView(io: HarViewIo = {}) {
       protocol: normalizeProtocol(short(res.httpVersion || req.httpVersion, 32)),
       transport: typeof e._transport === 'string' ? (short(e._transport, 32) as ExchangeSummary['transport']) : undefined,
       requestSize,
-      responseSize,
+      responseSize: hasTunnel ? tunnelDown : responseSize,
       duration: num(e.time),
       timings: timingsOf(e),
       state: failed ? 'error' : 'complete',

@@ -72,6 +72,19 @@ describe('HAR entries → rows', () => {
     expect(harToRows(undefined)).toEqual([]);
   });
 
+  it('shows a saved tunnel or WebSocket with its bytes each way (_tunnelBytes), as the live row does', () => {
+    const e = {
+      request: { method: 'CONNECT', url: 'https://a.test:443', bodySize: 0 },
+      response: { status: 200, bodySize: 0, content: { size: 0 } },
+      _tunnelBytes: { up: 517, down: 4096 },
+    } as LooseHarEntry;
+    const row = harToRows({ entries: [e] })[0]!;
+    expect([row.requestSize, row.responseSize]).toEqual([517, 4096]);
+    // Broken values are ignored rather than shown.
+    const odd = harToRows({ entries: [{ ...e, _tunnelBytes: { up: 'x', down: -1 } } as LooseHarEntry] })[0]!;
+    expect([odd.requestSize, odd.responseSize]).toEqual([0, 0]);
+  });
+
   it('counts request sizes in UTF-8 bytes when bodySize is unknown', () => {
     const e: LooseHarEntry = {
       request: { method: 'POST', url: 'http://a.test/', bodySize: -1, postData: { mimeType: 'text/plain', text: 'é€😀' } },
