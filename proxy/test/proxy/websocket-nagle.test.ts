@@ -176,20 +176,23 @@ describe('Nagle option reaches the sockets', () => {
         req.on('error', reject);
       });
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const quartile1 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 4)];
     try {
       const tOff: number[] = [];
       const tOn: number[] = [];
       await timeOne(off.proxy.address.port); // warm-up
       await timeOne(on.proxy.address.port);
-      for (let round = 0; round < 7; round++) {
+      for (let round = 0; round < 9; round++) {
         tOff.push(await timeOne(off.proxy.address.port));
         tOn.push(await timeOne(on.proxy.address.port));
       }
       for (const a of agents.values()) a.destroy();
       console.log(`Nagle test: median off ${median(tOff).toFixed(1)} ms, on ${median(tOn).toFixed(1)} ms`);
-      expect(median(tOn)).toBeGreaterThan(median(tOff) + 20);
-      expect((await on.waitFor(8)).every((x) => x.nagle)).toBe(true);
-      expect((await off.waitFor(8)).every((x) => !x.nagle)).toBe(true);
+      // Lower quartiles, not medians: a loaded machine (CI) slows some Nagle-off rounds past 40 ms,
+      // but the delayed-ACK stall is a floor under every Nagle-on round.
+      expect(quartile1(tOn)).toBeGreaterThan(quartile1(tOff) + 15);
+      expect((await on.waitFor(10)).every((x) => x.nagle)).toBe(true);
+      expect((await off.waitFor(10)).every((x) => !x.nagle)).toBe(true);
     } finally {
       await off.stop();
       await on.stop();

@@ -44,18 +44,20 @@ describe('throttle', () => {
     const predicted = bytes / PROFILES['1.6mbps']!.downloadBps + 0.3;
     expect(slow.size).toBe(bytes);
     expect(base.t).toBeLessThan(1);
+    // The throttle sets a floor (it never sends early); what the machine adds on top is what the
+    // same request takes unthrottled, so the ceiling allows for that (a loaded CI machine).
     expect(slow.t).toBeGreaterThan(predicted * 0.85);
-    expect(slow.t).toBeLessThan(predicted * 1.15);
+    expect(slow.t - base.t).toBeLessThan(predicted * 1.15);
   }, 20_000);
 
-  it('throttles HTTP/2 inside an intercepted tunnel too (256 KiB, ±15% beyond the unthrottled time)', async () => {
+  it('throttles HTTP/2 inside an intercepted tunnel too (256 KiB, within ±15%)', async () => {
     const bytes = 256 * 1024;
     const args = ['--http2', '--cacert', ca.certPath];
     const base = await seconds([...args, `${h2.url}/big?size=${bytes}`]);
     const slow = await seconds([...args, `${h2.url}/big?size=${bytes}&t=down`]);
     const predicted = bytes / PROFILES['1.6mbps']!.downloadBps + 0.3;
     expect(slow.size).toBe(bytes);
-    expect(slow.t - base.t).toBeGreaterThan(predicted * 0.85);
+    expect(slow.t).toBeGreaterThan(predicted * 0.85);
     expect(slow.t - base.t).toBeLessThan(predicted * 1.15);
   });
 
