@@ -57,8 +57,8 @@ describe('tickBins', () => {
     ]);
     const bins = tickBins(view([l]), l, (e) => e - 1_000_000, 10);
     expect(bins).toEqual([
-      { px: 1, d: 'r', count: 1, bytes: 7, nagle: false, rows: [] },
-      { px: 1, d: 'w', count: 2, bytes: 150, nagle: true, rows: ['a', 'b'] },
+      { px: 1, at: 1_000_001.2, d: 'r', count: 1, bytes: 7, nagle: false, rows: [] },
+      { px: 1, at: 1_000_001.1, d: 'w', count: 2, bytes: 150, nagle: true, rows: ['a', 'b'] },
     ]);
     expect(binAt(bins, 3, 'w')?.bytes).toBe(150);
     expect(binAt(bins, 6, 'w')).toBeUndefined();

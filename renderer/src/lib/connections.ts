@@ -73,6 +73,8 @@ export function connectionsExtent(view: ConnectionsView, rowsById: ReadonlyMap<s
 /** Events of one direction in one pixel column. */
 export interface TickBin {
   px: number;
+  /** Epoch ms of its first event. */
+  at: number;
   d: 'w' | 'r';
   count: number;
   bytes: number;
@@ -86,11 +88,12 @@ export interface TickBin {
 export function tickBins(view: Pick<ConnectionsView, 'timeOrigin'>, lane: ConnectionLane, toPx: (epoch: number) => number, width: number): TickBin[] {
   const bins = new Map<string, TickBin>();
   for (const e of lane.events) {
-    const px = Math.floor(toPx(epochOf(view, e.t)));
+    const at = epochOf(view, e.t);
+    const px = Math.floor(toPx(at));
     if (px < 0 || px > width) continue;
     const key = `${e.d}${px}`;
     let b = bins.get(key);
-    if (!b) bins.set(key, (b = { px, d: e.d, count: 0, bytes: 0, nagle: false, rows: [] }));
+    if (!b) bins.set(key, (b = { px, at, d: e.d, count: 0, bytes: 0, nagle: false, rows: [] }));
     b.count++;
     b.bytes += e.n;
     if (e.nagle) b.nagle = true;
