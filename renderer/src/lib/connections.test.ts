@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionLane, ConnectionsView, ExchangeSummary } from '../../../proxy/src/api/contract';
-import { binAt, connectionsExtent, laneBars, laneCounts, neighboursOf, orderLanes, stallLabel, stallRange, tickBins, tickHeight } from './connections';
+import { binAt, connectionsExtent, focusView, laneBars, laneCounts, neighboursOf, orderLanes, stallLabel, stallRange, tickBins, tickHeight } from './connections';
 
 const lane = (id: string, leg: 'client' | 'upstream', opened: number, exchanges: string[], events: ConnectionLane['events'] = []): ConnectionLane => ({
   id,
@@ -87,5 +87,17 @@ describe('stalls and neighbours', () => {
       { index: 0, previous: undefined, next: undefined },
     ]);
     expect(laneCounts({ ...c, events: [{ t: 0, d: 'w', n: 5 }, { t: 1, d: 'r', n: 3 }, { t: 2, d: 'w', n: 1 }] })).toEqual({ writes: 2, reads: 1, written: 6, read: 3 });
+  });
+});
+
+describe('focusView', () => {
+  it('keeps only the events, exchanges and stalls of the given rows', () => {
+    const c = lane('c1', 'client', 0, ['a', 'b', 'c'], [{ t: 1, d: 'r', n: 1, x: 'a' }, { t: 11, d: 'r', n: 1, x: 'b' }, { t: 12, d: 'w', n: 1 }]);
+    const v = view([c], { stalls: [{ connectionId: 'c1', exchangeId: 'c', at: 20, ms: 40, bytes: 1, message: 'm' }] });
+    const f = focusView(v, new Set(['b', 'c']));
+    expect(f.connections[0]!.events.map((e) => e.x)).toEqual(['b']);
+    expect(f.connections[0]!.exchanges.map((x) => x.id)).toEqual(['b', 'c']);
+    expect(f.stalls).toHaveLength(1);
+    expect(focusView(v, new Set(['a'])).stalls).toHaveLength(0);
   });
 });

@@ -165,3 +165,13 @@ export function neighboursOf(lanes: readonly ConnectionLane[], rowId: string): N
     };
   });
 }
+
+/** The view cut to the exchanges `ids` (the Connection tab: one request and its neighbours): their events, bars and stalls only. */
+export function focusView(view: ConnectionsView, ids: ReadonlySet<string>): ConnectionsView {
+  const connections = view.connections.map((lane) => ({
+    ...lane,
+    events: lane.events.filter((e) => e.x !== undefined && ids.has(e.x)),
+    exchanges: lane.exchanges.filter((x) => ids.has(x.id)),
+  }));
+  return { ...view, connections, stalls: view.stalls.filter((s) => s.exchangeId !== undefined && ids.has(s.exchangeId)) };
+}
