@@ -93,7 +93,8 @@ export function LaneRow({ view, lane, stalls, rowsById, scale, nameWidth, select
           )}
         </div>
         <div className="muted">
-          {counts.writes} writes · {counts.reads} reads · {lane.exchanges.length} {lane.exchanges.length === 1 ? 'exchange' : 'exchanges'}
+          {counts.writes} writes · {counts.reads} reads
+          {nameWidth >= 200 && ` · ${lane.exchanges.length} ${lane.exchanges.length === 1 ? 'exchange' : 'exchanges'}`}
           {lane.eventsOmitted > 0 && ` · ${lane.eventsOmitted.toLocaleString()} events not shown`}
         </div>
       </div>
