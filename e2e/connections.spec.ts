@@ -119,6 +119,20 @@ test('Connections draws lanes with ticks and stalls; Details → Connection show
     await expect(page.getByTestId('details-general').or(page.getByTestId('connection-panel'))).toBeVisible();
     await expect(page.getByTestId('connection-panel').getByTestId('connection-leg').first()).toContainText('request 3 of 4 on it');
     await expect(page.getByTestId('connection-panel').getByTestId('connection-stalls')).toContainText('none detected');
+
+    // Saved as a session, the timeline comes along: the opened session draws the same lanes and stall.
+    await page.getByTestId('save-session').click();
+    await page.getByTestId('name-input').fill('Split writes');
+    await page.getByTestId('name-confirm').click();
+    await expect(page.getByTestId('toast-ok').filter({ hasText: 'Saved "Split writes"' })).toBeVisible();
+    await page.getByTestId('tab-sessions').click();
+    await page.getByTestId('session-open').click();
+    await expect(page.getByTestId('session-banner')).toContainText('Split writes');
+    await page.getByTestId('tab-connections').click();
+    await expect(page.getByTestId('connection-lane').filter({ hasText: 'client' }).first()).toContainText('4 exchanges');
+    await expect(page.getByTestId('connections-summary')).toContainText('1 stall');
+    await expect(page.getByTestId('stall-list')).toContainText('GET split-1');
+    await snap(page, 'connections-session');
   } finally {
     await site.close();
   }
