@@ -42,10 +42,13 @@ async function keepAliveGets(proxyUrl: string, urls: string[], pauseMs: number):
   try {
     for (const url of urls) {
       await new Promise<void>((resolve, reject) => {
-        const req = http.get({ host: p.hostname, port: p.port, path: url, agent, headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-        });
+        const req = http.get(
+          { host: p.hostname, port: p.port, path: url, agent, headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve());
+          },
+        );
         req.on('error', reject);
       });
       await new Promise((r) => setTimeout(r, pauseMs));
@@ -55,12 +58,19 @@ async function keepAliveGets(proxyUrl: string, urls: string[], pauseMs: number):
   }
 }
 
-test('Connections draws lanes with ticks and stalls; Details → Connection shows the legs, neighbours and stall message', async ({ page, nagleServe: serve }) => {
+test('Connections draws lanes with ticks and stalls; Details → Connection shows the legs, neighbours and stall message', async ({
+  page,
+  nagleServe: serve,
+}) => {
   expect(serve.proxyUrl, serve.output()).toBeTruthy();
   const site = await splitOrigin();
   try {
     await page.goto(serve.url);
-    await keepAliveGets(serve.proxyUrl!, [`${site.url}/first.json`, `${site.url}/split-1`, `${site.url}/middle.json`, `${site.url}/split-2`], 80);
+    await keepAliveGets(
+      serve.proxyUrl!,
+      [`${site.url}/first.json`, `${site.url}/split-1`, `${site.url}/middle.json`, `${site.url}/split-2`],
+      80,
+    );
     await expect(page.getByTestId('traffic-row')).toHaveCount(4);
 
     await page.getByTestId('tab-connections').click();

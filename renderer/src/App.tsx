@@ -194,8 +194,26 @@ export function App() {
             onOpenSessions={() => setView('sessions')}
           />
         )}
-        {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} markers={markers} stalls={connections.view?.stallsByExchange} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
-        {view === 'connections' && <ConnectionsView state={connections} rows={rows} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
+        {view === 'waterfall' && (
+          <WaterfallView
+            rows={filtered}
+            total={rows.length}
+            markers={markers}
+            stalls={connections.view?.stallsByExchange}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            onShowDetails={() => setView('traffic')}
+          />
+        )}
+        {view === 'connections' && (
+          <ConnectionsView
+            state={connections}
+            rows={rows}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            onShowDetails={() => setView('traffic')}
+          />
+        )}
         {view === 'lab' && <LabView status={status} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
       </main>

@@ -35,7 +35,8 @@ function lane(c: ConnectionTimeline, budget: number, rowOf: ViewOptions['rowOf']
       if (s) s.to = e.t;
       else spans.set(x, { id: x, from: e.t, to: e.t });
     }
-    if (events.length < budget) events.push({ t: e.t, d: e.d, n: e.n, ...(x !== undefined ? { x } : {}), ...(e.nagle ? { nagle: true } : {}) });
+    if (events.length < budget)
+      events.push({ t: e.t, d: e.d, n: e.n, ...(x !== undefined ? { x } : {}), ...(e.nagle ? { nagle: true } : {}) });
   }
   return {
     id: c.id,
@@ -66,7 +67,14 @@ export function connectionsView(log: unknown, options: ViewOptions): Connections
   }
   const stalls: StallInfo[] = summary.stalls.slice(0, STALLS_SHOWN).map((s) => {
     const row = s.exchangeId === undefined ? undefined : rowOf(s.exchangeId);
-    return { connectionId: s.connectionId, ...(row !== undefined ? { exchangeId: row } : {}), at: s.at, ms: s.ms, bytes: s.bytes, message: s.message };
+    return {
+      connectionId: s.connectionId,
+      ...(row !== undefined ? { exchangeId: row } : {}),
+      at: s.at,
+      ms: s.ms,
+      bytes: s.bytes,
+      message: s.message,
+    };
   });
   const maxLanes = options.maxLanes ?? MAX_LANES;
   const shown = all.slice(0, maxLanes);

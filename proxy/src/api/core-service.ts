@@ -106,7 +106,8 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     const lab = createLab(options.lab ?? unavailableLab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
-    Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands, this.sessions.commands, replay.commands, lab.commands);
+    Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);
+    Object.assign(this, this.sessions.commands, replay.commands, lab.commands);
   }
 
   subscribe(listener: NetlensEventListener): () => void {

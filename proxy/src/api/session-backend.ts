@@ -71,7 +71,8 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     },
     async exportCapture(exchanges, timeline) {
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-      const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries: exchanges.map((x) => exchangeToEntry(x)), ...timeline };
+      const entries = exchanges.map((x) => exchangeToEntry(x));
+      const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries, ...timeline };
       return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log }, null, 2) };
     },
     async delete(id) {

@@ -158,7 +158,8 @@ function pagesOf(head: Record<string, unknown>): HarPage[] {
 function timelineOf(head: Record<string, unknown>): Record<string, unknown> | undefined {
   const log = head.log as Record<string, unknown> | undefined;
   if (!log || !Array.isArray(log._connections)) return undefined;
-  return { _connections: log._connections, _connectionsDropped: log._connectionsDropped, _connectionsTimeOrigin: log._connectionsTimeOrigin };
+  const { _connections, _connectionsDropped, _connectionsTimeOrigin } = log;
+  return { _connections, _connectionsDropped, _connectionsTimeOrigin };
 }
 
 /**

@@ -56,7 +56,15 @@ function stallLog(): TimelineLog {
           { t: 1060, d: 'w', n: 300, x: 'x2', nagle: true },
         ],
       },
-      { id: 'u1', leg: 'upstream', opened: 1002, events: [{ t: 1003, d: 'w', n: 90, x: 'x1' }, { t: 1009, d: 'r', n: 300, x: 'x1' }] },
+      {
+        id: 'u1',
+        leg: 'upstream',
+        opened: 1002,
+        events: [
+          { t: 1003, d: 'w', n: 90, x: 'x1' },
+          { t: 1009, d: 'r', n: 300, x: 'x1' },
+        ],
+      },
       { id: 'u9', leg: 'upstream', opened: 1100, events: [{ t: 1101, d: 'w', n: 90, x: 'other' }] },
     ],
     _connectionsDropped: 0,
@@ -66,7 +74,10 @@ function stallLog(): TimelineLog {
 
 describe('connectionsView (pure)', () => {
   it('maps exchange ids to rows, keeps stalls with their message, filters to one exchange, and caps events per lane', () => {
-    const rows = new Map([['x1', 'h0'], ['x2', 'h1']]);
+    const rows = new Map([
+      ['x1', 'h0'],
+      ['x2', 'h1'],
+    ]);
     const view = connectionsView(stallLog(), { rowOf: (x) => rows.get(x) });
     expect(view.connections.map((c) => c.id)).toEqual(['c1', 'u1', 'u9']);
     expect(view.timeOrigin).toBe(1_700_000_000_000);
@@ -74,14 +85,20 @@ describe('connectionsView (pure)', () => {
     expect(view.stalls[0]).toMatchObject({ connectionId: 'c1', exchangeId: 'h0', bytes: 100, ms: 41 });
     expect(view.stalls[0]!.message).toMatch(/Nagle/);
     expect(view.stallsByExchange).toEqual({ h0: { count: 1, ms: 41 } });
-    expect(view.connections[0]!.exchanges).toEqual([{ id: 'h0', from: 1001, to: 1011 }, { id: 'h1', from: 1052, to: 1060 }]);
+    expect(view.connections[0]!.exchanges).toEqual([
+      { id: 'h0', from: 1001, to: 1011 },
+      { id: 'h1', from: 1052, to: 1060 },
+    ]);
     // An exchange not in the capture (cleared) keeps its tick but loses its tag.
     expect(view.connections[2]!.events[0]!.x).toBeUndefined();
 
     const one = connectionsView(stallLog(), { rowOf: (x) => rows.get(x), only: { rowId: 'h0', connectionIds: [] } });
     expect(one.connections.map((c) => c.id)).toEqual(['c1', 'u1']);
 
-    const many = { ...stallLog(), _connections: [{ id: 'c1', leg: 'client', opened: 0, events: Array.from({ length: 500 }, (_, i) => ({ t: i, d: 'w', n: 1 })) }] };
+    const many = {
+      ...stallLog(),
+      _connections: [{ id: 'c1', leg: 'client', opened: 0, events: Array.from({ length: 500 }, (_, i) => ({ t: i, d: 'w', n: 1 })) }],
+    };
     const capped = connectionsView(many, { rowOf: () => undefined, maxEvents: 120 });
     expect(capped.connections[0]!.events).toHaveLength(120);
     expect(capped.connections[0]!.eventsOmitted).toBe(380);
@@ -96,7 +113,7 @@ describe('connectionsView (pure)', () => {
 });
 
 describe('getConnections', () => {
-  it('returns the running proxy\'s lanes for the live capture, stores them with a saved session, and reads them back by row', async () => {
+  it("returns the running proxy's lanes for the live capture, stores them with a saved session, and reads them back by row", async () => {
     const dir = tempDataDir();
     let handle: ProxyHandle | undefined;
     const s = new CoreService({

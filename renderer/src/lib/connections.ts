@@ -44,7 +44,11 @@ export interface LaneBar {
   total: number;
 }
 
-export function laneBars(view: Pick<ConnectionsView, 'timeOrigin'>, lane: ConnectionLane, rowsById: ReadonlyMap<string, ExchangeSummary>): LaneBar[] {
+export function laneBars(
+  view: Pick<ConnectionsView, 'timeOrigin'>,
+  lane: ConnectionLane,
+  rowsById: ReadonlyMap<string, ExchangeSummary>,
+): LaneBar[] {
   return lane.exchanges.map((x) => {
     const row = rowsById.get(x.id);
     const segments = phaseSegments(row?.timings);
@@ -85,7 +89,12 @@ export interface TickBin {
 }
 
 /** Bins a lane's events by pixel column and direction, dropping those outside [0, width]. */
-export function tickBins(view: Pick<ConnectionsView, 'timeOrigin'>, lane: ConnectionLane, toPx: (epoch: number) => number, width: number): TickBin[] {
+export function tickBins(
+  view: Pick<ConnectionsView, 'timeOrigin'>,
+  lane: ConnectionLane,
+  toPx: (epoch: number) => number,
+  width: number,
+): TickBin[] {
   const bins = new Map<string, TickBin>();
   for (const e of lane.events) {
     const at = epochOf(view, e.t);

@@ -66,7 +66,9 @@ export class Connections {
         const o = (e ?? {}) as Record<string, unknown>;
         const x = asString(o._exchangeId);
         if (x !== undefined) rows.set(x, `h${i}`);
-        connections.push([asString(o._connectionId) ?? asString(o._clientConnection), asString(o.connection)].filter((c): c is string => !!c));
+        connections.push(
+          [asString(o._connectionId) ?? asString(o._clientConnection), asString(o.connection)].filter((c): c is string => !!c),
+        );
         i++;
       }
       return { id, timeline: entries.timeline, rows, connections };
@@ -84,7 +86,11 @@ export class Connections {
     let only: { rowId: string; connectionIds: string[] } | undefined;
     if (exchangeId !== undefined) {
       const x = exchanges.find((e) => e.id === exchangeId);
-      if (!x) throw new NetlensError(ErrorCodes.NOT_FOUND, `No finished exchange "${exchangeId}" in the live capture (it may be in flight or cleared).`);
+      if (!x)
+        throw new NetlensError(
+          ErrorCodes.NOT_FOUND,
+          `No finished exchange "${exchangeId}" in the live capture (it may be in flight or cleared).`,
+        );
       only = { rowId: x.id, connectionIds: [x.clientConnectionId, x.upstreamConnectionId].filter((c): c is string => !!c) };
     }
     const view = connectionsView(log ?? {}, { rowOf, only });

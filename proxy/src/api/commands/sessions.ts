@@ -73,7 +73,8 @@ export class Sessions {
     saveSession: async (args: CommandArgs<'saveSession'>) => {
       const { name, id } = saveSessionArgs(args);
       const { sessions } = this.deps;
-      const info = id === undefined ? await sessions.saveCapture(name, this.deps.captured(), this.deps.timeline()) : await sessions.rename(id, name);
+      const info =
+        id === undefined ? await sessions.saveCapture(name, this.deps.captured(), this.deps.timeline()) : await sessions.rename(id, name);
       this.deps.emit({ type: 'sessions-changed' });
       return info;
     },
@@ -87,7 +88,8 @@ export class Sessions {
 
     exportHar: async (args: CommandArgs<'exportHar'>) => {
       const id = sessionIdArg(args, 'exportHar', true);
-      return id === undefined ? this.deps.sessions.exportCapture(this.deps.captured(), this.deps.timeline()) : this.deps.sessions.exportHar(id);
+      if (id !== undefined) return this.deps.sessions.exportHar(id);
+      return this.deps.sessions.exportCapture(this.deps.captured(), this.deps.timeline());
     },
 
     deleteSession: async (args: CommandArgs<'deleteSession'>) => {

@@ -67,7 +67,11 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
         <button className="btn small" disabled={!zoom} onClick={() => setZoom(undefined)}>
           Reset
         </button>
-        <span className="muted">{zoom ? `${formatMs(range.start - bounds.start)} – ${formatMs(range.end - bounds.start)}` : `whole range: ${formatMs(bounds.end - bounds.start)}`}</span>
+        <span className="muted">
+          {zoom
+            ? `${formatMs(range.start - bounds.start)} – ${formatMs(range.end - bounds.start)}`
+            : `whole range: ${formatMs(bounds.end - bounds.start)}`}
+        </span>
         <div className="spacer" />
         <span className="legend">
           <span>
@@ -88,12 +92,23 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
       {(totals.eventsShown < totals.events || view.connectionsOmitted > 0 || view.recorderDropped > 0) && (
         <div className="note" data-testid="connections-cut">
           Showing {totals.eventsShown.toLocaleString()} of {totals.events.toLocaleString()} socket events
-          {view.connectionsOmitted > 0 && ` and ${(totals.connections - view.connectionsOmitted).toLocaleString()} of ${totals.connections.toLocaleString()} connections`}
-          {view.recorderDropped > 0 && `; the recorder dropped ${view.recorderDropped.toLocaleString()} more at its memory cap`}. Stalls are counted on
-          every event.
+          {view.connectionsOmitted > 0 &&
+            ` and ${(totals.connections - view.connectionsOmitted).toLocaleString()} of ${totals.connections.toLocaleString()} connections`}
+          {view.recorderDropped > 0 && `; the recorder dropped ${view.recorderDropped.toLocaleString()} more at its memory cap`}. Stalls are
+          counted on every event.
         </div>
       )}
-      <LaneChart view={view} lanes={lanes} rowsById={rowsById} range={range} origin={bounds.start} selectedId={selectedId} selectedStall={stall} onSelect={onSelect} onSelectStall={setStall} />
+      <LaneChart
+        view={view}
+        lanes={lanes}
+        rowsById={rowsById}
+        range={range}
+        origin={bounds.start}
+        selectedId={selectedId}
+        selectedStall={stall}
+        onSelect={onSelect}
+        onSelectStall={setStall}
+      />
       <div className="cx-foot">
         {selectedId && (
           <div className="toolbar">
@@ -104,7 +119,15 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
           </div>
         )}
         {view.stalls.length > 0 && (
-          <StallList stalls={view.stalls} rowsById={rowsById} origin={bounds.start} timeOrigin={view.timeOrigin} selected={stall} onSelect={setStall} onSelectRow={onSelect} />
+          <StallList
+            stalls={view.stalls}
+            rowsById={rowsById}
+            origin={bounds.start}
+            timeOrigin={view.timeOrigin}
+            selected={stall}
+            onSelect={setStall}
+            onSelectRow={onSelect}
+          />
         )}
       </div>
     </div>

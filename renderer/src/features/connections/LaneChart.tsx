@@ -47,7 +47,8 @@ function HitText({ hit, rowsById, origin }: { hit: LaneHit; rowsById: ReadonlyMa
       <>
         <div className="t-url">{name(hit.rowId)}</div>
         <div className="muted">
-          {r ? `${r.status ?? '—'} · started at ${formatMs(r.startTime - origin)} · ${formatMs(r.duration)}` : 'not in the rows shown'} · click to select
+          {r ? `${r.status ?? '—'} · started at ${formatMs(r.startTime - origin)} · ${formatMs(r.duration)}` : 'not in the rows shown'} ·
+          click to select
         </div>
       </>
     );
@@ -61,14 +62,32 @@ function HitText({ hit, rowsById, origin }: { hit: LaneHit; rowsById: ReadonlyMa
       </div>
       <div className="muted">
         at {formatMs(b.at - origin)} ·{' '}
-        {b.d === 'w' ? (b.nagle ? "Nagle's algorithm on" : 'Nagle off (setNoDelay)') : hit.lane.leg === 'client' ? 'from the client' : 'from the origin'}
+        {b.d === 'w'
+          ? b.nagle
+            ? "Nagle's algorithm on"
+            : 'Nagle off (setNoDelay)'
+          : hit.lane.leg === 'client'
+            ? 'from the client'
+            : 'from the origin'}
         {b.rows.length > 0 && ` · ${b.rows.map(name).join(', ')}`}
       </div>
     </>
   );
 }
 
-export function LaneChart({ view, lanes, rowsById, range, origin, nameWidth = 240, selectedId, selectedStall, onSelect, onSelectStall, testid = 'connections-chart' }: Props) {
+export function LaneChart({
+  view,
+  lanes,
+  rowsById,
+  range,
+  origin,
+  nameWidth = 240,
+  selectedId,
+  selectedStall,
+  onSelect,
+  onSelectStall,
+  testid = 'connections-chart',
+}: Props) {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(600);
   const [hover, setHover] = useState<{ hit: LaneHit; x: number; y: number }>();
@@ -93,7 +112,10 @@ export function LaneChart({ view, lanes, rowsById, range, origin, nameWidth = 24
     <div className="cx" ref={ref} data-testid={testid}>
       <div className="wf-head">
         <div className="wf-name-col" style={{ width: nameWidth }}>
-          Connection <span className="muted" style={{ marginLeft: 6 }}>{lanes.length.toLocaleString()}</span>
+          Connection{' '}
+          <span className="muted" style={{ marginLeft: 6 }}>
+            {lanes.length.toLocaleString()}
+          </span>
         </div>
         <div className="wf-axis" style={{ flex: 'none', width }}>
           {ticks.map((t) => (
@@ -122,7 +144,14 @@ export function LaneChart({ view, lanes, rowsById, range, origin, nameWidth = 24
         ))}
       </div>
       {hover && (
-        <div className="wf-tooltip cx-tooltip" style={{ left: Math.max(4, Math.min(hover.x + 14, window.innerWidth - 470)), top: Math.min(hover.y + 14, window.innerHeight - 120) }} data-testid="connections-tooltip">
+        <div
+          className="wf-tooltip cx-tooltip"
+          style={{
+            left: Math.max(4, Math.min(hover.x + 14, window.innerWidth - 470)),
+            top: Math.min(hover.y + 14, window.innerHeight - 120),
+          }}
+          data-testid="connections-tooltip"
+        >
           <HitText hit={hover.hit} rowsById={rowsById} origin={origin} />
         </div>
       )}

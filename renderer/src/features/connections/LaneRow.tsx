@@ -50,7 +50,19 @@ function tickPath(bins: TickBin[], d: 'w' | 'r'): string {
     .join('');
 }
 
-export function LaneRow({ view, lane, stalls, rowsById, scale, nameWidth, selectedId, selectedStall, onSelect, onSelectStall, onHover }: Props) {
+export function LaneRow({
+  view,
+  lane,
+  stalls,
+  rowsById,
+  scale,
+  nameWidth,
+  selectedId,
+  selectedStall,
+  onSelect,
+  onSelectStall,
+  onHover,
+}: Props) {
   const width = scale.width;
   const bins = useMemo(() => tickBins(view, lane, scale.toPx, width), [view, lane, scale, width]);
   const bars = useMemo(() => laneBars(view, lane, rowsById), [view, lane, rowsById]);
@@ -114,17 +126,43 @@ export function LaneRow({ view, lane, stalls, rowsById, scale, nameWidth, select
           const left = scale.toPx(b.start);
           const sel = b.rowId === selectedId ? ' selected' : '';
           if (b.segments.length === 0) {
-            return <div key={b.rowId} className={`cx-bar plain${sel}`} data-testid="lane-bar" style={{ left, width: Math.max(2, scale.spanPx(b.total)), top: BAND_TOP, height: BAND_H }} />;
+            return (
+              <div
+                key={b.rowId}
+                className={`cx-bar plain${sel}`}
+                data-testid="lane-bar"
+                style={{ left, width: Math.max(2, scale.spanPx(b.total)), top: BAND_TOP, height: BAND_H }}
+              />
+            );
           }
           return (
-            <div key={b.rowId} className={`cx-bar${sel}`} data-testid="lane-bar" style={{ left, width: Math.max(2, scale.spanPx(b.total)), top: BAND_TOP, height: BAND_H }}>
+            <div
+              key={b.rowId}
+              className={`cx-bar${sel}`}
+              data-testid="lane-bar"
+              style={{ left, width: Math.max(2, scale.spanPx(b.total)), top: BAND_TOP, height: BAND_H }}
+            >
               {b.segments.map((s) => (
-                <span key={s.phase} style={{ left: scale.spanPx(s.start), width: Math.max(1, scale.spanPx(s.end - s.start)), background: PHASE_COLORS[s.phase] }} />
+                <span
+                  key={s.phase}
+                  style={{
+                    left: scale.spanPx(s.start),
+                    width: Math.max(1, scale.spanPx(s.end - s.start)),
+                    background: PHASE_COLORS[s.phase],
+                  }}
+                />
               ))}
             </div>
           );
         })}
-        <svg className="cx-ticks" width={width} height={LANE_H} data-testid="lane-ticks" data-writes={counts.writes} data-reads={counts.reads}>
+        <svg
+          className="cx-ticks"
+          width={width}
+          height={LANE_H}
+          data-testid="lane-ticks"
+          data-writes={counts.writes}
+          data-reads={counts.reads}
+        >
           <path d={tickPath(bins, 'w')} stroke={WRITE_COLOR} strokeWidth={1} />
           <path d={tickPath(bins, 'r')} stroke={READ_COLOR} strokeWidth={1} />
         </svg>
@@ -132,7 +170,15 @@ export function LaneRow({ view, lane, stalls, rowsById, scale, nameWidth, select
           const r = stallRange(view, s);
           const left = scale.toPx(r.start);
           const sel = selectedStall && selectedStall.at === s.at && selectedStall.connectionId === s.connectionId ? ' selected' : '';
-          return <div key={s.at} className={`cx-stall${sel}`} data-testid="lane-stall" title={s.message} style={{ left, width: Math.max(3, scale.toPx(r.end) - left) }} />;
+          return (
+            <div
+              key={s.at}
+              className={`cx-stall${sel}`}
+              data-testid="lane-stall"
+              title={s.message}
+              style={{ left, width: Math.max(3, scale.toPx(r.end) - left) }}
+            />
+          );
         })}
       </div>
     </div>

@@ -22,7 +22,8 @@ export function StallList({ stalls, rowsById, origin, timeOrigin, selected, onSe
         return (
           <li key={`${s.connectionId}:${s.at}`} className={isSel ? 'selected' : ''} onClick={() => onSelect?.(s)} data-testid="stall-item">
             <div>
-              <b className="err">{formatMs(s.ms)} stall</b> on {s.connectionId} at {formatMs(timeOrigin + s.at - origin)} · {formatBytes(s.bytes)} held
+              <b className="err">{formatMs(s.ms)} stall</b> on {s.connectionId} at {formatMs(timeOrigin + s.at - origin)} ·{' '}
+              {formatBytes(s.bytes)} held
               {s.exchangeId && (
                 <>
                   {' · '}

@@ -53,7 +53,8 @@ export function ConnectionPanel({ row, source, rowsById, onSelect }: Props) {
     return { view: v, range: connectionsExtent(v, rowsById) };
   }, [view, near, row.id, rowsById]);
 
-  if (row.state === 'pending') return <div className="note info">The request is still in flight: its connection is shown once it finishes.</div>;
+  if (row.state === 'pending')
+    return <div className="note info">The request is still in flight: its connection is shown once it finishes.</div>;
   if (error) return <div className="note error">Could not load the connection: {error}</div>;
   if (!view || !focus) {
     return (
@@ -65,7 +66,8 @@ export function ConnectionPanel({ row, source, rowsById, onSelect }: Props) {
   if (lanes.length === 0) {
     return (
       <div className="note info" data-testid="connection-none">
-        {view.note ?? 'No socket events were recorded for this request (HTTP/2 sessions write from C++, where the timeline cannot see them).'}
+        {view.note ??
+          'No socket events were recorded for this request (HTTP/2 sessions write from C++, where the timeline cannot see them).'}
       </div>
     );
   }
@@ -103,10 +105,22 @@ export function ConnectionPanel({ row, source, rowsById, onSelect }: Props) {
       </div>
       {focus.range && (
         <div className="cx-mini">
-          <LaneChart view={focus.view} lanes={lanes.map((l) => focus.view.connections.find((c) => c.id === l.id)!)} rowsById={rowsById} range={focus.range} origin={focus.range.start} nameWidth={150} selectedId={row.id} onSelect={onSelect} testid="connection-chart" />
+          <LaneChart
+            view={focus.view}
+            lanes={lanes.map((l) => focus.view.connections.find((c) => c.id === l.id)!)}
+            rowsById={rowsById}
+            range={focus.range}
+            origin={focus.range.start}
+            nameWidth={150}
+            selectedId={row.id}
+            onSelect={onSelect}
+            testid="connection-chart"
+          />
         </div>
       )}
-      {mine.length > 0 && <StallList stalls={mine} rowsById={rowsById} origin={focus.range?.start ?? 0} timeOrigin={view.timeOrigin} onSelectRow={onSelect} />}
+      {mine.length > 0 && (
+        <StallList stalls={mine} rowsById={rowsById} origin={focus.range?.start ?? 0} timeOrigin={view.timeOrigin} onSelectRow={onSelect} />
+      )}
     </div>
   );
 }

@@ -125,7 +125,16 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
         ) : (
           <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} />
         )}
-        {selected && <DetailsPane key={`${source.key}:${selected.id}`} row={selected} source={source} onClose={() => onSelect(undefined)} rowsById={rowsById} onSelect={onSelect} />}
+        {selected && (
+          <DetailsPane
+            key={`${source.key}:${selected.id}`}
+            row={selected}
+            source={source}
+            onClose={() => onSelect(undefined)}
+            rowsById={rowsById}
+            onSelect={onSelect}
+          />
+        )}
       </div>
       {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={save} onCancel={() => setNaming(false)} />}
     </>

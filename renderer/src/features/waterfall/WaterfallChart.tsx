@@ -54,7 +54,9 @@ export function rowExtent(rows: readonly ExchangeSummary[]): TimeRange {
   return extentOf(rows.map((r) => ({ start: r.startTime, end: r.startTime + Math.max(0, r.duration) }))) ?? { start: 0, end: 1 };
 }
 
-export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds, markers = [], stalls }: Props) {
+export function WaterfallChart(props: Props) {
+  const { rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds } = props;
+  const { markers = [], stalls } = props;
   const bounds = useMemo(() => fixedBounds ?? rowExtent(rows), [rows, fixedBounds]);
   const range = zoom ?? bounds;
   const scrollRef = useRef<HTMLDivElement>(null);

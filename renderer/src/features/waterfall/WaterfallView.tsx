@@ -71,7 +71,16 @@ export function WaterfallView({ rows, total, markers, stalls, selectedId, onSele
           </span>
         ))}
       </div>
-      <WaterfallChart rows={sorted} stalls={stalls} selectedId={selectedId} onSelect={onSelect} zoom={zoom} onZoom={setZoom} bounds={bounds} markers={markers} />
+      <WaterfallChart
+        rows={sorted}
+        stalls={stalls}
+        selectedId={selectedId}
+        onSelect={onSelect}
+        zoom={zoom}
+        onZoom={setZoom}
+        bounds={bounds}
+        markers={markers}
+      />
       {selectedId && (
         <div className="toolbar" style={{ borderTop: '1px solid var(--border)' }}>
           <span className="muted">Selected request:</span>
