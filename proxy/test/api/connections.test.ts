@@ -148,7 +148,11 @@ describe('getConnections', () => {
       expect(reply.ok).toBe(true);
       const one = (reply as { result: typeof live }).result;
       expect(one.connections.map((c) => c.id).sort()).toEqual([client[0]!.id, upstream[0]!.id].sort());
-      expect((await invoke(s, 'getConnections', { exchangeId: 'nope' }, { where: 'test' })).ok).toBe(false);
+      const missing = await invoke(s, 'getConnections', { exchangeId: 'nope' }, { where: 'test' });
+      expect(missing).toMatchObject({ ok: false, error: { code: 'NL_NOT_FOUND' } });
+      const wrong = await invoke(s, 'getConnections', { sessionId: 5 }, { where: 'test' });
+      expect(wrong).toMatchObject({ ok: false, error: { code: 'NL_API_BAD_REQUEST' } });
+      expect((wrong as { error: { message: string } }).error.message).toContain('"sessionId" must be a string');
 
       // Saved as a session: the HAR holds log._connections, and the session view uses row ids h0…
       const info = await s.saveSession({ name: 'with timeline' });
@@ -190,6 +194,13 @@ describe('getConnections', () => {
       const saved = await s.getConnections({ sessionId: info.id });
       expect(saved.stalls.map((x) => [x.exchangeId, x.ms])).toEqual([['h0', 41]]);
       expect(saved.stalls[0]!.message).toMatch(/delayed ACK/);
+
+      // A HAR from elsewhere has no timeline: the answer is empty and says why.
+      const har = { log: { version: '1.2', creator: { name: 'other', version: '1' }, pages: [], entries: [] } };
+      const imported = await s.importHar({ fileName: 'other.har', text: JSON.stringify(har) });
+      const none = await s.getConnections({ sessionId: imported.id });
+      expect(none.connections).toEqual([]);
+      expect(none.note).toMatch(/No socket timeline was recorded/);
     } finally {
       await s.close();
     }

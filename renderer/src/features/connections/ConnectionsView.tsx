@@ -49,6 +49,10 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
   }
   const range = zoom ?? bounds;
   const center = (range.start + range.end) / 2;
+  const zoomOut = () => {
+    const z = zoomRange(range, center, 2, bounds);
+    setZoom(z.end - z.start >= bounds.end - bounds.start - 1e-6 ? undefined : z);
+  };
   const { totals } = view;
   return (
     <div className="cx-view" data-testid="connections-view">
@@ -63,6 +67,9 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
         </span>
         <button className="btn small" onClick={() => setZoom(zoomRange(range, center, 0.5, bounds))} data-testid="cx-zoom-in">
           Zoom in
+        </button>
+        <button className="btn small" disabled={!zoom} onClick={zoomOut}>
+          Zoom out
         </button>
         <button className="btn small" disabled={!zoom} onClick={() => setZoom(undefined)}>
           Reset
