@@ -147,3 +147,31 @@ test('Connections draws lanes with ticks and stalls; Details → Connection show
     await site.close();
   }
 });
+
+test('parallel client connections each get a lane, followed by the upstream lanes they used', async ({ page, nagleServe: serve }) => {
+  const site = await splitOrigin();
+  try {
+    await page.goto(serve.url);
+    // Six clients at once, each with its own keep-alive connection: 6 client lanes.
+    await Promise.all(
+      Array.from({ length: 6 }, (_, c) =>
+        keepAliveGets(
+          serve.proxyUrl!,
+          Array.from({ length: 4 }, (_, i) => `${site.url}/c${c}-r${i}.json`),
+          10,
+        ),
+      ),
+    );
+    await expect(page.getByTestId('traffic-row')).toHaveCount(24);
+    await page.getByTestId('tab-connections').click();
+    const lanes = page.getByTestId('connection-lane');
+    await expect(lanes.filter({ hasText: 'client' })).toHaveCount(6);
+    expect(await lanes.filter({ hasText: 'upstream' }).count()).toBeGreaterThan(0);
+    // The first lane is a client lane, and every client lane carries its 4 exchanges.
+    await expect(lanes.first()).toContainText('client');
+    for (const lane of await lanes.filter({ hasText: 'client' }).all()) await expect(lane).toContainText('4 exchanges');
+    await snap(page, 'connections-parallel');
+  } finally {
+    await site.close();
+  }
+});
