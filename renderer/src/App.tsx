@@ -15,16 +15,19 @@ import { liveSource, sessionSource, type ExchangeSource } from './features/detai
 import { ProxyBar } from './features/proxy/ProxyBar';
 import { TrafficView } from './features/traffic/TrafficView';
 import { WaterfallView } from './features/waterfall/WaterfallView';
+import { ConnectionsView } from './features/connections/ConnectionsView';
+import { useConnections } from './features/connections/useConnections';
 import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
 import { useToasts } from './ui/Toasts';
 import type { Dataset } from './lib/dataset';
 
-export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions';
+export type View = 'traffic' | 'waterfall' | 'connections' | 'lab' | 'sessions';
 
 const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },
   { id: 'waterfall', label: 'Waterfall' },
+  { id: 'connections', label: 'Connections' },
   { id: 'lab', label: 'Lab' },
   { id: 'sessions', label: 'Sessions' },
 ];
@@ -95,6 +98,9 @@ export function App() {
 
   const rows = dataset.kind === 'live' ? live.rows : dataset.rows;
   const filtered = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  // The socket timeline, while a view that draws it is open: fetched again as rows finish.
+  const finished = useMemo(() => rows.reduce((n, r) => n + (r.state === 'pending' ? 0 : 1), 0), [rows]);
+  const connections = useConnections(dataset, finished, view === 'waterfall' || view === 'connections');
   const source: ExchangeSource = useMemo(() => (dataset.kind === 'live' ? liveSource : sessionSource(dataset.info.id)), [dataset]);
 
   const openSession = useCallback(
@@ -163,7 +169,7 @@ export function App() {
         <ProxyBar status={status} statusError={statusError} onStatus={setStatus} refresh={refreshStatus} />
       </header>
       <main className="main">
-        {(view === 'traffic' || view === 'waterfall') && dataset.kind === 'session' && (
+        {(view === 'traffic' || view === 'waterfall' || view === 'connections') && dataset.kind === 'session' && (
           <div className="source-banner" data-testid="session-banner">
             <span>
               Viewing session <b>{dataset.info.name}</b> · {plural(dataset.rows.length, 'request')} ({dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
@@ -188,7 +194,26 @@ export function App() {
             onOpenSessions={() => setView('sessions')}
           />
         )}
-        {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} markers={markers} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
+        {view === 'waterfall' && (
+          <WaterfallView
+            rows={filtered}
+            total={rows.length}
+            markers={markers}
+            stalls={connections.view?.stallsByExchange}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            onShowDetails={() => setView('traffic')}
+          />
+        )}
+        {view === 'connections' && (
+          <ConnectionsView
+            state={connections}
+            rows={rows}
+            selectedId={selectedId}
+            onSelect={setSelectedId}
+            onShowDetails={() => setView('traffic')}
+          />
+        )}
         {view === 'lab' && <LabView status={status} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
       </main>

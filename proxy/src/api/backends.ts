@@ -11,6 +11,7 @@ import { ALL_CELLS, cellSettings } from '../lab/cells.js';
 import type { HarLog, LooseHarEntry, LooseHarLog, LooseHarPage } from '../har/types.js';
 import { isObject, normalizeHar } from '../har/normalize.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
+import type { TimelineLog } from '../timeline/types.js';
 
 /** A session's whole log (replay needs every entry). */
 export interface StoredSession {
@@ -32,6 +33,8 @@ export interface SessionEntries {
   entry(i: number, cap?: number): Promise<LooseHarEntry>;
   /** Every entry in order, one at a time (`cap` as for `entry`). */
   all(cap?: number): AsyncIterable<LooseHarEntry>;
+  /** The log's socket timeline fields (`_connections`…; timeline/har.ts reads them), when it has them. */
+  readonly timeline?: unknown;
 }
 
 export interface SessionBackend {
@@ -40,14 +43,14 @@ export interface SessionBackend {
   list(): Promise<SessionInfo[]>;
   open(id: string): Promise<StoredSession>;
   entries(id: string): Promise<{ info: SessionInfo; entries: SessionEntries }>;
-  /** Saves recorded exchanges as a new session. */
-  saveCapture(name: string, exchanges: Exchange[]): Promise<SessionInfo>;
+  /** Saves recorded exchanges as a new session, with their socket timeline (`log._connections`) when given. */
+  saveCapture(name: string, exchanges: Exchange[], timeline?: TimelineLog): Promise<SessionInfo>;
   rename(id: string, name: string): Promise<SessionInfo>;
   importHar(fileName: string, text: string): Promise<SessionInfo>;
   /** HAR text of a stored session. */
   exportHar(id: string): Promise<{ fileName: string; text: string }>;
   /** HAR text of live exchanges. */
-  exportCapture(exchanges: Exchange[]): Promise<{ fileName: string; text: string }>;
+  exportCapture(exchanges: Exchange[], timeline?: TimelineLog): Promise<{ fileName: string; text: string }>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -126,11 +129,11 @@ export function memorySessions(
     sessions.set(info.id, { info, log });
     return info;
   };
-  const captureLog = (exchanges: Exchange[]): HarLog => {
+  const captureLog = (exchanges: Exchange[], timeline?: TimelineLog): HarLog => {
     if (!tools.captureLog) {
       throw new NetlensError(ErrorCodes.FEATURE_UNAVAILABLE, 'Saving or exporting the live capture needs the HAR recorder (proxy/src/har), not part of this build yet.');
     }
-    return tools.captureLog(exchanges);
+    return { ...tools.captureLog(exchanges), ...timeline };
   };
   return {
     persistent: false,
@@ -150,6 +153,7 @@ export function memorySessions(
         entries: {
           count: list.length,
           pages: Array.isArray(log.pages) ? log.pages : [],
+          timeline: log,
           entry: async (i: number) => list[i]!,
           async *all() {
             yield* list;
@@ -157,8 +161,8 @@ export function memorySessions(
         },
       };
     },
-    async saveCapture(name, exchanges) {
-      return add(name, 'capture', captureLog(exchanges));
+    async saveCapture(name, exchanges, timeline) {
+      return add(name, 'capture', captureLog(exchanges, timeline));
     },
     async rename(id, name) {
       const s = get(id);
@@ -172,9 +176,9 @@ export function memorySessions(
       const s = get(id);
       return { fileName: `${s.info.name}.har`, text: JSON.stringify({ log: s.log }, null, 2) };
     },
-    async exportCapture(exchanges) {
+    async exportCapture(exchanges, timeline) {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log: captureLog(exchanges) }, null, 2) };
+      return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log: captureLog(exchanges, timeline) }, null, 2) };
     },
     async delete(id) {
       return sessions.delete(id);

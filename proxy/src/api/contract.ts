@@ -260,6 +260,61 @@ export type LabRunState =
   | { runId: string; state: 'done'; result: LabResult }
   | { runId: string; state: 'failed' | 'cancelled'; error: ApiErrorInfo; result?: LabResult };
 
+/** One write or read on a socket (the socket timeline, docs/timings.md); `x` is the row id of its exchange. */
+export interface SocketTick {
+  /** Monotonic ms; `ConnectionsView.timeOrigin + t` is epoch ms, the axis of `ExchangeSummary.startTime`. */
+  t: number;
+  d: 'w' | 'r';
+  n: number;
+  x?: string;
+  nagle?: boolean;
+}
+
+/** One connection the proxy owned: its client (browser ↔ proxy) or upstream (proxy ↔ origin) leg. */
+export interface ConnectionLane {
+  /** `c…` client leg (the entry's `_connectionId`), `u…` upstream leg (the row's `connection`). */
+  id: string;
+  leg: 'client' | 'upstream';
+  opened: number;
+  closed?: number;
+  /** The first events, in time order (see `eventsOmitted`). */
+  events: SocketTick[];
+  /** Events of this connection not sent (the answer's cap); their count, not their bytes. */
+  eventsOmitted: number;
+  /** Exchanges (row ids) with events on it, in order, each with the span of its events. */
+  exchanges: Array<{ id: string; from: number; to: number }>;
+}
+
+/** A stall the detector flagged (timeline/stalls.ts): bytes that probably waited in the kernel. */
+export interface StallInfo {
+  connectionId: string;
+  /** Row id of the held write's exchange, when known. */
+  exchangeId?: string;
+  at: number;
+  ms: number;
+  bytes: number;
+  message: string;
+}
+
+/** The socket timeline of the live capture or of a session, with its stalls, cut to a bounded size. */
+export interface ConnectionsView {
+  /** Epoch ms of `t = 0`. */
+  timeOrigin: number;
+  connections: ConnectionLane[];
+  /** Connections left out by the answer's cap. */
+  connectionsOmitted: number;
+  /** Every stall (computed on all events, before any cut), at most `STALLS_SHOWN`. */
+  stalls: StallInfo[];
+  stallsOmitted: number;
+  /** Stall count and time per exchange (row id). */
+  stallsByExchange: Record<string, { count: number; ms: number }>;
+  totals: { connections: number; events: number; eventsShown: number; stalls: number; stallMs: number };
+  /** Events the recorder itself dropped at its memory cap (log._connectionsDropped). */
+  recorderDropped: number;
+  /** Set when there is no timeline at all, saying why. */
+  note?: string;
+}
+
 /** Every command: its single argument and its result. */
 export interface Commands {
   getStatus: { args: void; result: AppStatus };
@@ -283,6 +338,12 @@ export interface Commands {
   getSessionBody: { args: { id: string; index: number; side: 'request' | 'response' }; result: BodyView };
   /** A value `getSessionEntry` cut, whole, in chunks (to save it as a file). */
   getSessionField: { args: { id: string; index: number; field: SessionField; offset?: number }; result: SessionFieldChunk };
+  /**
+   * The socket timeline and its stalls: of the live capture (the running proxy's, since the capture was last cleared),
+   * or of session `sessionId`. With `exchangeId` (a row id): only the connections that exchange used.
+   * Bounded: at most ~20,000 events and 400 connections, the rest counted as omitted.
+   */
+  getConnections: { args: { sessionId?: string; exchangeId?: string } | void; result: ConnectionsView };
   /** Without `id`: saves the live capture as a new session. With `id`: renames it. */
   saveSession: { args: { name: string; id?: string }; result: SessionInfo };
   importHar: { args: { fileName: string; text: string }; result: SessionInfo };
@@ -385,6 +446,7 @@ export const COMMAND_NAMES = [
   'getExchange',
   'getExchangeBody',
   'clearExchanges',
+  'getConnections',
   'listSessions',
   'openSession',
   'getSessionEntry',

@@ -6,6 +6,7 @@
  * This file is composition and lifecycle only. Each command lives, with the
  * checks of its untrusted JSON argument, in the module that owns it:
  *   commands/capture.ts   the live capture and its batched row updates
+ *   commands/connections.ts  the socket timeline and stalls of the capture or a session
  *   commands/proxy.ts     the proxy's lifecycle, its CA, launching a browser
  *   commands/sessions.ts  saved sessions, HAR import/export
  *   commands/replay.ts    Sessions → Serve and Resend (replay-service.ts)
@@ -29,6 +30,7 @@ import { noDisplayReason } from '../browser/display.js';
 import { LiveCapture, type CaptureCommands } from './commands/capture.js';
 import { ProxyController, type ProxyCommands, type ProxyExtras } from './commands/proxy.js';
 import { Sessions, type SessionsCommands } from './commands/sessions.js';
+import { Connections, type ConnectionsCommands } from './commands/connections.js';
 import { createReplay, type ReplayCommands } from './commands/replay.js';
 import { createLab, type LabCommands } from './commands/lab.js';
 import type { ReplayService } from './replay-service.js';
@@ -50,7 +52,7 @@ export interface CoreServiceOptions {
 }
 
 /** Every command but getStatus, as the modules under commands/ export them. */
-type ModuleCommands = CaptureCommands & ProxyCommands & SessionsCommands & ReplayCommands & LabCommands;
+type ModuleCommands = CaptureCommands & ConnectionsCommands & ProxyCommands & SessionsCommands & ReplayCommands & LabCommands;
 
 /**
  * A base class typed with the modules' commands: the constructor copies them onto
@@ -95,12 +97,17 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
       onProxyEvent: (e) => this.capture.onProxyEvent(e),
       emit,
     });
-    this.sessions = new Sessions({ sessions: this.sessionStore, captured: () => this.capture.exchanges(), emit });
+    const captured = () => this.capture.exchanges();
+    // The capture's timeline: since the last clear, from the running (or last) proxy.
+    const timeline = () => this.proxy.timeline?.toLog(this.capture.since);
+    this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit });
+    const connections = new Connections({ timeline, captured, sessions: this.sessionStore });
     const replay = createReplay({ dataDir, sessions: this.sessionStore, startProxy, extras, proxy: this.proxy, emit });
     const lab = createLab(options.lab ?? unavailableLab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
-    Object.assign(this, this.capture.commands, this.proxy.commands, this.sessions.commands, replay.commands, lab.commands);
+    Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);
+    Object.assign(this, this.sessions.commands, replay.commands, lab.commands);
   }
 
   subscribe(listener: NetlensEventListener): () => void {

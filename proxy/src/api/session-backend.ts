@@ -49,8 +49,10 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
         throw new NetlensError(ErrorCodes.SESSION_STORE, `Session "${info.name}" (${file}) cannot be read: ${e.message}`, { cause: err });
       }
     },
-    async saveCapture(name, exchanges: Exchange[]) {
-      return toInfo(await store.saveEntries(exchanges.map((x) => exchangeToEntry(x)), { name, source: 'capture' }));
+    async saveCapture(name, exchanges: Exchange[], timeline) {
+      // The socket timeline goes into the log head as `_connections`… (timeline/har.ts reads it back).
+      const head = timeline ? { head: { extra: { ...timeline } } } : {};
+      return toInfo(await store.saveEntries(exchanges.map((x) => exchangeToEntry(x)), { name, source: 'capture', ...head }));
     },
     async rename(id, name) {
       return toInfo(await store.rename(id, name));
@@ -67,9 +69,10 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
       }
       return { fileName: fileNameFor(info.name), text: await fs.readFile(store.harPath(info.id), 'utf8') };
     },
-    async exportCapture(exchanges) {
+    async exportCapture(exchanges, timeline) {
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-      const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries: exchanges.map((x) => exchangeToEntry(x)) };
+      const entries = exchanges.map((x) => exchangeToEntry(x));
+      const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries, ...timeline };
       return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log }, null, 2) };
     },
     async delete(id) {

@@ -154,6 +154,14 @@ function pagesOf(head: Record<string, unknown>): HarPage[] {
   return Array.isArray(log?.pages) ? (log.pages as HarPage[]) : [];
 }
 
+/** The socket timeline's fields of a HAR head (log._connections, _connectionsDropped, _connectionsTimeOrigin), if any. */
+function timelineOf(head: Record<string, unknown>): Record<string, unknown> | undefined {
+  const log = head.log as Record<string, unknown> | undefined;
+  if (!log || !Array.isArray(log._connections)) return undefined;
+  const { _connections, _connectionsDropped, _connectionsTimeOrigin } = log;
+  return { _connections, _connectionsDropped, _connectionsTimeOrigin };
+}
+
 /**
  * One stored HAR (or a recording's journal), indexed: `count` entries, each
  * read from disk when asked for. Reads run one at a time, so a session with
@@ -169,19 +177,21 @@ export class EntryFile {
     readonly pages: HarPage[],
     /** Journal lines are `{"t":"entry","entry":{…}}`; HAR ranges are the entry itself. */
     private readonly wrapped: boolean,
+    /** The socket timeline's `log` fields (`_connections`…), when the session has them. */
+    readonly timeline?: Record<string, unknown>,
   ) {
     this.refs = [...entries];
   }
 
   static async har(file: string): Promise<EntryFile> {
     const scan = await scanHarEntries(file);
-    return new EntryFile(file, scan.entries.inOrder(), pagesOf(scan.head), false);
+    return new EntryFile(file, scan.entries.inOrder(), pagesOf(scan.head), false, timelineOf(scan.head));
   }
 
   /** A recording in progress: entries oldest start first, as its HAR will have them. */
   static async journal(file: string): Promise<EntryFile> {
     const scan = await scanJournal(file);
-    return new EntryFile(file, scan.entries.sorted(), scan.pages, true);
+    return new EntryFile(file, scan.entries.sorted(), scan.pages, true, scan.connections);
   }
 
   get count(): number {

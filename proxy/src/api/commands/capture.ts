@@ -4,6 +4,7 @@
  * and flushed at most every `batchMs` (one `exchanges` event per flush).
  * Commands: listExchanges, getExchange, getExchangeBody, clearExchanges.
  */
+import { performance } from 'node:perf_hooks';
 import type { Exchange, ProxyEvent } from '../../model.js';
 import { ErrorCodes, NetlensError } from '../../errors.js';
 import type { BodyView, CommandArgs, ExchangeDetail, ExchangeSummary, NetlensApi, NetlensEvent } from '../contract.js';
@@ -45,11 +46,18 @@ export class LiveCapture {
   private order: string[] = [];
   private readonly dirty = new Map<string, ExchangeSummary>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /** performance.now() of the last clearExchanges: the socket timeline of the capture starts there. */
+  private clearedAt: number | undefined;
 
   constructor(
     private readonly emit: (event: NetlensEvent) => void,
     private readonly batchMs: number,
   ) {}
+
+  /** Where the capture's socket timeline starts (undefined: since the proxy started). */
+  get since(): number | undefined {
+    return this.clearedAt;
+  }
 
   get count(): number {
     return this.order.length;
@@ -141,6 +149,7 @@ export class LiveCapture {
       this.rows.clear();
       this.order = [];
       this.dirty.clear();
+      this.clearedAt = performance.now();
       this.emit({ type: 'exchanges-cleared' });
       return { cleared };
     },

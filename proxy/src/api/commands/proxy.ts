@@ -6,6 +6,7 @@
 import type { ProxyHandle } from '../../server/proxy-server.js';
 import type { ProxyOptions } from '../../options.js';
 import type { ProxyEvent } from '../../model.js';
+import type { Timeline } from '../../timeline/recorder.js';
 import { ErrorCodes, NetlensError, errorCodeOf, type ErrorInfo } from '../../errors.js';
 import { loadOrCreateCA } from '../../tls/ca.js';
 import { trustInstructions } from '../../tls/trust.js';
@@ -45,6 +46,8 @@ export class ProxyController {
   private error: ErrorInfo | undefined;
   private op: Promise<unknown> = Promise.resolve();
   private readonly browsers = new Set<{ close(): Promise<void> }>();
+  /** The socket timeline of the running proxy, or of the last one after it stopped (until the next start). */
+  private lastTimeline: Timeline | undefined;
   config: ProxyConfig;
 
   constructor(private readonly deps: ProxyControllerDeps) {
@@ -54,6 +57,11 @@ export class ProxyController {
   /** The running proxy's address and CA, for the replay proxy to chain to. */
   get running(): ProxyHandle | undefined {
     return this.proxy;
+  }
+
+  /** The live capture's socket timeline (getConnections, saveSession): the running or last proxy's. */
+  get timeline(): Timeline | undefined {
+    return this.proxy?.timeline ?? this.lastTimeline;
   }
 
   /** Upstream CAs: PEM texts given to the core plus the configured files, read now (a renewed file is picked up). */
@@ -125,6 +133,7 @@ export class ProxyController {
       const upstreamCA = [...(this.deps.extras?.upstreamCA ?? []), ...readCAFiles(upstreamCAFiles)];
       const handle = await this.deps.startProxy({ ...this.deps.extras, ...config, upstreamCA, dataDir: this.deps.dataDir });
       this.proxy = handle;
+      this.lastTimeline = handle.timeline;
       this.unsubscribe = handle.events.subscribe((e) => this.onEvent(e));
     } catch (err) {
       const message = (err as Error)?.message;

@@ -6,6 +6,7 @@
  * getSessionField, saveSession, importHar, exportHar, deleteSession.
  */
 import type { Exchange } from '../../model.js';
+import type { TimelineLog } from '../../timeline/types.js';
 import type { CommandArgs, NetlensApi, NetlensEvent } from '../contract.js';
 import type { SessionBackend } from '../backends.js';
 import { SessionCommands } from '../session-commands.js';
@@ -48,6 +49,8 @@ export interface SessionsDeps {
   sessions: SessionBackend;
   /** The live capture's finished exchanges (saveSession, exportHar without an id). */
   captured: () => Exchange[];
+  /** The live capture's socket timeline (saved with it as `log._connections`), when the proxy records one. */
+  timeline: () => TimelineLog | undefined;
   emit: (event: NetlensEvent) => void;
 }
 
@@ -70,7 +73,8 @@ export class Sessions {
     saveSession: async (args: CommandArgs<'saveSession'>) => {
       const { name, id } = saveSessionArgs(args);
       const { sessions } = this.deps;
-      const info = id === undefined ? await sessions.saveCapture(name, this.deps.captured()) : await sessions.rename(id, name);
+      const info =
+        id === undefined ? await sessions.saveCapture(name, this.deps.captured(), this.deps.timeline()) : await sessions.rename(id, name);
       this.deps.emit({ type: 'sessions-changed' });
       return info;
     },
@@ -84,7 +88,8 @@ export class Sessions {
 
     exportHar: async (args: CommandArgs<'exportHar'>) => {
       const id = sessionIdArg(args, 'exportHar', true);
-      return id === undefined ? this.deps.sessions.exportCapture(this.deps.captured()) : this.deps.sessions.exportHar(id);
+      if (id !== undefined) return this.deps.sessions.exportHar(id);
+      return this.deps.sessions.exportCapture(this.deps.captured(), this.deps.timeline());
     },
 
     deleteSession: async (args: CommandArgs<'deleteSession'>) => {

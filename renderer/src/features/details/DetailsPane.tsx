@@ -8,9 +8,10 @@ import { toCurl } from '../../lib/curl';
 import { useToasts } from '../../ui/Toasts';
 import { BodyPanel } from './BodyPanel';
 import { TimingPanel } from './TimingPanel';
+import { ConnectionPanel } from './ConnectionPanel';
 import type { ExchangeSource } from './source';
 
-type Tab = 'headers' | 'payload' | 'response' | 'timing';
+type Tab = 'headers' | 'payload' | 'response' | 'timing' | 'connection';
 
 function Section({ title, badge, children, testid }: { title: string; badge?: string; children: React.ReactNode; testid?: string }) {
   const [open, setOpen] = useState(true);
@@ -68,9 +69,27 @@ function anyCut(detail: ExchangeDetail | undefined): boolean {
   return Boolean(detail.summary.urlCut) || cut(detail.request);
 }
 
-export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; source: ExchangeSource; onClose(): void }) {
+interface Props {
+  row: ExchangeSummary;
+  source: ExchangeSource;
+  onClose(): void;
+  /** The rows listed (the Connection tab names a request's neighbours), and selecting one of them. */
+  rowsById?: ReadonlyMap<string, ExchangeSummary>;
+  onSelect?(id: string): void;
+}
+
+const NO_ROWS: ReadonlyMap<string, ExchangeSummary> = new Map();
+/** A neighbour picked in the Connection tab opens on that tab too (the pane is mounted afresh per request). */
+let nextTab: Tab | undefined;
+
+export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect }: Props) {
   const toast = useToasts();
-  const [tab, setTab] = useState<Tab>('headers');
+  const [tab, setTab] = useState<Tab>(() => {
+    const t = nextTab ?? 'headers';
+    nextTab = undefined;
+    return t;
+  });
+  const selectNeighbour = onSelect && ((id: string) => ((nextTab = 'connection'), onSelect(id)));
   const copyCurl = async () => {
     try {
       if (anyCut(detail)) throw new Error('this request has values too large to show whole (marked "shown first …"); export the session as HAR instead');
@@ -121,7 +140,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
         <button className="icon-btn" onClick={onClose} title="Close" aria-label="Close details" style={{ height: '100%' }}>
           ✕
         </button>
-        {(['headers', 'payload', 'response', 'timing'] as const).map((t) => (
+        {(['headers', 'payload', 'response', 'timing', 'connection'] as const).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={`tab ${tab === t ? 'active' : ''}`} onClick={() => setTab(t)} data-testid={`details-tab-${t}`}>
             {t[0]!.toUpperCase() + t.slice(1)}
           </button>
@@ -167,6 +186,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
         {tab === 'payload' && <BodyPanel id={row.id} side="request" source={source} state={row.state} />}
         {tab === 'response' && <BodyPanel id={row.id} side="response" source={source} state={row.state} />}
         {tab === 'timing' && <TimingPanel row={row} detail={detail} />}
+        {tab === 'connection' && <ConnectionPanel row={row} source={source} rowsById={rowsById} onSelect={selectNeighbour} />}
       </div>
     </aside>
   );

@@ -3,7 +3,7 @@
  * session. Both ask the core one exchange at a time; the Details pane does not
  * care which. Sessions can also hand over a value Details shows cut, whole.
  */
-import type { BodyView, ExchangeDetail, SessionField } from '../../../../proxy/src/api/contract';
+import type { BodyView, ConnectionsView, ExchangeDetail, SessionField } from '../../../../proxy/src/api/contract';
 import { api } from '../../api';
 import { harEntryIndex } from '../../../../proxy/src/api/har-row';
 import { base64ToBytes } from '../../lib/format';
@@ -13,6 +13,8 @@ export interface ExchangeSource {
   key: string;
   detail(id: string): Promise<ExchangeDetail>;
   body(id: string, side: 'request' | 'response'): Promise<BodyView>;
+  /** The connections this exchange used, with their other exchanges and stalls (the Connection tab). */
+  connections(id: string): Promise<ConnectionsView>;
   /** The whole value of a field `detail` cut, as a Blob (fetched in chunks); absent when nothing is ever cut. */
   fullValue?(id: string, field: SessionField, onProgress?: (done: number, total: number) => void): Promise<Blob>;
 }
@@ -21,6 +23,7 @@ export const liveSource: ExchangeSource = {
   key: 'live',
   detail: (id) => api.getExchange({ id }),
   body: (id, side) => api.getExchangeBody({ id, side }),
+  connections: (id) => api.getConnections({ exchangeId: id }),
 };
 
 function entryIndex(id: string): number {
@@ -35,6 +38,7 @@ export function sessionSource(sessionId: string): ExchangeSource {
     key: `session:${sessionId}`,
     detail: async (id) => api.getSessionEntry({ id: sessionId, index: entryIndex(id) }),
     body: async (id, side) => api.getSessionBody({ id: sessionId, index: entryIndex(id), side }),
+    connections: (id) => api.getConnections({ sessionId, exchangeId: id }),
     fullValue: async (id, field, onProgress) => {
       const index = entryIndex(id);
       // Chunks become Blob parts (kept by the browser outside the JS heap): the value is never one string here.

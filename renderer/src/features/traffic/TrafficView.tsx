@@ -1,5 +1,5 @@
 /** Traffic: filter bar, the request list, and the Details of the selected request. */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { AppStatus, ExchangeSummary } from '../../../../proxy/src/api/contract';
 import type { Dataset } from '../../lib/dataset';
 import { api } from '../../api';
@@ -65,6 +65,7 @@ function EmptyLive({ status, onOpenSessions }: { status?: AppStatus; onOpenSessi
 export function TrafficView({ dataset, rows, filtered, filter, onFilter, selectedId, onSelect, source, status, onOpenSessions }: Props) {
   const toast = useToasts();
   const [saving, setSaving] = useState(false);
+  const rowsById = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const selected = selectedId ? filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId) : undefined;
 
   const [naming, setNaming] = useState(false);
@@ -124,7 +125,16 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
         ) : (
           <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} />
         )}
-        {selected && <DetailsPane key={`${source.key}:${selected.id}`} row={selected} source={source} onClose={() => onSelect(undefined)} />}
+        {selected && (
+          <DetailsPane
+            key={`${source.key}:${selected.id}`}
+            row={selected}
+            source={source}
+            onClose={() => onSelect(undefined)}
+            rowsById={rowsById}
+            onSelect={onSelect}
+          />
+        )}
       </div>
       {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={save} onCancel={() => setNaming(false)} />}
     </>

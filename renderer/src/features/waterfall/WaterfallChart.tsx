@@ -11,6 +11,7 @@ import { createTimeScale, extentOf, rangeFromPixels, zoomRange, type TimeRange }
 import { PHASE_COLORS, PHASE_LABELS, phaseSegments } from '../../lib/phases';
 import { displayName, formatMs } from '../../lib/format';
 import { statusClassOf } from '../../lib/filters';
+import { StallMarker } from './StallMarker';
 
 const ROW_H = 22;
 
@@ -26,6 +27,8 @@ interface Props {
   /** A fixed axis (side-by-side comparisons share one); default: the rows' extent. */
   bounds?: TimeRange;
   markers?: Marker[];
+  /** Stall count and time per row id: stalled rows get a marker with a tooltip. */
+  stalls?: Record<string, { count: number; ms: number }>;
 }
 
 /** A vertical line across the waterfall, e.g. DOMContentLoaded (blue) and load (red) as in DevTools. */
@@ -45,7 +48,9 @@ export function rowExtent(rows: readonly ExchangeSummary[]): TimeRange {
   return extentOf(rows.map((r) => ({ start: r.startTime, end: r.startTime + Math.max(0, r.duration) }))) ?? { start: 0, end: 1 };
 }
 
-export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds, markers = [] }: Props) {
+export function WaterfallChart(props: Props) {
+  const { rows, selectedId, onSelect, nameWidth = 300, testid = 'waterfall', zoom, onZoom, bounds: fixedBounds } = props;
+  const { markers = [], stalls } = props;
   const bounds = useMemo(() => fixedBounds ?? rowExtent(rows), [rows, fixedBounds]);
   const range = zoom ?? bounds;
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -145,6 +150,7 @@ export function WaterfallChart({ rows, selectedId, onSelect, nameWidth = 300, te
                 data-testid={`${testid}-row`}
               >
                 <div className={`wf-name-col ${cls === 'error' ? 'err' : ''}`} style={{ width: nameWidth }} title={r.url}>
+                  {stalls?.[r.id] && <StallMarker stall={stalls[r.id]!} />}
                   {displayName(r.url)}
                 </div>
                 <div className="wf-track" style={{ flex: 'none', width: trackWidth }} onMouseMove={(e) => setHover({ row: r, x: e.clientX, y: e.clientY })}>

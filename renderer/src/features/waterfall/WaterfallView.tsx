@@ -10,6 +10,8 @@ interface Props {
   rows: ExchangeSummary[];
   total: number;
   markers?: Marker[];
+  /** Stall count and time per row id (getConnections): stalled rows get a marker. */
+  stalls?: Record<string, { count: number; ms: number }>;
   selectedId?: string;
   onSelect(id: string): void;
   onShowDetails(): void;
@@ -28,7 +30,7 @@ export function Legend() {
   );
 }
 
-export function WaterfallView({ rows, total, markers, selectedId, onSelect, onShowDetails }: Props) {
+export function WaterfallView({ rows, total, markers, stalls, selectedId, onSelect, onShowDetails }: Props) {
   const [zoom, setZoom] = useState<TimeRange>();
   const sorted = useMemo(() => [...rows].sort((a, b) => a.startTime - b.startTime), [rows]);
   const bounds = useMemo(() => rowExtent(sorted), [sorted]);
@@ -69,7 +71,16 @@ export function WaterfallView({ rows, total, markers, selectedId, onSelect, onSh
           </span>
         ))}
       </div>
-      <WaterfallChart rows={sorted} selectedId={selectedId} onSelect={onSelect} zoom={zoom} onZoom={setZoom} bounds={bounds} markers={markers} />
+      <WaterfallChart
+        rows={sorted}
+        stalls={stalls}
+        selectedId={selectedId}
+        onSelect={onSelect}
+        zoom={zoom}
+        onZoom={setZoom}
+        bounds={bounds}
+        markers={markers}
+      />
       {selectedId && (
         <div className="toolbar" style={{ borderTop: '1px solid var(--border)' }}>
           <span className="muted">Selected request:</span>
