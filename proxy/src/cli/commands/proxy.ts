@@ -6,7 +6,7 @@ import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../../tls/trust.js';
 import { formatExchangeLine } from '../format.js';
-import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, relayFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 
 export const proxyCommand: CliCommand = {
@@ -26,6 +26,9 @@ Flags:
   --no-intercept    CONNECT is a blind TCP tunnel (no TLS termination, nothing recorded inside)
   --no-http2        HTTP/1.1 on both legs
   --nagle           leave Nagle's algorithm on for every proxy socket (for comparison)
+  --relay MODE      how responses are written to HTTP/1.1 clients: coalesce (default: the head
+                    leaves with the body) or naive (the head alone, then each upstream chunk as it
+                    comes, as a simple proxy relays; with --nagle, see docs/lab.md)
   --data-dir DIR    data directory (CA, sessions); default $NETLENS_DATA_DIR or ~/.local/share/netlens
   --upstream-ca F   also trust this CA (PEM) for upstream TLS; repeatable
   --insecure        do not verify upstream certificates (testing only)
@@ -46,6 +49,7 @@ Examples:
     'no-intercept': { type: 'boolean' },
     'no-http2': { type: 'boolean' },
     nagle: { type: 'boolean' },
+    relay: { type: 'string' },
     'data-dir': { type: 'string' },
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
@@ -58,6 +62,7 @@ Examples:
     const port = intFlag(values, 'port', 8080, 0, 65535);
     const dataDir = dataDirFlag(values, env);
     const upstreamCA = upstreamCAFlag(values);
+    const relay = relayFlag(values);
     const proxy = await startProxy({
       port,
       host: (values.host as string | undefined) ?? '127.0.0.1',
@@ -65,6 +70,7 @@ Examples:
       intercept: !values['no-intercept'],
       http2: !values['no-http2'],
       nagle: Boolean(values.nagle),
+      relay,
       dataDir,
       upstreamCA,
       insecureUpstream: insecureFlag(values, stderr),
@@ -80,7 +86,7 @@ Examples:
       : undefined;
     const s = proxy.settings;
     stdout.write(`Netlens proxy listening on ${proxy.address.url}\n`);
-    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'} · data ${s.dataDir}\n`);
+    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'}${relay === 'naive' ? ' · relay naive' : ''} · data ${s.dataDir}\n`);
     stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
     if (recording) stdout.write(`Recording to ${recording.recorder.journalFile}; the HAR goes to ${harFile} on stop\n`);
     stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');

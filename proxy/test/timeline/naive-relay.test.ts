@@ -1,0 +1,102 @@
+/**
+ * `relay: 'naive'` seen on the socket timeline: an origin flushes a response head, then
+ * writes a 1,000-byte body in one write on the next turn (as the lab site does for images).
+ * By default the proxy's HTTP/1.1 client leg sends head and body in one write (nothing for
+ * Nagle to hold); in naive mode the head leaves alone, then the body, and with Nagle on the
+ * body waits for the client's delayed ACK of the head: stalls flagged, none with Nagle off.
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { summarizeStalls } from '../../src/timeline/stalls.js';
+import type { RelayMode } from '../../src/options.js';
+import { httpOrigin, testProxy, type Origin } from '../proxy/harness.js';
+
+// Under the stall rule's 1,460-byte "small write" (the lab site's 8×8 PNGs are ~130 bytes).
+const BODY = 1000;
+const REQUESTS = 15;
+let origin: Origin;
+
+beforeAll(async () => {
+  origin = await httpOrigin((_req, res) => {
+    const r = res as http.ServerResponse;
+    r.writeHead(200, { 'content-type': 'image/png', 'content-length': String(BODY) });
+    r.flushHeaders();
+    setImmediate(() => r.end(Buffer.alloc(BODY, 120)));
+  });
+});
+afterAll(() => origin.close());
+
+/** Sequential GETs through the proxy on one keep-alive connection; each response's length and client time. */
+async function run(port: number, n: number): Promise<{ lengths: number[]; times: number[] }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const lengths: number[] = [];
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    lengths.push(
+      await new Promise<number>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: `${origin.url}/img/${i}.png`, agent }, (res) => {
+          let len = 0;
+          res.on('data', (c: Buffer) => (len += c.length));
+          res.on('end', () => resolve(len));
+        });
+        req.once('error', reject);
+      }),
+    );
+    times.push(performance.now() - t0);
+  }
+  agent.destroy();
+  return { lengths, times };
+}
+
+async function session(relay: RelayMode | undefined, nagle: boolean) {
+  const tp = await testProxy({ nagle, ...(relay ? { relay } : {}) });
+  try {
+    const { lengths, times } = await run(tp.proxy.address.port, REQUESTS);
+    const xs = await tp.waitFor(REQUESTS);
+    const conns = tp.proxy.timeline!.toLog()._connections;
+    const client = conns.filter((c) => c.leg === 'client');
+    // Writes of each exchange on the client leg, in order (sizes).
+    const writes = xs.map((x) => client.flatMap((c) => c.events.filter((e) => e.d === 'w' && e.x === x.id).map((e) => e.n)));
+    return { lengths, times, writes, stalls: summarizeStalls(conns) };
+  } finally {
+    await tp.stop();
+  }
+}
+
+const median = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+describe('relay: naive', () => {
+  it('coalesce (default) sends head + body in one write; naive sends the head alone, then the body', async () => {
+    const coalesce = await session(undefined, false);
+    const naive = await session('naive', false);
+    expect(coalesce.lengths.every((n) => n === BODY)).toBe(true);
+    expect(naive.lengths.every((n) => n === BODY)).toBe(true);
+    for (const w of coalesce.writes) {
+      expect(w).toHaveLength(1);
+      expect(w[0]).toBeGreaterThan(BODY);
+    }
+    for (const w of naive.writes) {
+      expect(w).toHaveLength(2);
+      expect(w[0]).toBeLessThan(500); // the head alone
+      expect(w[1]).toBe(BODY);
+    }
+  }, 30_000);
+
+  it('side by side: naive + Nagle on stalls, naive + Nagle off and coalesce + Nagle on do not', async () => {
+    const naiveOff = await session('naive', false);
+    const naiveOn = await session('naive', true);
+    const coalesceOn = await session('coalesce', true);
+    // eslint-disable-next-line no-console
+    console.log(
+      `median per request: naive+nagle off ${median(naiveOff.times).toFixed(1)} ms, naive+nagle on ${median(naiveOn.times).toFixed(1)} ms, ` +
+        `coalesce+nagle on ${median(coalesceOn.times).toFixed(1)} ms; stalls ${naiveOff.stalls.count} / ${naiveOn.stalls.count} ` +
+        `(${naiveOn.stalls.ms} ms) / ${coalesceOn.stalls.count}`,
+    );
+    expect(naiveOff.stalls.count).toBe(0);
+    expect(coalesceOn.stalls.count).toBe(0);
+    // Linux may ACK the first segments of a connection at once (quick-ACK mode); most later ones wait.
+    expect(naiveOn.stalls.count).toBeGreaterThanOrEqual(REQUESTS / 3);
+    expect(median(naiveOn.times)).toBeGreaterThan(median(naiveOff.times));
+  }, 30_000);
+});
