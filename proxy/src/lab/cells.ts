@@ -2,8 +2,8 @@
  * The lab matrix: which cells exist, what each one means, how users name them,
  * and which cell each is compared with.
  *
- * Besides the 10 built-in cells (and the 2 opt-in naive-relay cells), every external proxy in `LabConfig.via` adds
- * `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
+ * Besides the 10 built-in cells (and the 2 opt-in naive-relay cells), every
+ * external proxy in `LabConfig.via` adds `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
  * functions that accept cell names take the via names as a second argument.
  */
 import type { CellId, CellSettings, ViaCellId } from './types.js';
@@ -86,7 +86,8 @@ export function cellSettings(id: CellId): CellSettings {
 export function cellId(s: CellSettings): CellId {
   if (s.via) return `via-${s.via}+${s.http2 ? 'h2' : 'h1'}`;
   if (!s.proxy) return s.http2 ? 'direct+h2' : 'direct+h1';
-  return `proxy+${s.http2 ? 'h2' : 'h1'}+${s.intercept ? 'intercept' : 'tunnel'}${s.naive ? '+naive' : ''}${s.nagle ? '+nagle' : ''}` as CellId;
+  const suffix = `${s.naive ? '+naive' : ''}${s.nagle ? '+nagle' : ''}`;
+  return `proxy+${s.http2 ? 'h2' : 'h1'}+${s.intercept ? 'intercept' : 'tunnel'}${suffix}` as CellId;
 }
 
 /** The parts a pattern can name: `via-x+h2` also answers to `via` (every via cell). */
@@ -135,7 +136,8 @@ export function unknownCellMessage(raw: string, viaNames: readonly string[] = []
       ? ` (external proxies given: ${viaNames.join(', ')})`
       : ' (via cells need their external proxy: --via NAME=URL)'
     : '';
-  return `unknown cell "${raw}"${hint}. Valid cells: all, ${allCells(viaNames).join(', ')} (or parts of them, e.g. "direct", "proxy+h2", "naive" or "via")`;
+  const examples = '(or parts of them, e.g. "direct", "proxy+h2", "naive" or "via")';
+  return `unknown cell "${raw}"${hint}. Valid cells: all, ${allCells(viaNames).join(', ')} ${examples}`;
 }
 
 /**

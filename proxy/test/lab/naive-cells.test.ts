@@ -14,7 +14,9 @@ import { fakeResult } from './fake-result.js';
 describe('naive-relay cells', () => {
   it('are named like the others and round-trip settings ↔ id', () => {
     expect(NAIVE_CELLS).toEqual(['proxy+h1+intercept+naive', 'proxy+h1+intercept+naive+nagle']);
-    expect(cellSettings('proxy+h1+intercept+naive+nagle')).toEqual({ proxy: true, http2: false, intercept: true, nagle: true, naive: true });
+    expect(cellSettings('proxy+h1+intercept+naive+nagle')).toEqual({
+      proxy: true, http2: false, intercept: true, nagle: true, naive: true,
+    });
     expect(cellSettings('proxy+h1+intercept+nagle')).toEqual({ proxy: true, http2: false, intercept: true, nagle: true }); // no naive key
     for (const id of [...ALL_CELLS, ...NAIVE_CELLS]) expect(cellId(cellSettings(id))).toBe(id);
     expect(isCellId('proxy+h1+intercept+naive')).toBe(true);
@@ -43,7 +45,8 @@ describe('naive-relay cells', () => {
 
   it('effects: Nagle within the naive relay, naive vs coalescing relay; the proxy pair skips them', () => {
     const ids: CellId[] = ['direct+h1', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle', ...NAIVE_CELLS];
-    const r = fakeResult(ids.map((cell, i) => ({ cell, loadMs: [100, 102, 104, 106, 108].map((v) => v + i * 50), ttfbMs: [5, 5, 5, 5, 5] })));
+    const loadMs = (i: number) => [100, 102, 104, 106, 108].map((v) => v + i * 50);
+    const r = fakeResult(ids.map((cell, i) => ({ cell, loadMs: loadMs(i), ttfbMs: [5, 5, 5, 5, 5] })));
     const pairs = r.effects.map((e) => `${e.dimension}: ${e.cell} vs ${e.versus}`);
     expect(pairs).toEqual([
       'nagle: proxy+h1+intercept+nagle vs proxy+h1+intercept',
@@ -58,7 +61,9 @@ describe('naive-relay cells', () => {
   it('stall counts per cell: median and range in the results and the table, absent without a count', () => {
     const run = (cell: CellId, i: number, stalls?: number): RunMeasurement => ({
       cell, round: i, sequence: i, startedAt: '', ok: true, loadMs: 100 + i, onLoadMs: 100, ttfbMeanMs: 1, ttfbMedianMs: 1, requests: 3,
-      ...(stalls === undefined ? {} : { proxy: { exchanges: 3, errors: 0, upstreamConnections: 1, protocols: {}, stalls, stallMs: stalls * 40 } }),
+      ...(stalls === undefined
+        ? {}
+        : { proxy: { exchanges: 3, errors: 0, upstreamConnections: 1, protocols: {}, stalls, stallMs: stalls * 40 } }),
     });
     const runs = [
       ...[30, 12, 40].map((n, i) => run('proxy+h1+intercept+naive+nagle', i, n)),

@@ -36,7 +36,8 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const cell = (id: string) => result.cells.find((c) => c.id === id)!;
-  const proxyHar = (r: LabResult['cells'][number]['runs'][number]) => JSON.parse(fs.readFileSync(path.join(dir, 'out', r.proxyHar!), 'utf8'));
+  const proxyHar = (r: LabResult['cells'][number]['runs'][number]) =>
+    JSON.parse(fs.readFileSync(path.join(dir, 'out', r.proxyHar!), 'utf8'));
 
   it('loads the whole page in both cells', () => {
     for (const c of result.cells) {

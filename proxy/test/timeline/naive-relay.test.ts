@@ -89,7 +89,8 @@ describe('relay: naive', () => {
     const coalesceOn = await session('coalesce', true);
     // eslint-disable-next-line no-console
     console.log(
-      `median per request: naive+nagle off ${median(naiveOff.times).toFixed(1)} ms, naive+nagle on ${median(naiveOn.times).toFixed(1)} ms, ` +
+      `median per request: naive+nagle off ${median(naiveOff.times).toFixed(1)} ms, ` +
+        `naive+nagle on ${median(naiveOn.times).toFixed(1)} ms, ` +
         `coalesce+nagle on ${median(coalesceOn.times).toFixed(1)} ms; stalls ${naiveOff.stalls.count} / ${naiveOn.stalls.count} ` +
         `(${naiveOn.stalls.ms} ms) / ${coalesceOn.stalls.count}`,
     );

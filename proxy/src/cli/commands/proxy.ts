@@ -86,7 +86,9 @@ Examples:
       : undefined;
     const s = proxy.settings;
     stdout.write(`Netlens proxy listening on ${proxy.address.url}\n`);
-    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'}${relay === 'naive' ? ' · relay naive' : ''} · data ${s.dataDir}\n`);
+    const relayNote = relay === 'naive' ? ' · relay naive' : '';
+    const nagleNote = `Nagle ${s.nagle ? 'on' : 'off'}${relayNote}`;
+    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · ${nagleNote} · data ${s.dataDir}\n`);
     stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
     if (recording) stdout.write(`Recording to ${recording.recorder.journalFile}; the HAR goes to ${harFile} on stop\n`);
     stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');
