@@ -101,3 +101,60 @@ describe('relay: naive', () => {
     expect(median(naiveOn.times)).toBeGreaterThan(median(naiveOff.times));
   }, 30_000);
 });
+
+describe('relay: naive keeps bodies whole', () => {
+  it('a 3 MB chunked body reaches a slow reader byte for byte; a body the origin cut off stays cut off', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 0xff;
+    const o = await httpOrigin((req, res) => {
+      const r = res as http.ServerResponse;
+      if (req.url === '/cut') {
+        r.writeHead(200, { 'content-length': '1000' });
+        r.write(Buffer.alloc(400, 1));
+        setTimeout(() => r.socket?.destroy(), 20);
+        return;
+      }
+      r.writeHead(200, { 'content-type': 'application/octet-stream' }); // no length: chunked
+      let off = 0;
+      const next = () => {
+        while (off < big.length) {
+          const ok = r.write(big.subarray(off, (off += 64 * 1024)));
+          if (!ok) return void r.once('drain', next);
+        }
+        r.end();
+      };
+      next();
+    });
+    const tp = await testProxy({ relay: 'naive', nagle: true });
+    try {
+      const port = tp.proxy.address.port;
+      const got = await new Promise<Buffer>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: `${o.url}/big` }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => {
+            chunks.push(c);
+            res.pause(); // a slow reader: the relay must pause the upstream body and resume on drain
+            setTimeout(() => res.resume(), 1);
+          });
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+          res.on('error', reject);
+        }).once('error', reject);
+      });
+      expect(got.length).toBe(big.length);
+      expect(got.equals(big)).toBe(true);
+      const cut = await new Promise<{ bytes: number; complete: boolean }>((resolve) => {
+        http.get({ host: '127.0.0.1', port, path: `${o.url}/cut` }, (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('close', () => resolve({ bytes, complete: res.complete }));
+          res.on('error', () => undefined);
+        }).once('error', () => resolve({ bytes: 0, complete: false }));
+      });
+      expect(cut.complete).toBe(false);
+      expect(cut.bytes).toBeLessThan(1000);
+    } finally {
+      await tp.stop();
+      await o.close();
+    }
+  }, 30_000);
+});
