@@ -157,4 +157,39 @@ describe('relay: naive keeps bodies whole', () => {
       await o.close();
     }
   }, 30_000);
+
+  it('HEAD, 204 and 304 (no body) end cleanly and leave the keep-alive connection usable', async () => {
+    const o = await httpOrigin((req, res) => {
+      const r = res as http.ServerResponse;
+      if (req.url === '/204') r.writeHead(204).end();
+      else if (req.url === '/304') r.writeHead(304, { etag: '"x"' }).end();
+      else r.writeHead(200, { 'content-type': 'text/plain', 'content-length': '5' }).end('hello');
+    });
+    const tp = await testProxy({ relay: 'naive' });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const port = tp.proxy.address.port;
+      const get = (method: string, p: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = http.request({ host: '127.0.0.1', port, method, path: `${o.url}${p}`, agent }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          });
+          req.once('error', reject);
+          req.end();
+        });
+      expect(await get('HEAD', '/text')).toEqual({ status: 200, body: '' });
+      expect(await get('GET', '/204')).toEqual({ status: 204, body: '' });
+      expect(await get('GET', '/304')).toEqual({ status: 304, body: '' });
+      expect(await get('GET', '/text')).toEqual({ status: 200, body: 'hello' });
+      const xs = await tp.waitFor(4);
+      expect(xs.every((x) => !x.error)).toBe(true);
+      expect(new Set(xs.map((x) => x.clientConnectionId)).size).toBe(1); // one keep-alive connection throughout
+    } finally {
+      agent.destroy();
+      await tp.stop();
+      await o.close();
+    }
+  }, 30_000);
 });
