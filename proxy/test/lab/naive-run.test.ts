@@ -2,8 +2,7 @@
  * The naive-relay cells in a real lab run (Chromium, the proxy in its child process, the
  * test site), side by side, never against absolute times: over a bounded page (30 images,
  * 2 runs per cell) the proxy-side HAR's timeline shows each image's head and body leaving
- * in separate writes, stalls are flagged in the Nagle-on cell and none in the Nagle-off one,
- * and the Nagle-on cell is slower.
+ * in separate writes, and stalls are flagged in the Nagle-on cell and none in the Nagle-off one.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,13 +61,20 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
     }
   });
 
-  it('stalls in the Nagle-on cell, none with Nagle off, and Nagle on is slower', () => {
+  it('stalls in the Nagle-on cell, none with Nagle off', () => {
     const on = cell('proxy+h1+intercept+naive+nagle');
     const off = cell('proxy+h1+intercept+naive');
     expect(off.stalls).toMatchObject({ runs: 2, max: 0 });
     // Most of the 30 images wait for Chrome's delayed ACK of their head (the first few of a connection may be ACKed at once).
     expect(on.stalls!.min).toBeGreaterThanOrEqual(10);
-    expect(on.stats.loadMs!.median).toBeGreaterThan(off.stats.loadMs!.median);
+    // Each one a delayed-ACK wait (≥ 30 ms by the rule). Load times are printed, not asserted: two runs of a
+    // 30-image page on a shared machine vary by more than the stalls add (docs/lab.md has the 5-run measurements).
+    expect(on.stalls!.medianMs).toBeGreaterThanOrEqual(on.stalls!.median * 30);
+    // eslint-disable-next-line no-console
+    console.log(
+      `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off); ` +
+        `median load ${on.stats.loadMs!.median.toFixed(0)} vs ${off.stats.loadMs!.median.toFixed(0)} ms`,
+    );
     expect(result.effects).toContainEqual(expect.objectContaining({ dimension: 'nagle', cell: on.id, versus: off.id }));
   });
 });
