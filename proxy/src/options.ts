@@ -39,6 +39,10 @@ export interface RespondHook {
   maxBodyBytes: number;
 }
 
+/** ProxyOptions.relay: how response writes reach an HTTP/1.x client. */
+export type RelayMode = 'coalesce' | 'naive';
+export const RELAY_MODES: readonly RelayMode[] = ['coalesce', 'naive'];
+
 export interface ProxyOptions {
   /** Interface to listen on. Default `127.0.0.1` (never an open relay). */
   host?: string;
@@ -50,6 +54,13 @@ export interface ProxyOptions {
   http2?: boolean;
   /** Leave Nagle's algorithm on for every proxy socket. Default false (setNoDelay(true)). */
   nagle?: boolean;
+  /**
+   * How responses are written to HTTP/1.x clients. `coalesce` (default): the head leaves with the
+   * first body chunk and chunks of one event-loop turn leave together. `naive`: the head is flushed
+   * as a write of its own, then each upstream body chunk is written as it arrives, as a simple proxy
+   * relays (server/naive-relay.ts; the lab's `+naive` cells). HTTP/2 client legs always coalesce.
+   */
+  relay?: RelayMode;
   /** Where the CA and sessions live. Default: $NETLENS_DATA_DIR or the user's data dir. */
   dataDir?: string;
   /** Accept clients that are not on loopback when bound elsewhere. Default false. */
@@ -121,6 +132,7 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     intercept: options.intercept ?? true,
     http2: options.http2 ?? true,
     nagle: options.nagle ?? false,
+    relay: options.relay ?? 'coalesce',
     dataDir: options.dataDir ? path.resolve(options.dataDir) : defaultDataDir(),
     allowRemoteClients: options.allowRemoteClients ?? false,
     bodyCaptureLimit: options.bodyCaptureLimit ?? DEFAULT_BODY_CAPTURE_LIMIT,

@@ -1,8 +1,8 @@
 /** Flags several commands share: where the data lives and which extra CAs to trust upstream. */
 import path from 'node:path';
-import { defaultDataDir } from '../options.js';
+import { defaultDataDir, RELAY_MODES, type RelayMode } from '../options.js';
 import { readCAFile } from '../api/proxy-config.js';
-import type { CommandContext } from './command.js';
+import { UsageError, type CommandContext } from './command.js';
 
 /** `--data-dir DIR`, else $NETLENS_DATA_DIR, else the platform's user data directory. */
 export function dataDirFlag(values: CommandContext['values'], env: NodeJS.ProcessEnv): string {
@@ -28,4 +28,12 @@ export function insecureFlag(values: CommandContext['values'], stderr: NodeJS.Wr
   if (!values.insecure) return false;
   stderr.write(INSECURE_WARNING + '\n');
   return true;
+}
+
+/** `--relay coalesce|naive` (ProxyOptions.relay); default coalesce. */
+export function relayFlag(values: CommandContext['values']): RelayMode {
+  const raw = values.relay;
+  if (raw === undefined) return 'coalesce';
+  if (typeof raw === 'string' && (RELAY_MODES as readonly string[]).includes(raw)) return raw as RelayMode;
+  throw new UsageError(`--relay must be one of ${RELAY_MODES.join(', ')} (got "${String(raw)}")`);
 }

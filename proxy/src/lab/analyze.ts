@@ -45,6 +45,8 @@ export function analyze(
     }
     const noisy = (stats.loadMs?.cv ?? 0) > NOISY_CV;
     const result: CellResult = { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false, noisy };
+    const stalls = stallStats(cellRuns);
+    if (stalls) result.stalls = stalls;
     const med = stats.loadMs?.median;
     if (med !== undefined) {
       let best = -1;
@@ -61,7 +63,22 @@ export function analyze(
   return results;
 }
 
-const DIMENSIONS: Dimension[] = ['http2', 'nagle', 'intercept', 'proxy'];
+/** CellResult.stalls: the stall counts of the successful runs that have one (proxy cells with the timeline on). */
+export function stallStats(runs: readonly RunMeasurement[]): CellResult['stalls'] {
+  const counted = runs.filter((r) => r.ok && typeof r.proxy?.stalls === 'number');
+  if (counted.length === 0) return undefined;
+  const counts = counted.map((r) => r.proxy!.stalls!);
+  const ms = counted.map((r) => r.proxy!.stallMs ?? 0);
+  return { runs: counted.length, median: median(counts), min: Math.min(...counts), max: Math.max(...counts), medianMs: median(ms) };
+}
+
+function median(values: readonly number[]): number {
+  const v = [...values].sort((a, b) => a - b);
+  const mid = v.length >> 1;
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+const DIMENSIONS: Dimension[] = ['http2', 'nagle', 'intercept', 'naive', 'proxy'];
 
 /**
  * The effect of each dimension: every pair of run cells that differ in that one
@@ -75,8 +92,9 @@ export function effects(cells: readonly CellResult[], alpha: number, metric: Met
     for (const on of cells) {
       const s = on.settings;
       if (!s[dimension]) continue;
-      if (dimension === 'proxy' && (!s.intercept || s.nagle)) continue;
+      if (dimension === 'proxy' && (!s.intercept || s.nagle || s.naive)) continue;
       const offSettings = dimension === 'proxy' ? { proxy: false, http2: s.http2, intercept: false, nagle: false } : { ...s, [dimension]: false };
+      // cellId of settings that name no cell (e.g. naive with HTTP/2) is simply not among the cells run.
       const off = byId.get(cellId(offSettings));
       if (!off) continue;
       const x = metricValues(on.runs, metric);

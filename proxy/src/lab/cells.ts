@@ -2,8 +2,8 @@
  * The lab matrix: which cells exist, what each one means, how users name them,
  * and which cell each is compared with.
  *
- * Besides the 10 built-in cells, every external proxy in `LabConfig.via` adds
- * `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
+ * Besides the 10 built-in cells (and the 2 opt-in naive-relay cells), every
+ * external proxy in `LabConfig.via` adds `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
  * functions that accept cell names take the via names as a second argument.
  */
 import type { CellId, CellSettings, ViaCellId } from './types.js';
@@ -22,6 +22,15 @@ export const ALL_CELLS: readonly CellId[] = [
   'proxy+h1+tunnel+nagle',
 ];
 
+/**
+ * Opt-in cells: the intercepting HTTP/1.1 proxy relaying as a naive proxy does (ProxyOptions
+ * `relay: 'naive'`), Nagle off and on. They show what Nagle costs a proxy that does not coalesce
+ * (the default proxy sends each image's head and body in one write, so Nagle has nothing to hold:
+ * docs/lab.md). Not in the default run nor in `all` (they would add a fifth to its run time
+ * to answer a question about other proxies); named by id or by any pattern with `naive`.
+ */
+export const NAIVE_CELLS: readonly CellId[] = ['proxy+h1+intercept+naive', 'proxy+h1+intercept+naive+nagle'];
+
 /** A valid external proxy name (also what `via-<name>` cells are made of). */
 export const VIA_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const VIA_CELL = /^via-([a-z0-9][a-z0-9-]{0,31})\+(h2|h1)$/;
@@ -31,8 +40,13 @@ export function viaCells(name: string): ViaCellId[] {
   return [`via-${name}+h2`, `via-${name}+h1`];
 }
 
-/** The built-in cells, then both cells of each external proxy in the order given. */
+/** Every cell that can be run: the built-in cells, the naive-relay cells, then both cells of each external proxy in the order given. */
 export function allCells(viaNames: readonly string[] = []): CellId[] {
+  return [...ALL_CELLS, ...NAIVE_CELLS, ...viaNames.flatMap(viaCells)];
+}
+
+/** What runs when no cells are named, and what `all` means: every cell but the opt-in naive-relay ones. */
+export function defaultCells(viaNames: readonly string[] = []): CellId[] {
   return [...ALL_CELLS, ...viaNames.flatMap(viaCells)];
 }
 
@@ -48,7 +62,7 @@ export function isViaCellId(s: string): s is ViaCellId {
 
 /** A built-in cell, or a via cell of one of `viaNames`. */
 export function isCellId(s: string, viaNames: readonly string[] = []): s is CellId {
-  if ((ALL_CELLS as readonly string[]).includes(s)) return true;
+  if ((ALL_CELLS as readonly string[]).includes(s) || (NAIVE_CELLS as readonly string[]).includes(s)) return true;
   const via = parseViaCell(s);
   return via !== undefined && viaNames.includes(via.name);
 }
@@ -65,13 +79,15 @@ export function cellSettings(id: CellId): CellSettings {
     http2: parts[1] === 'h2',
     intercept: proxy && parts[2] === 'intercept',
     nagle: proxy && parts.includes('nagle'),
+    ...(proxy && parts.includes('naive') ? { naive: true } : {}),
   };
 }
 
 export function cellId(s: CellSettings): CellId {
   if (s.via) return `via-${s.via}+${s.http2 ? 'h2' : 'h1'}`;
   if (!s.proxy) return s.http2 ? 'direct+h2' : 'direct+h1';
-  return `proxy+${s.http2 ? 'h2' : 'h1'}+${s.intercept ? 'intercept' : 'tunnel'}${s.nagle ? '+nagle' : ''}` as CellId;
+  const suffix = `${s.naive ? '+naive' : ''}${s.nagle ? '+nagle' : ''}`;
+  return `proxy+${s.http2 ? 'h2' : 'h1'}+${s.intercept ? 'intercept' : 'tunnel'}${suffix}` as CellId;
 }
 
 /** The parts a pattern can name: `via-x+h2` also answers to `via` (every via cell). */
@@ -85,7 +101,9 @@ function cellParts(id: CellId): string[] {
  * whose parts must all appear, e.g. `direct,proxy+h2` (both direct cells and the
  * four proxy+h2 cells) or `direct+h2,proxy+h2+intercept`; `via` selects every
  * via cell, `via-mitmproxy` both cells of that proxy. Via cells exist only for
- * `viaNames`. Unknown names throw with the list of valid ones. The result keeps
+ * `viaNames`. `all` is `defaultCells`; the naive-relay cells answer only to their
+ * ids and to patterns with `naive` (`naive`, `naive+nagle`), so `nagle` or
+ * `proxy+h1` select what they always did. Unknown names throw with the list of valid ones. The result keeps
  * `allCells(viaNames)` order, without duplicates.
  */
 export function parseCells(list: string, viaNames: readonly string[] = []): CellId[] {
@@ -93,7 +111,7 @@ export function parseCells(list: string, viaNames: readonly string[] = []): Cell
   const wanted = new Set<CellId>();
   for (const raw of list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
     if (raw === 'all') {
-      universe.forEach((c) => wanted.add(c));
+      defaultCells(viaNames).forEach((c) => wanted.add(c));
       continue;
     }
     if (isCellId(raw, viaNames)) {
@@ -102,7 +120,8 @@ export function parseCells(list: string, viaNames: readonly string[] = []): Cell
     }
     // A pattern: every part must be one of the cell's parts ("proxy+nagle" → the 4 Nagle cells).
     const parts = raw.split('+');
-    const matches = universe.filter((c) => parts.every((p) => cellParts(c).includes(p)));
+    const optIn = (c: CellId) => NAIVE_CELLS.includes(c) && !parts.includes('naive');
+    const matches = universe.filter((c) => !optIn(c) && parts.every((p) => cellParts(c).includes(p)));
     if (matches.length === 0) throw new Error(unknownCellMessage(raw, viaNames));
     matches.forEach((c) => wanted.add(c));
   }
@@ -117,7 +136,8 @@ export function unknownCellMessage(raw: string, viaNames: readonly string[] = []
       ? ` (external proxies given: ${viaNames.join(', ')})`
       : ' (via cells need their external proxy: --via NAME=URL)'
     : '';
-  return `unknown cell "${raw}"${hint}. Valid cells: all, ${allCells(viaNames).join(', ')} (or parts of them, e.g. "direct", "proxy+h2" or "via")`;
+  const examples = '(or parts of them, e.g. "direct", "proxy+h2", "naive" or "via")';
+  return `unknown cell "${raw}"${hint}. Valid cells: all, ${allCells(viaNames).join(', ')} ${examples}`;
 }
 
 /**

@@ -28,9 +28,20 @@ function verdicts(c: CellResult, baseline: LabResult['config']['baseline']): [st
   return [load + noisy, ttfb.kind === 'none' || ttfb.kind === 'baseline' ? '-' : ttfb.text];
 }
 
+/** Median stalls per run, with the range when runs differ, e.g. `31 (12–40)`; `-` when none were counted. */
+function stallsText(c: CellResult): string {
+  const s = c.stalls;
+  if (!s) return '-';
+  const med = Number.isInteger(s.median) ? String(s.median) : s.median.toFixed(1);
+  return s.min === s.max ? med : `${med} (${s.min}–${s.max})`;
+}
+
 /** The per-cell table: load time stats, ratio to baseline, p-value, Cliff's delta, TTFB, connections. */
 export function formatTable(result: LabResult): string {
-  const header = ['cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad', 'TTFB mean', 'TTFB med', 'TTFB ratio', 'TTFB p', 'conns', 'proto', 'verdict', 'TTFB verdict'];
+  const header = [
+    'cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad',
+    'TTFB mean', 'TTFB med', 'TTFB ratio', 'TTFB p', 'conns', 'proto', 'stalls', 'verdict', 'TTFB verdict',
+  ];
   const rows = result.cells.map((c) => {
     const s: MetricStats | undefined = c.stats.loadMs;
     const cmp = c.comparisons.loadMs;
@@ -57,6 +68,7 @@ export function formatTable(result: LabResult): string {
       tcmp ? pValue(tcmp.p) : '-',
       conns.length ? String(conns[Math.floor(conns.length / 2)]) : '-',
       protos || '-',
+      stallsText(c),
       ...verdicts(c, result.config.baseline),
     ];
   });
@@ -71,7 +83,9 @@ export function formatTable(result: LabResult): string {
     `Runs: ${result.config.runs} per cell, shuffled per round (seed ${result.config.seed}); baseline: ${result.config.baseline}; α = ${result.config.alpha}` +
       (result.aborted ? ' — CANCELLED, partial results' : ''),
     `Times in ms; load = first request → last response end (browser clock); ratio/p/δ compare load time with the baseline (Mann-Whitney U, Cliff's delta);` +
-      ` TTFB ratio/p compare the runs' median TTFB the same way. Smallest p possible with ${result.config.runs} runs per cell: ${pValue(minPValue(result.config.runs))}.`,
+      ` TTFB ratio/p compare the runs' median TTFB the same way;` +
+      ` stalls = Nagle/delayed-ACK stalls the proxy's socket timeline flagged per run (median, range).` +
+      ` Smallest p possible with ${result.config.runs} runs per cell: ${pValue(minPValue(result.config.runs))}.`,
     ...(result.via ?? []).map((v) => {
       const what = v.intercepts === true ? 'terminates TLS' : v.intercepts === false ? 'tunnels TLS' : 'TLS handling unknown';
       return `via-${v.name}: external proxy ${v.url} (${what}); warm: started outside the lab and reused by every run, unlike the fresh Netlens proxy per run.`;
@@ -97,7 +111,9 @@ export function progressLine(p: LabProgress, width = 30): string {
   return `${bar} ${p.aborted ? 'cancelled' : 'done'}`;
 }
 
-const DIMENSION_LABEL = { http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', proxy: 'proxy on' } as const;
+const DIMENSION_LABEL = {
+  http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', naive: 'naive relay on', proxy: 'proxy on',
+} as const;
 
 /** "What each setting does": one line per pair of cells differing in one setting. */
 export function formatEffects(result: LabResult): string[] {

@@ -23,7 +23,7 @@ import { exportJournal } from '../har/journal.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
-import { allCells, baselineProblem, cellSettings, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
+import { allCells, baselineProblem, cellSettings, defaultCells, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
 import { LAB_ALPHA, LAB_DEFAULTS, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
@@ -56,7 +56,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   if (unknown.length === 1) throw new NetlensError(ErrorCodes.USAGE, unknownCellMessage(unknown[0], viaNames));
   if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${allCells(viaNames).join(', ')}`);
   const universe = allCells(viaNames);
-  let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : [...universe];
+  let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : defaultCells(viaNames);
   // External proxies given but none of their cells picked: the user surely wants them run.
   if (via.length && !cells.some(isViaCellId)) cells = [...cells, ...viaNames.flatMap(viaCells)];
   // An explicit baseline must be run, or every comparison would be empty. The default
@@ -168,6 +168,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
           intercept: settings.intercept,
           http2: settings.http2,
           nagle: settings.nagle,
+          ...(settings.naive ? { relay: 'naive' as const } : {}),
           dataDir: ctx.config.dataDir,
           // The test site's certificate comes from the Netlens CA; a --url origin's may come from the user's.
           upstreamCA: [ctx.ca.certPem, ...ctx.upstreamCA],

@@ -13,6 +13,7 @@ export const LAB_SCHEMA_VERSION = 1;
  * A matrix cell, named by its settings joined with `+`:
  *   `direct+h2`, `direct+h1`,
  *   `proxy+<h2|h1>+<intercept|tunnel>[+nagle]`  (8 cells),
+ *   `proxy+h1+intercept+naive[+nagle]`  (2 opt-in cells: the proxy relays naively, `relay: 'naive'`),
  *   `via-<name>+<h2|h1>`  (2 per external proxy in `LabConfig.via`).
  * `h1` means HTTP/2 disabled (`--disable-http2` and the proxy speaks HTTP/1.1 on
  * both legs); `tunnel` means CONNECT is a blind TCP tunnel; `+nagle` means the
@@ -26,7 +27,7 @@ export type CellId = BuiltInCellId | ViaCellId;
  */
 export type ViaCellId = `via-${string}+h2` | `via-${string}+h1`;
 
-/** The 10 cells of the Netlens matrix. */
+/** The 10 cells of the Netlens matrix, and the 2 opt-in naive-relay cells (cells.ts NAIVE_CELLS). */
 export type BuiltInCellId =
   | 'direct+h2'
   | 'direct+h1'
@@ -37,7 +38,9 @@ export type BuiltInCellId =
   | 'proxy+h1+intercept'
   | 'proxy+h1+intercept+nagle'
   | 'proxy+h1+tunnel'
-  | 'proxy+h1+tunnel+nagle';
+  | 'proxy+h1+tunnel+nagle'
+  | 'proxy+h1+intercept+naive'
+  | 'proxy+h1+intercept+naive+nagle';
 
 /**
  * The settings a cell stands for. `intercept`/`nagle` are false for direct cells.
@@ -50,6 +53,11 @@ export interface CellSettings {
   http2: boolean;
   intercept: boolean;
   nagle: boolean;
+  /**
+   * The proxy relays as a naive proxy does (ProxyOptions `relay: 'naive'`: the response head
+   * flushed alone, then each upstream chunk as its own write). Present (true) only on `+naive` cells.
+   */
+  naive?: boolean;
   /** Via cells: name of the external proxy (`LabConfig.via[].name`). Absent for Netlens and direct cells. */
   via?: string;
 }
@@ -252,6 +260,12 @@ export interface CellResult {
   noisy?: boolean;
   /** Index in `runs` of the successful run whose loadMs is closest to the median (for waterfalls); absent when none succeeded. */
   representativeRun?: number;
+  /**
+   * Nagle/delayed-ACK stalls on the proxy's sockets (`RunMeasurement.proxy.stalls`), over the
+   * successful runs that counted them: median per run, the fewest and most in one run, and the
+   * median stalled time per run (ms). Absent for direct and via cells and when no run counted them.
+   */
+  stalls?: { runs: number; median: number; min: number; max: number; medianMs: number };
 }
 
 export interface MachineInfo {
@@ -302,7 +316,7 @@ export interface LabResult {
 }
 
 /** The dimensions of the matrix. */
-export type Dimension = 'proxy' | 'http2' | 'intercept' | 'nagle';
+export type Dimension = 'proxy' | 'http2' | 'intercept' | 'nagle' | 'naive';
 
 /** One setting switched on, all else equal: `cell` (setting on) compared with `versus` (setting off). */
 export interface Effect {

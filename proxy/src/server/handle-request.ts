@@ -28,6 +28,7 @@ import { answerProxyError, endClient, type ClientRequest, type ClientResponse, t
 import { answerBadGateway } from './bad-gateway.js';
 import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
+import { flushHeadAlone, relayChunks } from './naive-relay.js';
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
   // By the connection, not the request line: an HTTP/1 connection can carry a request line that says "HTTP/2.0".
@@ -270,8 +271,10 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   });
 
   const resCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+  const naive = ctx.options.relay === 'naive' && res instanceof http.ServerResponse ? res : undefined;
   try {
     writeResponseHead(res, response);
+    if (naive) flushHeadAlone(naive);
   } catch (err) {
     // e.g. a header value HTTP/2 refuses; the client cannot get this response.
     response.abort();
@@ -322,6 +325,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
         complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
       }
     });
-    response.body.pipe(res as NodeJS.WritableStream, { end: false });
+    if (naive) relayChunks(response.body, naive);
+    else response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
 }

@@ -72,6 +72,9 @@ export function connectionStalls(c: ConnectionTimeline, rule: StallRule = DEFAUL
       readSincePrev = true;
       continue;
     }
+    // An empty write (Node's `res.end()` after the body went out in an earlier turn) puts nothing
+    // on the wire: Nagle cannot hold it, and it is no unacknowledged data for a later write either.
+    if (e.n === 0) continue;
     const prev = prevWrite;
     const unacked = prev !== undefined && !readSincePrev && e.t - prev.t < rule.ackWindowMs;
     prevWrite = e;

@@ -99,6 +99,14 @@ describe('stall detection', () => {
     expect(connectionStalls(c(held.events.map((e) => (e.d === 'w' ? { ...e, nagle: false } : e))))).toHaveLength(0);
     expect(connectionStalls(c(held.events.map((e) => (e.t === 43 ? { ...e, t: 4 } : e))))).toHaveLength(0);
     expect(connectionStalls(c(held.events.map((e) => (e.t === 43 ? { ...e, t: 5000 } : e))))).toHaveLength(0);
+    // An empty write (res.end() after the body left in an earlier turn) is never held, nor does it hold a later one.
+    const empty = c([
+      { t: 0, d: 'r', n: 80, x: 'x1' },
+      { t: 1, d: 'w', n: 300, nagle: true, x: 'x1' },
+      { t: 2, d: 'w', n: 0, nagle: true, x: 'x1' },
+      { t: 43, d: 'r', n: 80 },
+    ]);
+    expect(connectionStalls(empty)).toHaveLength(0);
     // A write after the peer's data (which carried the ACK) is not held.
     expect(
       connectionStalls(

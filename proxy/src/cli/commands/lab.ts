@@ -49,6 +49,9 @@ Cells (--cells, comma-separated; parts select groups, e.g. "direct", "proxy+h2",
   direct+h2  direct+h1
   proxy+h2+intercept  proxy+h2+intercept+nagle  proxy+h2+tunnel  proxy+h2+tunnel+nagle
   proxy+h1+intercept  proxy+h1+intercept+nagle  proxy+h1+tunnel  proxy+h1+tunnel+nagle
+  proxy+h1+intercept+naive  proxy+h1+intercept+naive+nagle   (opt-in, not in "all": the proxy
+                              relays as a naive proxy, head and each chunk in writes of their
+                              own; select them with "naive")
   via-NAME+h2  via-NAME+h1   (per --via proxy; "via" selects them all; added by
                               default when --cells names none of them)
 
@@ -60,7 +63,7 @@ Flags:
   --latency MS           test site: delay per response and per new connection
                          (default ${LAB_LIMITS.latencyMs.default}, ${limitRange('latencyMs')})
   --conn-latency MS      test site: delay per new connection only (default: --latency, ${limitRange('latencyMs')})
-  --cells LIST|all       cells to run (default all)
+  --cells LIST|all       cells to run (default all: every cell but the naive ones)
   --via NAME=URL         also load the page through another HTTP proxy (Charles,
                          mitmproxy, a corporate proxy…) at URL = http://host:port;
                          repeatable. It must support CONNECT for https pages; the

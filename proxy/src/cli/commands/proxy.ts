@@ -6,7 +6,7 @@ import type { ProxyEvent } from '../../model.js';
 import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { trustInstructions } from '../../tls/trust.js';
 import { formatExchangeLine } from '../format.js';
-import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
+import { dataDirFlag, insecureFlag, relayFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 import { rulesFlag, rulesHelp } from '../rules-flag.js';
 
@@ -27,6 +27,9 @@ Flags:
   --no-intercept    CONNECT is a blind TCP tunnel (no TLS termination, nothing recorded inside)
   --no-http2        HTTP/1.1 on both legs
   --nagle           leave Nagle's algorithm on for every proxy socket (for comparison)
+  --relay MODE      how responses are written to HTTP/1.1 clients: coalesce (default: the head
+                    leaves with the body) or naive (the head alone, then each upstream chunk as it
+                    comes, as a simple proxy relays; with --nagle, see docs/lab.md)
   --data-dir DIR    data directory (CA, sessions); default $NETLENS_DATA_DIR or ~/.local/share/netlens
   --upstream-ca F   also trust this CA (PEM) for upstream TLS; repeatable
   --insecure        do not verify upstream certificates (testing only)
@@ -48,6 +51,7 @@ Examples:
     'no-intercept': { type: 'boolean' },
     'no-http2': { type: 'boolean' },
     nagle: { type: 'boolean' },
+    relay: { type: 'string' },
     'data-dir': { type: 'string' },
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
@@ -62,6 +66,7 @@ Examples:
     const dataDir = dataDirFlag(values, env);
     const upstreamCA = upstreamCAFlag(values);
     const rules = rulesFlag(values, stderr);
+    const relay = relayFlag(values);
     const proxy = await startProxy({
       rules: rules?.holder,
       port,
@@ -70,6 +75,7 @@ Examples:
       intercept: !values['no-intercept'],
       http2: !values['no-http2'],
       nagle: Boolean(values.nagle),
+      relay,
       dataDir,
       upstreamCA,
       insecureUpstream: insecureFlag(values, stderr),
@@ -85,7 +91,9 @@ Examples:
       : undefined;
     const s = proxy.settings;
     stdout.write(`Netlens proxy listening on ${proxy.address.url}\n`);
-    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · Nagle ${s.nagle ? 'on' : 'off'} · data ${s.dataDir}\n`);
+    const relayNote = relay === 'naive' ? ' · relay naive' : '';
+    const nagleNote = `Nagle ${s.nagle ? 'on' : 'off'}${relayNote}`;
+    stdout.write(`  intercept ${s.intercept ? 'on' : 'off'} · HTTP/2 ${s.http2 ? 'on' : 'off'} · ${nagleNote} · data ${s.dataDir}\n`);
     stdout.write(`CA certificate: ${proxy.ca.certPath}\n`);
     if (recording) stdout.write(`Recording to ${recording.recorder.journalFile}; the HAR goes to ${harFile} on stop\n`);
     stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');
