@@ -103,5 +103,7 @@ export function exchangeDetail(x: Exchange): ExchangeDetail {
     retries: x.retries,
     tunnelBytes: x.tunnelBytes,
     websocket: x.websocket,
+    ...(x.rules?.length ? { rules: x.rules } : {}),
+    ...(x.mocked ? { mocked: true } : {}),
   };
 }
