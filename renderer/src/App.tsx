@@ -17,16 +17,19 @@ import { TrafficView } from './features/traffic/TrafficView';
 import { WaterfallView } from './features/waterfall/WaterfallView';
 import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
+import { RulesView } from './features/rules/RulesView';
+import { onRuleDraft, type RuleDraft } from './features/rules/draft';
 import { useToasts } from './ui/Toasts';
 import type { Dataset } from './lib/dataset';
 
-export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions';
+export type View = 'traffic' | 'waterfall' | 'lab' | 'sessions' | 'rules';
 
 const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },
   { id: 'waterfall', label: 'Waterfall' },
   { id: 'lab', label: 'Lab' },
   { id: 'sessions', label: 'Sessions' },
+  { id: 'rules', label: 'Rules' },
 ];
 
 export function App() {
@@ -40,6 +43,17 @@ export function App() {
   const [selectedId, setSelectedId] = useState<string>();
   const [connection, setConnection] = useState<ConnectionState>('connecting');
   const [sessionsVersion, setSessionsVersion] = useState(0);
+  const [ruleDraft, setRuleDraft] = useState<RuleDraft>();
+  const takeRuleDraft = useCallback(() => setRuleDraft(undefined), []);
+  // "Mock this response" in Details: open Rules with the prefilled rule.
+  useEffect(
+    () =>
+      onRuleDraft((d) => {
+        setRuleDraft(d);
+        setView('rules');
+      }),
+    [],
+  );
 
   const refreshStatus = useCallback(
     () =>
@@ -190,6 +204,7 @@ export function App() {
         )}
         {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} markers={markers} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
         {view === 'lab' && <LabView status={status} />}
+        {view === 'rules' && <RulesView draft={ruleDraft} onDraftTaken={takeRuleDraft} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
       </main>
       <footer className="statusbar" data-testid="statusbar">

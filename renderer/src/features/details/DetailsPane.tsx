@@ -9,6 +9,7 @@ import { useToasts } from '../../ui/Toasts';
 import { BodyPanel } from './BodyPanel';
 import { TimingPanel } from './TimingPanel';
 import type { ExchangeSource } from './source';
+import { RulesSection, useMockThis } from './RulesSection';
 
 type Tab = 'headers' | 'payload' | 'response' | 'timing';
 
@@ -98,6 +99,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
     };
   }, [row.id, row.state, source]);
 
+  const mockThis = useMockThis(row, detail, source);
   const save: SaveField | undefined = source.fullValue && ((field: SessionField, onProgress) => source.fullValue!(row.id, field, onProgress));
   const url = detail?.summary.url ?? row.url;
   const urlCut: FieldCut | undefined = detail ? detail.summary.urlCut : row.urlCut;
@@ -127,6 +129,16 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
           </button>
         ))}
         <div className="spacer" />
+        <button
+          className="icon-btn"
+          style={{ height: '100%' }}
+          disabled={!detail?.response}
+          onClick={() => void mockThis()}
+          title="Make a rule that answers this request like this response, without the network"
+          data-testid="mock-this"
+        >
+          Mock this response
+        </button>
         <button className="icon-btn" style={{ height: '100%' }} disabled={!detail} onClick={copyCurl} title="Copy the request as a cURL command" data-testid="copy-curl">
           Copy as cURL
         </button>
@@ -147,6 +159,7 @@ export function DetailsPane({ row, source, onClose }: { row: ExchangeSummary; so
                 ))}
               </div>
             </Section>
+            {detail && <RulesSection detail={detail} />}
             {!detail && !error && (
               <div className="empty">
                 <div className="spinner" />
