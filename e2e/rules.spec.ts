@@ -69,6 +69,8 @@ test('mock a response from Traffic, see it served and marked, switch it off and 
 
     // Traffic marks the mocked exchange and names the rule.
     await page.getByTestId('tab-traffic').click();
+    await expect(page.getByTestId('traffic-row').filter({ hasText: 'items.json' }).nth(1).getByTestId('row-mocked')).toBeVisible();
+    await expect(page.getByTestId('traffic-row').filter({ hasText: 'items.json' }).nth(0).getByTestId('row-mocked')).toHaveCount(0);
     await page.getByTestId('traffic-row').filter({ hasText: 'items.json' }).nth(1).click();
     await expect(page.getByTestId('mocked-badge')).toHaveText('Mocked — not from the network');
     await expect(page.getByTestId('details-rule')).toContainText('mock');

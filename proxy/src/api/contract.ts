@@ -84,6 +84,8 @@ export interface ExchangeSummary {
   /** HAR `connection`: rows sharing it used one upstream connection. */
   connection?: string;
   serverIPAddress?: string;
+  /** A rule answered it (HAR `_mocked`): not from the network. */
+  mocked?: boolean;
 }
 
 /** A value the core cut before sending it: its whole size and the part sent, in UTF-8 bytes. */

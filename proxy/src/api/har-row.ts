@@ -256,6 +256,7 @@ export function harView(io: HarViewIo = {}) {
       error: failed ? { code: errorCode, message: short(errorText ?? 'No response (status 0)', 1024) } : undefined,
       connection: e.connection !== undefined && e.connection !== null ? short(e.connection) : undefined,
       serverIPAddress: typeof e.serverIPAddress === 'string' && e.serverIPAddress ? short(e.serverIPAddress) : undefined,
+      ...(e._mocked === true ? { mocked: true } : {}),
     };
   }
 

@@ -77,6 +77,7 @@ export function exchangeSummary(x: Exchange): ExchangeSummary {
     error: x.error ? { code: x.error.code, message: x.error.message } : undefined,
     connection: x.upstreamConnectionId,
     serverIPAddress: x.serverIPAddress,
+    ...(x.mocked ? { mocked: true } : {}),
   };
 }
 

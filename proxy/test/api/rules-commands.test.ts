@@ -144,4 +144,43 @@ describe('rules commands over HTTP', () => {
     expect(wrong.error?.code).toBe('NL_RULES_INVALID');
     expect(wrong.error?.message).toContain('y.json has 1 problem');
   });
+
+  it('an imported HAR keeps which rules touched each entry (_rules, _mocked) in its rows and details', async () => {
+    const entry = (url: string, extra: Record<string, unknown>) => ({
+      startedDateTime: '2026-01-01T00:00:00.000Z',
+      time: 1,
+      request: { method: 'GET', url, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+      response: {
+        status: 200,
+        statusText: 'OK',
+        httpVersion: 'HTTP/1.1',
+        headers: [],
+        cookies: [],
+        content: { size: 2, mimeType: 'text/plain', text: 'ok' },
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: 2,
+      },
+      cache: {},
+      timings: { send: 0, wait: 1, receive: 0 },
+      ...extra,
+    });
+    const har = {
+      log: {
+        version: '1.2',
+        creator: { name: 'test', version: '1' },
+        entries: [
+          entry('http://api.test/user', { _rules: [{ id: 'm1', name: 'fake user', actions: ['mock'] }, { bogus: 1 }], _mocked: true }),
+          entry('http://api.test/other', { _rules: 'not a list', _mocked: 'yes' }),
+        ],
+      },
+    };
+    const info = await ok<{ id: string }>('importHar', { fileName: 'ruled.har', text: JSON.stringify(har) });
+    const opened = await ok<{ rows: Array<{ mocked?: boolean }> }>('openSession', { id: info.id });
+    expect(opened.rows.map((r) => r.mocked)).toEqual([true, undefined]);
+    const mocked = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 0 });
+    expect([mocked.rules, mocked.mocked]).toEqual([[{ id: 'm1', name: 'fake user', actions: ['mock'] }], true]);
+    const plain = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 1 });
+    expect([plain.rules, plain.mocked]).toEqual([undefined, undefined]);
+  });
 });

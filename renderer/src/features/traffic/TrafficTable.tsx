@@ -72,7 +72,10 @@ const Row = memo(function Row({ row, selected, onSelect, scale, top, template, c
     >
       <div>{displayName(row.url)}</div>
       <div>{row.method}</div>
-      <div className={`status-${cls}`}>{row.status ?? (cls === 'pending' ? '…' : '(failed)')}</div>
+      <div className={`status-${cls}`} title={row.mocked ? 'Mocked by a rule — not from the network' : undefined}>
+        {row.status ?? (cls === 'pending' ? '…' : '(failed)')}
+        {row.mocked && <span className="mock-mark" data-testid="row-mocked">mock</span>}
+      </div>
       {!compact && <div className="muted">{row.host}</div>}
       <div className="muted">{resourceTypeOf(row)}</div>
       {!compact && <div className="muted">{row.protocol}</div>}
