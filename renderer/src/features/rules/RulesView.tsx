@@ -28,15 +28,16 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
   const [error, setError] = useState<string>();
   const [editing, setEditing] = useState<Editing>();
   const fileRef = useRef<HTMLInputElement>(null);
+  // Bumped by every change sent: a poll that started before it must not put the old list back.
+  const generation = useRef(0);
 
-  const load = useCallback(
-    () =>
-      api.getRules().then(
-        (s) => (setState(s), setError(undefined)),
-        (e) => setError(errorMessage(e)),
-      ),
-    [],
-  );
+  const load = useCallback(() => {
+    const gen = generation.current;
+    return api.getRules().then(
+      (s) => gen === generation.current && (setState(s), setError(undefined)),
+      (e) => setError(errorMessage(e)),
+    );
+  }, []);
 
   // Hit counts move with traffic: re-read while this view is shown and the window visible.
   useEffect(() => {
@@ -56,17 +57,22 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
   const rules = state?.rules ?? [];
 
   /** Sends the list; resolves with the core's error message, or undefined when applied. */
-  const apply = async (next: Rule[]): Promise<string | undefined> => {
+  const apply = async (next: Rule[], optimistic = false): Promise<string | undefined> => {
+    const gen = ++generation.current;
+    // A toggle or a move shows at once; the core's answer (or a reload on refusal) settles it.
+    if (optimistic) setState((s) => s && { ...s, rules: next });
     try {
-      setState(await api.setRules({ rules: next }));
+      const s = await api.setRules({ rules: next });
+      if (gen === generation.current) setState(s);
       return undefined;
     } catch (err) {
+      if (optimistic) void load();
       return errorMessage(err);
     }
   };
 
   const applyOrToast = async (next: Rule[], what: string) => {
-    const err = await apply(next);
+    const err = await apply(next, true);
     if (err) toast.show(`Could not ${what}: ${err}`, 'error');
   };
 
