@@ -12,15 +12,18 @@ import { origin } from './origin';
 function getViaProxy(proxyUrl: string, url: string): Promise<{ status: number; body: string }> {
   const p = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: p.hostname, port: p.port, path: url, headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const body = res.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw;
-        resolve({ status: res.statusCode ?? 0, body: body.toString('utf8') });
-      });
-    });
+    const req = http.request(
+      { host: p.hostname, port: p.port, path: url, headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const body = res.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw;
+          resolve({ status: res.statusCode ?? 0, body: body.toString('utf8') });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -95,7 +98,9 @@ test('mock a response from Traffic, see it served and marked, switch it off and 
     await page.getByTestId('rule-json').fill('{ "id": "bad", "match": {}, "actions": [{ "type": "delay", "before": "later", "ms": 5 }] }');
     await page.getByTestId('rule-save').click();
     await expect(page.getByTestId('rule-error')).toContainText('NL_RULES_INVALID');
-    await expect(page.getByTestId('rule-error')).toContainText('rules[1] (id "bad"): actions[0].before must be one of "request", "response"');
+    await expect(page.getByTestId('rule-error')).toContainText(
+      'rules[1] (id "bad"): actions[0].before must be one of "request", "response"',
+    );
     await snap(page, 'rules-json-error');
     await expect(page.getByTestId('rule-row')).toHaveCount(1);
   } finally {

@@ -36,7 +36,10 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(name: string, args?: unknown): Promise<{ status: number; ok: boolean; result: unknown; error?: { code: string; message: string } }> {
+async function call(
+  name: string,
+  args?: unknown,
+): Promise<{ status: number; ok: boolean; result: unknown; error?: { code: string; message: string } }> {
   const res = await fetch(`http://127.0.0.1:${transport.port}/api/${name}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },

@@ -145,7 +145,15 @@ describe('mockFromExchange', () => {
     request: { httpVersion: 'h2', headers: [], bodySize: 0, bodyTruncated: false },
     response: { httpVersion: 'h2', headers, bodySize: 10, bodyTruncated: false },
   });
-  const text = { kind: 'text' as const, data: '{"e":1}', mimeType: 'application/json', wireSize: 7, decodedSize: 7, captureTruncated: false, displayTruncated: false };
+  const text = {
+    kind: 'text' as const,
+    data: '{"e":1}',
+    mimeType: 'application/json',
+    wireSize: 7,
+    decodedSize: 7,
+    captureTruncated: false,
+    displayTruncated: false,
+  };
 
   it('prefills method, host, path (no query), status, headers a mock can send, and the decoded body', () => {
     const d = detail([

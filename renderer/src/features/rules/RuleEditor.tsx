@@ -85,7 +85,11 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
           </button>
         </div>
       </div>
-      {note && <div className="note info" style={{ margin: '4px 0' }}>{note}</div>}
+      {note && (
+        <div className="note info" style={{ margin: '4px 0' }}>
+          {note}
+        </div>
+      )}
       {mode === 'form' ? (
         <div className="rule-form">
           <div className="rule-form-col">
@@ -100,22 +104,53 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
             </Field>
             <h4>Match (empty = any)</h4>
             <Field label="Method">
-              <input type="text" placeholder="GET" value={form.method} onChange={(e) => patch('method', e.target.value)} data-testid="rule-method" />
+              <input
+                type="text"
+                placeholder="GET"
+                value={form.method}
+                onChange={(e) => patch('method', e.target.value)}
+                data-testid="rule-method"
+              />
             </Field>
             <Field label="Host">
-              <input type="text" placeholder="api.example.com or *.example.com" value={form.host} onChange={(e) => patch('host', e.target.value)} data-testid="rule-host" />
+              <input
+                type="text"
+                placeholder="api.example.com or *.example.com"
+                value={form.host}
+                onChange={(e) => patch('host', e.target.value)}
+                data-testid="rule-host"
+              />
             </Field>
             <Field label="Path">
-              <input type="text" placeholder="/api/* (query not included)" value={form.path} onChange={(e) => patch('path', e.target.value)} data-testid="rule-path" />
+              <input
+                type="text"
+                placeholder="/api/* (query not included)"
+                value={form.path}
+                onChange={(e) => patch('path', e.target.value)}
+                data-testid="rule-path"
+              />
             </Field>
             <h4>
               <label>
-                <input type="checkbox" checked={form.delay.on} onChange={(e) => patch('delay', { on: e.target.checked })} data-testid="rule-delay-on" /> Delay
+                <input
+                  type="checkbox"
+                  checked={form.delay.on}
+                  onChange={(e) => patch('delay', { on: e.target.checked })}
+                  data-testid="rule-delay-on"
+                />{' '}
+                Delay
               </label>
             </h4>
             {form.delay.on && (
               <Field label="ms before">
-                <input type="number" min={0} value={form.delay.ms} onChange={(e) => patch('delay', { ms: e.target.value })} style={{ width: 80 }} data-testid="rule-delay-ms" />
+                <input
+                  type="number"
+                  min={0}
+                  value={form.delay.ms}
+                  onChange={(e) => patch('delay', { ms: e.target.value })}
+                  style={{ width: 80 }}
+                  data-testid="rule-delay-ms"
+                />
                 <select value={form.delay.before} onChange={(e) => patch('delay', { before: e.target.value as 'request' | 'response' })}>
                   <option value="request">the request goes up</option>
                   <option value="response">the response comes back</option>
@@ -124,12 +159,22 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
             )}
             <h4>
               <label>
-                <input type="checkbox" checked={form.fault.on} onChange={(e) => patch('fault', { on: e.target.checked })} data-testid="rule-fault-on" /> Fault
+                <input
+                  type="checkbox"
+                  checked={form.fault.on}
+                  onChange={(e) => patch('fault', { on: e.target.checked })}
+                  data-testid="rule-fault-on"
+                />{' '}
+                Fault
               </label>
             </h4>
             {form.fault.on && (
               <Field label="Type">
-                <select value={form.fault.fault} onChange={(e) => patch('fault', { fault: e.target.value as RuleForm['fault']['fault'] })} data-testid="rule-fault">
+                <select
+                  value={form.fault.fault}
+                  onChange={(e) => patch('fault', { fault: e.target.value as RuleForm['fault']['fault'] })}
+                  data-testid="rule-fault"
+                >
                   {FAULTS.map((f) => (
                     <option key={f}>{f}</option>
                   ))}
@@ -138,12 +183,22 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
             )}
             <h4>
               <label>
-                <input type="checkbox" checked={form.throttle.on} onChange={(e) => patch('throttle', { on: e.target.checked })} data-testid="rule-throttle-on" /> Throttle
+                <input
+                  type="checkbox"
+                  checked={form.throttle.on}
+                  onChange={(e) => patch('throttle', { on: e.target.checked })}
+                  data-testid="rule-throttle-on"
+                />{' '}
+                Throttle
               </label>
             </h4>
             {form.throttle.on && (
               <Field label="Profile">
-                <select value={form.throttle.profile} onChange={(e) => patch('throttle', { profile: e.target.value })} data-testid="rule-throttle">
+                <select
+                  value={form.throttle.profile}
+                  onChange={(e) => patch('throttle', { profile: e.target.value })}
+                  data-testid="rule-throttle"
+                >
                   {PROFILES.map((p) => (
                     <option key={p}>{p}</option>
                   ))}
@@ -154,39 +209,79 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
           <div className="rule-form-col">
             <h4>
               <label>
-                <input type="checkbox" checked={form.mock.on} onChange={(e) => patch('mock', { on: e.target.checked })} data-testid="rule-mock-on" /> Mock — answer
-                without the network
+                <input
+                  type="checkbox"
+                  checked={form.mock.on}
+                  onChange={(e) => patch('mock', { on: e.target.checked })}
+                  data-testid="rule-mock-on"
+                />{' '}
+                Mock — answer without the network
               </label>
             </h4>
             {form.mock.on && (
               <>
                 <Field label="Status">
-                  <input type="number" value={form.mock.status} onChange={(e) => patch('mock', { status: e.target.value })} style={{ width: 80 }} data-testid="rule-mock-status" />
+                  <input
+                    type="number"
+                    value={form.mock.status}
+                    onChange={(e) => patch('mock', { status: e.target.value })}
+                    style={{ width: 80 }}
+                    data-testid="rule-mock-status"
+                  />
                 </Field>
                 <div className="form-field">
                   <label>Headers (one "Name: value" a line)</label>
-                  <textarea rows={3} className="mono" value={form.mock.headers} onChange={(e) => patch('mock', { headers: e.target.value })} data-testid="rule-mock-headers" />
+                  <textarea
+                    rows={3}
+                    className="mono"
+                    value={form.mock.headers}
+                    onChange={(e) => patch('mock', { headers: e.target.value })}
+                    data-testid="rule-mock-headers"
+                  />
                 </div>
                 <div className="form-field">
                   <label>Body</label>
-                  <textarea rows={6} className="mono" value={form.mock.body} onChange={(e) => patch('mock', { body: e.target.value })} data-testid="rule-mock-body" />
+                  <textarea
+                    rows={6}
+                    className="mono"
+                    value={form.mock.body}
+                    onChange={(e) => patch('mock', { body: e.target.value })}
+                    data-testid="rule-mock-body"
+                  />
                 </div>
               </>
             )}
             <h4>
               <label>
-                <input type="checkbox" checked={form.headers.on} onChange={(e) => patch('headers', { on: e.target.checked })} data-testid="rule-headers-on" /> Rewrite
-                response headers
+                <input
+                  type="checkbox"
+                  checked={form.headers.on}
+                  onChange={(e) => patch('headers', { on: e.target.checked })}
+                  data-testid="rule-headers-on"
+                />{' '}
+                Rewrite response headers
               </label>
             </h4>
             {form.headers.on && (
               <>
                 <div className="form-field">
                   <label>Set (one "Name: value" a line)</label>
-                  <textarea rows={3} className="mono" value={form.headers.set} onChange={(e) => patch('headers', { set: e.target.value })} data-testid="rule-headers-set" />
+                  <textarea
+                    rows={3}
+                    className="mono"
+                    value={form.headers.set}
+                    onChange={(e) => patch('headers', { set: e.target.value })}
+                    data-testid="rule-headers-set"
+                  />
                 </div>
                 <Field label="Remove">
-                  <input type="text" placeholder="ETag, Cache-Control" value={form.headers.remove} onChange={(e) => patch('headers', { remove: e.target.value })} style={{ flex: 1 }} />
+                  <input
+                    type="text"
+                    placeholder="ETag, Cache-Control"
+                    value={form.headers.remove}
+                    onChange={(e) => patch('headers', { remove: e.target.value })}
+                    style={{ flex: 1 }}
+                  />
                 </Field>
               </>
             )}
@@ -197,7 +292,14 @@ export function RuleEditor({ initial, isNew, note, onSave, onCancel }: Props) {
         </div>
       ) : (
         <div className="form-field">
-          <textarea rows={18} className="mono" spellCheck={false} value={json} onChange={(e) => setJson(e.target.value)} data-testid="rule-json" />
+          <textarea
+            rows={18}
+            className="mono"
+            spellCheck={false}
+            value={json}
+            onChange={(e) => setJson(e.target.value)}
+            data-testid="rule-json"
+          />
         </div>
       )}
       {error && (

@@ -130,7 +130,11 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
           data-testid="rules-import-input"
         />
       </div>
-      {error && <div className="note error" style={{ margin: '0 0 10px' }}>Could not read the rules: {error}</div>}
+      {error && (
+        <div className="note error" style={{ margin: '0 0 10px' }}>
+          Could not read the rules: {error}
+        </div>
+      )}
       {state?.loadError && (
         <div className="note error" style={{ margin: '0 0 10px', whiteSpace: 'pre-wrap' }} data-testid="rules-load-error">
           The saved rules could not be loaded, so none are in force: {state.loadError.message}
@@ -189,7 +193,13 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
                   {(state.hits[r.id] ?? 0).toLocaleString()}
                 </td>
                 <td style={{ textAlign: 'right' }}>
-                  <button className="btn small ghost" disabled={i === 0} onClick={() => void applyOrToast(moveRule(rules, i, -1), 'move the rule')} title="Move up" data-testid="rule-up">
+                  <button
+                    className="btn small ghost"
+                    disabled={i === 0}
+                    onClick={() => void applyOrToast(moveRule(rules, i, -1), 'move the rule')}
+                    title="Move up"
+                    data-testid="rule-up"
+                  >
                     ↑
                   </button>
                   <button
@@ -206,7 +216,10 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
                   </button>{' '}
                   <button
                     className="btn small danger"
-                    onClick={() => window.confirm(`Delete the rule "${r.name ?? r.id}"?`) && void applyOrToast(deleteRule(rules, r.id), 'delete the rule')}
+                    onClick={() =>
+                      window.confirm(`Delete the rule "${r.name ?? r.id}"?`) &&
+                      void applyOrToast(deleteRule(rules, r.id), 'delete the rule')
+                    }
                     data-testid="rule-delete"
                   >
                     Delete
@@ -217,7 +230,11 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
           </tbody>
         </table>
       )}
-      {state?.file && <div className="muted" style={{ marginTop: 10 }}>Kept in {state.file}</div>}
+      {state?.file && (
+        <div className="muted" style={{ marginTop: 10 }}>
+          Kept in {state.file}
+        </div>
+      )}
     </div>
   );
 }
