@@ -157,7 +157,10 @@ export function RulesView({ draft, onDraftTaken }: { draft?: RuleDraft; onDraftT
       ) : rules.length === 0 ? (
         <div className="empty" style={{ minHeight: 160 }} data-testid="rules-empty">
           <h2>No rules</h2>
-          <p>Add a rule to mock, rewrite, delay, throttle or break requests — or pick a request in Traffic and use "Mock this response".</p>
+          <p>
+            Add a rule to mock, rewrite, delay, throttle or break requests — or pick a request in Traffic and use &quot;Mock this
+            response&quot;.
+          </p>
         </div>
       ) : (
         <table className="data rules-table" data-testid="rules-table">
