@@ -3,6 +3,7 @@
  * the proxy answers with it (marked in Traffic as not from the network), the Rules view
  * counts its hits, and switching it off lets the origin answer again.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { test, expect, snap } from './fixtures';
@@ -103,6 +104,77 @@ test('mock a response from Traffic, see it served and marked, switch it off and 
     );
     await snap(page, 'rules-json-error');
     await expect(page.getByTestId('rule-row')).toHaveCount(1);
+  } finally {
+    await site.close();
+  }
+});
+
+test('rules from the form: a fault and a mock with a header rewrite, reordered, exported, deleted and imported again', async ({
+  page,
+  serve,
+}) => {
+  const site = await origin();
+  page.on('dialog', (d) => void d.accept());
+  try {
+    await page.goto(serve.url);
+    await page.getByTestId('tab-rules').click();
+
+    const addRule = async (fill: () => Promise<void>) => {
+      await page.getByTestId('rule-add').click();
+      await fill();
+      await page.getByTestId('rule-save').click();
+      await expect(page.getByTestId('rule-editor')).toBeHidden();
+    };
+    await addRule(async () => {
+      await page.getByTestId('rule-id').fill('reset-missing');
+      await page.getByTestId('rule-path').fill('/missing');
+      await page.getByTestId('rule-mock-on').uncheck();
+      await page.getByTestId('rule-fault-on').check();
+      await page.getByTestId('rule-fault').selectOption('reset');
+    });
+    await addRule(async () => {
+      await page.getByTestId('rule-id').fill('teapot');
+      await page.getByTestId('rule-method').fill('get');
+      await page.getByTestId('rule-path').fill('/slow');
+      await page.getByTestId('rule-mock-status').fill('418');
+      await page.getByTestId('rule-mock-body').fill('short and stout');
+      await page.getByTestId('rule-headers-on').check();
+      await page.getByTestId('rule-headers-set').fill('X-Rule: teapot');
+    });
+    const ids = () => page.getByTestId('rule-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rule-id')));
+    await expect.poll(ids).toEqual(['reset-missing', 'teapot']);
+    await expect(page.getByTestId('rule-row').nth(1)).toContainText('GET /slow');
+    await expect(page.getByTestId('rule-row').nth(1)).toContainText('mock 418, rewrite response');
+
+    // The fault breaks the request; the mock answers without the (slow) origin.
+    await expect(getViaProxy(serve.proxyUrl!, `${site.url}/missing`)).rejects.toThrow();
+    expect(await getViaProxy(serve.proxyUrl!, `${site.url}/slow`)).toEqual({ status: 418, body: 'short and stout' });
+    await expect(page.getByTestId('rule-row').nth(0).getByTestId('rule-hits')).toHaveText('1');
+    await expect(page.getByTestId('rule-row').nth(1).getByTestId('rule-hits')).toHaveText('1');
+
+    await page.getByTestId('rule-row').nth(1).getByTestId('rule-up').click();
+    await expect.poll(ids).toEqual(['teapot', 'reset-missing']);
+    await snap(page, 'rules-form-two-rules');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('rules-export').click()]);
+    expect(download.suggestedFilename()).toBe('netlens-rules.json');
+    const file = await download.path();
+    const exported = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(exported.rules.map((r: { id: string }) => r.id)).toEqual(['teapot', 'reset-missing']);
+    expect(exported.rules[0].actions).toEqual([
+      { type: 'mock', status: 418, body: 'short and stout' },
+      { type: 'rewriteResponse', headers: { set: { 'X-Rule': 'teapot' } } },
+    ]);
+
+    await page.getByTestId('rule-row').nth(0).getByTestId('rule-delete').click();
+    await page.getByTestId('rule-row').nth(0).getByTestId('rule-delete').click();
+    await expect(page.getByTestId('rules-empty')).toBeVisible();
+    expect((await getViaProxy(serve.proxyUrl!, `${site.url}/slow`)).body).toBe('slow');
+
+    await page.getByTestId('rules-import-input').setInputFiles(file);
+    await expect(page.getByTestId('toast-ok').filter({ hasText: 'Imported 2 rules from' })).toBeVisible();
+    await expect.poll(ids).toEqual(['teapot', 'reset-missing']);
+    expect((await getViaProxy(serve.proxyUrl!, `${site.url}/slow`)).status).toBe(418);
   } finally {
     await site.close();
   }

@@ -5,7 +5,7 @@
  * response": a mock rule prefilled from a recorded exchange.
  */
 import type { Action, BodyView, ExchangeDetail, Rule } from '../../../proxy/src/api/contract';
-import type { MockAction } from '../../../proxy/src/rules/types';
+import type { HeaderEdits, MockAction } from '../../../proxy/src/rules/types';
 
 /** The rules with the one at `index` moved by `delta` (clamped to the list). */
 export function moveRule(rules: Rule[], index: number, delta: number): Rule[] {
@@ -168,7 +168,10 @@ function formAction(f: RuleForm, type: Action['type'], old: Action | undefined):
         .split(/[,\n]/)
         .map((s) => s.trim())
         .filter(Boolean);
-      return { ...prev, type: 'rewriteResponse', headers: { ...prev?.headers, set, remove } };
+      const headers: HeaderEdits = { ...prev?.headers, set, remove };
+      if (!Object.keys(set).length) delete headers.set;
+      if (!remove.length) delete headers.remove;
+      return { ...prev, type: 'rewriteResponse', headers };
     }
     case 'delay':
       return f.delay.on ? { type: 'delay', before: f.delay.before, ms: num(f.delay.ms) } : undefined;
