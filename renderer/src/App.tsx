@@ -19,10 +19,12 @@ import { ConnectionsView } from './features/connections/ConnectionsView';
 import { useConnections } from './features/connections/useConnections';
 import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
+import { RulesView } from './features/rules/RulesView';
+import { onRuleDraft, type RuleDraft } from './features/rules/draft';
 import { useToasts } from './ui/Toasts';
 import type { Dataset } from './lib/dataset';
 
-export type View = 'traffic' | 'waterfall' | 'connections' | 'lab' | 'sessions';
+export type View = 'traffic' | 'waterfall' | 'connections' | 'lab' | 'sessions' | 'rules';
 
 const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'traffic', label: 'Traffic' },
@@ -30,6 +32,7 @@ const VIEWS: Array<{ id: View; label: string }> = [
   { id: 'connections', label: 'Connections' },
   { id: 'lab', label: 'Lab' },
   { id: 'sessions', label: 'Sessions' },
+  { id: 'rules', label: 'Rules' },
 ];
 
 export function App() {
@@ -43,6 +46,17 @@ export function App() {
   const [selectedId, setSelectedId] = useState<string>();
   const [connection, setConnection] = useState<ConnectionState>('connecting');
   const [sessionsVersion, setSessionsVersion] = useState(0);
+  const [ruleDraft, setRuleDraft] = useState<RuleDraft>();
+  const takeRuleDraft = useCallback(() => setRuleDraft(undefined), []);
+  // "Mock this response" in Details: open Rules with the prefilled rule.
+  useEffect(
+    () =>
+      onRuleDraft((d) => {
+        setRuleDraft(d);
+        setView('rules');
+      }),
+    [],
+  );
 
   const refreshStatus = useCallback(
     () =>
@@ -215,6 +229,7 @@ export function App() {
           />
         )}
         {view === 'lab' && <LabView status={status} />}
+        {view === 'rules' && <RulesView draft={ruleDraft} onDraftTaken={takeRuleDraft} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
       </main>
       <footer className="statusbar" data-testid="statusbar">

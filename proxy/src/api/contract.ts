@@ -18,12 +18,15 @@
  * Bodies are never pushed with events (an exchange can carry megabytes): rows
  * travel as compact `ExchangeSummary`s and the UI asks for a body when it shows one.
  */
-import type { ExchangeTimestamps, HttpProtocol, Transport } from '../model.js';
+import type { ExchangeTimestamps, HttpProtocol, RuleHit, Transport } from '../model.js';
+import type { Rule } from '../rules/types.js';
 import type { LooseHarLog } from '../har/types.js';
 import type { CellId, CellSettings, LabConfig, LabHistoryEntry, LabProgress, LabResult, LabRunComparison } from '../lab/types.js';
 
 export type { CellId, CellResult, CellSettings, Comparison, LabConfig, LabProgress, LabResult, MetricName, MetricStats, RunMeasurement } from '../lab/types.js';
 export type { LabHistoryEntry, LabRunComparison } from '../lab/types.js';
+export type { RuleHit } from '../model.js';
+export type { Action, Matcher, Rule } from '../rules/types.js';
 
 /** A failure as it crosses the transport. */
 export interface ApiErrorInfo {
@@ -81,6 +84,8 @@ export interface ExchangeSummary {
   /** HAR `connection`: rows sharing it used one upstream connection. */
   connection?: string;
   serverIPAddress?: string;
+  /** A rule answered it (HAR `_mocked`): not from the network. */
+  mocked?: boolean;
 }
 
 /** A value the core cut before sending it: its whole size and the part sent, in UTF-8 bytes. */
@@ -121,6 +126,10 @@ export interface ExchangeDetail {
   retries?: number;
   tunnelBytes?: { up: number; down: number };
   websocket?: boolean;
+  /** The rules that touched this exchange (HAR `_rules`), in the order they matched. */
+  rules?: RuleHit[];
+  /** A rule answered it: the response never came from the network (HAR `_mocked`). */
+  mocked?: boolean;
 }
 
 /** A body ready to display: content-decoded (gzip/br/deflate) and possibly cut for display. */
@@ -375,6 +384,25 @@ export interface Commands {
   stopReplayServer: { args: void; result: ReplayServerStatus };
   /** Sends session `id`'s requests again (through the capture proxy when it runs, else directly) and compares each response. */
   resendSession: { args: { id: string }; result: ResendReport };
+  /** The rules the capture proxy applies (docs/rules.md), with hit counts. */
+  getRules: { args: void; result: RulesState };
+  /** Replaces the rules (validated: NL_RULES_INVALID names the rule and field), applied at once and kept in `<dataDir>/rules.json`. */
+  setRules: { args: { rules: Rule[] }; result: RulesState };
+  /** A rules file's text (docs/rules.md) to replace the rules with, like setRules. */
+  importRules: { args: { fileName: string; text: string }; result: RulesState };
+  /** The rules as a rules file to download. */
+  exportRules: { args: void; result: { fileName: string; text: string } };
+}
+
+/** The capture proxy's rules: the whole list in order (disabled ones too) and how often each matched. */
+export interface RulesState {
+  rules: Rule[];
+  /** Times each rule (by id) matched since the core started; kept while a rule keeps its id across edits. */
+  hits: Record<string, number>;
+  /** The file the rules are kept in, once there is one. */
+  file?: string;
+  /** The kept file could not be loaded when the core started (the rules started empty): why. */
+  loadError?: ApiErrorInfo;
 }
 
 /** Requests that match no recording: forwarded to the network, answered 404, or their connection killed. */
@@ -469,6 +497,10 @@ export const COMMAND_NAMES = [
   'replayServerStatus',
   'stopReplayServer',
   'resendSession',
+  'getRules',
+  'setRules',
+  'importRules',
+  'exportRules',
 ] as const satisfies readonly CommandName[];
 
 // Compile-time check that COMMAND_NAMES lists every command of `Commands`.

@@ -11,6 +11,7 @@
  *   commands/sessions.ts  saved sessions, HAR import/export
  *   commands/replay.ts    Sessions → Serve and Resend (replay-service.ts)
  *   commands/lab.ts       lab runs and their history (lab-service.ts)
+ *   commands/rules.ts     the rules the capture proxy applies, kept in the data directory
  */
 import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import type { ProxyOptions } from '../options.js';
@@ -33,6 +34,7 @@ import { Sessions, type SessionsCommands } from './commands/sessions.js';
 import { Connections, type ConnectionsCommands } from './commands/connections.js';
 import { createReplay, type ReplayCommands } from './commands/replay.js';
 import { createLab, type LabCommands } from './commands/lab.js';
+import { RulesController, type RulesCommands } from './commands/rules.js';
 import type { ReplayService } from './replay-service.js';
 import type { LabService } from './lab-service.js';
 
@@ -52,7 +54,13 @@ export interface CoreServiceOptions {
 }
 
 /** Every command but getStatus, as the modules under commands/ export them. */
-type ModuleCommands = CaptureCommands & ConnectionsCommands & ProxyCommands & SessionsCommands & ReplayCommands & LabCommands;
+type ModuleCommands = CaptureCommands &
+  ConnectionsCommands &
+  ProxyCommands &
+  SessionsCommands &
+  ReplayCommands &
+  LabCommands &
+  RulesCommands;
 
 /**
  * A base class typed with the modules' commands: the constructor copies them onto
@@ -79,6 +87,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.sessionStore = options.sessions ?? memorySessions();
     this.browser = options.browser ?? unavailableBrowser;
     this.capture = new LiveCapture(emit, options.batchMs ?? EXCHANGE_BATCH_MS);
+    const rules = new RulesController(dataDir);
     this.proxy = new ProxyController({
       dataDir,
       config: {
@@ -91,7 +100,8 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
         bodyCaptureLimit: DEFAULT_BODY_CAPTURE_LIMIT,
         ...options.proxy,
       },
-      extras,
+      // The capture proxy only: replay and lab proxies run without the app's rules.
+      extras: { ...extras, rules: rules.holder },
       startProxy,
       browser: this.browser,
       onProxyEvent: (e) => this.capture.onProxyEvent(e),
@@ -107,7 +117,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.replays = replay.service;
     this.labs = lab.service;
     Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);
-    Object.assign(this, this.sessions.commands, replay.commands, lab.commands);
+    Object.assign(this, this.sessions.commands, replay.commands, lab.commands, rules.commands);
   }
 
   subscribe(listener: NetlensEventListener): () => void {

@@ -261,6 +261,7 @@ export function harView(io: HarViewIo = {}) {
       error: failed ? { code: errorCode, message: short(errorText ?? 'No response (status 0)', 1024) } : undefined,
       connection: e.connection !== undefined && e.connection !== null ? short(e.connection) : undefined,
       serverIPAddress: typeof e.serverIPAddress === 'string' && e.serverIPAddress ? short(e.serverIPAddress) : undefined,
+      ...(e._mocked === true ? { mocked: true } : {}),
     };
   }
 
@@ -318,6 +319,7 @@ export function harView(io: HarViewIo = {}) {
       nagle: bool(e._nagle),
       retries: typeof e._retries === 'number' ? e._retries : undefined,
       upstreamConnectionNew: bool(e._upstreamConnectionNew),
+      ...ruleFields(e),
     };
   }
 
@@ -366,4 +368,22 @@ const plain = harView();
 /** Rows of a whole HAR log (the renderer's lab waterfalls), in file order; row `h<i>` is entry `i`. */
 export function harToRows(log: LooseHarLog | undefined): ExchangeSummary[] {
   return (Array.isArray(log?.entries) ? log.entries : []).map((e, i) => plain.row(e, i));
+}
+
+/** HAR `_rules` / `_mocked` (what Netlens writes), kept only when well-formed: a HAR can come from anywhere. */
+function ruleFields(e: Record<string, unknown>): Pick<ExchangeDetail, 'rules' | 'mocked'> {
+  const out: Pick<ExchangeDetail, 'rules' | 'mocked'> = {};
+  if (Array.isArray(e._rules)) {
+    const hits = e._rules
+      .slice(0, 50)
+      .filter((r): r is { id: string; name?: unknown; actions?: unknown } => Boolean(r) && typeof (r as { id?: unknown }).id === 'string')
+      .map((r) => ({
+        id: r.id.slice(0, 200),
+        ...(typeof r.name === 'string' ? { name: r.name.slice(0, 200) } : {}),
+        actions: Array.isArray(r.actions) ? r.actions.filter((a): a is string => typeof a === 'string').slice(0, 20) : [],
+      }));
+    if (hits.length) out.rules = hits;
+  }
+  if (e._mocked === true) out.mocked = true;
+  return out;
 }

@@ -77,6 +77,7 @@ export function exchangeSummary(x: Exchange): ExchangeSummary {
     error: x.error ? { code: x.error.code, message: x.error.message } : undefined,
     connection: x.upstreamConnectionId,
     serverIPAddress: x.serverIPAddress,
+    ...(x.mocked ? { mocked: true } : {}),
   };
 }
 
@@ -103,5 +104,7 @@ export function exchangeDetail(x: Exchange): ExchangeDetail {
     retries: x.retries,
     tunnelBytes: x.tunnelBytes,
     websocket: x.websocket,
+    ...(x.rules?.length ? { rules: x.rules } : {}),
+    ...(x.mocked ? { mocked: true } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { BodyPanel } from './BodyPanel';
 import { TimingPanel } from './TimingPanel';
 import { ConnectionPanel } from './ConnectionPanel';
 import type { ExchangeSource } from './source';
+import { RulesSection, useMockThis } from './RulesSection';
 
 type Tab = 'headers' | 'payload' | 'response' | 'timing' | 'connection';
 
@@ -117,6 +118,7 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
     };
   }, [row.id, row.state, source]);
 
+  const mockThis = useMockThis(row, detail, source);
   const save: SaveField | undefined = source.fullValue && ((field: SessionField, onProgress) => source.fullValue!(row.id, field, onProgress));
   const url = detail?.summary.url ?? row.url;
   const urlCut: FieldCut | undefined = detail ? detail.summary.urlCut : row.urlCut;
@@ -146,6 +148,16 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
           </button>
         ))}
         <div className="spacer" />
+        <button
+          className="icon-btn"
+          style={{ height: '100%' }}
+          disabled={!detail?.response}
+          onClick={() => void mockThis()}
+          title="Make a rule that answers this request like this response, without the network"
+          data-testid="mock-this"
+        >
+          Mock this response
+        </button>
         <button className="icon-btn" style={{ height: '100%' }} disabled={!detail} onClick={copyCurl} title="Copy the request as a cURL command" data-testid="copy-curl">
           Copy as cURL
         </button>
@@ -166,6 +178,7 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
                 ))}
               </div>
             </Section>
+            {detail && <RulesSection detail={detail} />}
             {!detail && !error && (
               <div className="empty">
                 <div className="spinner" />

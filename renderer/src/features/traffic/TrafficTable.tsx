@@ -70,7 +70,14 @@ const Row = memo(function Row({ row, selected, onSelect, scale, top, template, c
       data-id={row.id}
       title={row.error ? `${row.error.message} [${row.error.code}]` : row.url}
     >
-      <div>{displayName(row.url)}</div>
+      <div>
+        {row.mocked && (
+          <span className="mock-mark" title="Mocked by a rule — not from the network" data-testid="row-mocked">
+            mock
+          </span>
+        )}
+        {displayName(row.url)}
+      </div>
       <div>{row.method}</div>
       <div className={`status-${cls}`}>{row.status ?? (cls === 'pending' ? '…' : '(failed)')}</div>
       {!compact && <div className="muted">{row.host}</div>}
