@@ -77,7 +77,8 @@ export async function pauseRequest(
       ruleId: x.rules?.at(-1)?.id ?? '',
       method: x.request.method,
       url: url.href,
-      headers: x.request.headers,
+      // HTTP/2 pseudo-headers are the method and URL shown above; the proxy rebuilds them upstream.
+      headers: x.request.headers.filter(([k]) => !k.startsWith(':')),
       body: whole ? whole.toString('utf8') : '',
       bodyCut: cut,
     },
