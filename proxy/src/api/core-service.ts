@@ -10,6 +10,7 @@
  *   commands/sessions.ts  saved sessions, HAR import/export
  *   commands/replay.ts    Sessions → Serve and Resend (replay-service.ts)
  *   commands/lab.ts       lab runs and their history (lab-service.ts)
+ *   commands/breakpoints.ts  exchanges paused by breakpoint rules
  */
 import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import type { ProxyOptions } from '../options.js';
@@ -31,6 +32,7 @@ import { ProxyController, type ProxyCommands, type ProxyExtras } from './command
 import { Sessions, type SessionsCommands } from './commands/sessions.js';
 import { createReplay, type ReplayCommands } from './commands/replay.js';
 import { createLab, type LabCommands } from './commands/lab.js';
+import { BreakpointQueue, type BreakpointCommands } from './commands/breakpoints.js';
 import type { ReplayService } from './replay-service.js';
 import type { LabService } from './lab-service.js';
 
@@ -50,7 +52,7 @@ export interface CoreServiceOptions {
 }
 
 /** Every command but getStatus, as the modules under commands/ export them. */
-type ModuleCommands = CaptureCommands & ProxyCommands & SessionsCommands & ReplayCommands & LabCommands;
+type ModuleCommands = CaptureCommands & ProxyCommands & SessionsCommands & ReplayCommands & LabCommands & BreakpointCommands;
 
 /**
  * A base class typed with the modules' commands: the constructor copies them onto
@@ -68,11 +70,15 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
   private readonly labs: LabService;
   private readonly sessionStore: SessionBackend;
   private readonly browser: BrowserBackend;
+  private readonly breakpoints: BreakpointQueue;
 
   constructor(private readonly options: CoreServiceOptions) {
     super();
     const emit = (e: NetlensEvent) => this.emit(e);
-    const { dataDir, proxyExtras: extras } = options;
+    const { dataDir } = options;
+    this.breakpoints = new BreakpointQueue(emit);
+    // Every proxy the core starts parks its paused exchanges in the one queue the API serves.
+    const extras = { ...options.proxyExtras, breakpoints: this.breakpoints.registry };
     const startProxy = options.startProxy ?? realStartProxy;
     this.sessionStore = options.sessions ?? memorySessions();
     this.browser = options.browser ?? unavailableBrowser;
@@ -100,12 +106,16 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     const lab = createLab(options.lab ?? unavailableLab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
-    Object.assign(this, this.capture.commands, this.proxy.commands, this.sessions.commands, replay.commands, lab.commands);
+    Object.assign(this, this.capture.commands, this.proxy.commands, this.sessions.commands, replay.commands, lab.commands, this.breakpoints.commands);
   }
 
   subscribe(listener: NetlensEventListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // Each subscriber is a UI that can resume pauses; when the last one goes, nothing stays paused.
+    const leave = this.breakpoints.watch();
+    return () => {
+      if (this.listeners.delete(listener)) leave();
+    };
   }
 
   private emit(event: NetlensEvent): void {
@@ -138,6 +148,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
 
   /** Stops the proxy, cancels lab runs, closes launched browsers. */
   async close(): Promise<void> {
+    this.breakpoints.close();
     this.capture.close();
     this.sessions.close();
     this.labs.close();
