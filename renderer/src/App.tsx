@@ -17,6 +17,9 @@ import { TrafficView } from './features/traffic/TrafficView';
 import { WaterfallView } from './features/waterfall/WaterfallView';
 import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
+import { useBreakpoints } from './features/breakpoints/useBreakpoints';
+import { BreakpointsBadge } from './features/breakpoints/BreakpointsBadge';
+import { BreakpointsPanel } from './features/breakpoints/BreakpointsPanel';
 import { useToasts } from './ui/Toasts';
 import type { Dataset } from './lib/dataset';
 
@@ -40,6 +43,13 @@ export function App() {
   const [selectedId, setSelectedId] = useState<string>();
   const [connection, setConnection] = useState<ConnectionState>('connecting');
   const [sessionsVersion, setSessionsVersion] = useState(0);
+  const paused = useBreakpoints();
+  const [pausedOpen, setPausedOpen] = useState(false);
+  // A new pause opens the queue: a breakpoint is something the user asked to handle now.
+  const pausedCount = paused.length;
+  useEffect(() => {
+    if (pausedCount > 0) setPausedOpen(true);
+  }, [pausedCount]);
 
   const refreshStatus = useCallback(
     () =>
@@ -160,6 +170,7 @@ export function App() {
           ))}
         </nav>
         <div className="spacer" />
+        <BreakpointsBadge count={paused.length} open={pausedOpen} onToggle={() => setPausedOpen((o) => !o)} />
         <ProxyBar status={status} statusError={statusError} onStatus={setStatus} refresh={refreshStatus} />
       </header>
       <main className="main">
@@ -191,6 +202,7 @@ export function App() {
         {view === 'waterfall' && <WaterfallView rows={filtered} total={rows.length} markers={markers} selectedId={selectedId} onSelect={setSelectedId} onShowDetails={() => setView('traffic')} />}
         {view === 'lab' && <LabView status={status} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
+        {pausedOpen && <BreakpointsPanel items={paused} onClose={() => setPausedOpen(false)} />}
       </main>
       <footer className="statusbar" data-testid="statusbar">
         <span>
