@@ -15,7 +15,7 @@ export function BreakpointsBadge({ count, open, onToggle }: Props) {
       title="Exchanges paused by breakpoint rules: open the queue to edit, continue or abort them"
       data-testid="breakpoints-badge"
     >
-      ⏸ Paused <b data-testid="breakpoints-count">{count}</b>
+      <span className="bp-dot" /> Paused <b data-testid="breakpoints-count">{count}</b>
     </button>
   );
 }
