@@ -14,7 +14,10 @@ test('a paused request is edited in the queue and the origin receives the edited
   const rulesFile = path.join(dir, 'rules.json');
   fs.writeFileSync(
     rulesFile,
-    JSON.stringify({ version: 1, rules: [{ id: 'hold', name: 'hold the API', match: { path: '/api/*' }, actions: [{ type: 'breakpoint', on: 'request' }] }] }),
+    JSON.stringify({
+      version: 1,
+      rules: [{ id: 'hold', name: 'hold the API', match: { path: '/api/*' }, actions: [{ type: 'breakpoint', on: 'request' }] }],
+    }),
   );
   // The origin remembers the headers it received.
   let received: http.IncomingHttpHeaders | undefined;

@@ -106,7 +106,15 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     const lab = createLab(options.lab ?? unavailableLab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
-    Object.assign(this, this.capture.commands, this.proxy.commands, this.sessions.commands, replay.commands, lab.commands, this.breakpoints.commands);
+    Object.assign(
+      this,
+      this.capture.commands,
+      this.proxy.commands,
+      this.sessions.commands,
+      replay.commands,
+      lab.commands,
+      this.breakpoints.commands,
+    );
   }
 
   subscribe(listener: NetlensEventListener): () => void {

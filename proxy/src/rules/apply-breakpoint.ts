@@ -104,7 +104,13 @@ export async function pauseRequest(
  * The response pause, after the rules' rewrites and before its pacing. On `aborted` or
  * `client-closed` the caller does not forward the response.
  */
-export async function pauseResponse(ctx: ProxyContext, res: ClientResponse, x: Exchange, up: UpstreamResponse, timeoutMs: number): Promise<Resumed> {
+export async function pauseResponse(
+  ctx: ProxyContext,
+  res: ClientResponse,
+  x: Exchange,
+  up: UpstreamResponse,
+  timeoutMs: number,
+): Promise<Resumed> {
   const noBody = x.request.method === 'HEAD' || up.status === 204 || up.status === 304;
   let raw: Buffer | null = null;
   let cut = false;
@@ -144,7 +150,10 @@ export async function pauseResponse(ctx: ProxyContext, res: ClientResponse, x: E
   if (e.body !== undefined && !noBody) {
     const out = Buffer.from(e.body, 'utf8');
     // Sent decoded: the old coding and length no longer describe it.
-    up.headers = [...removeHeaders(up.headers, ['content-encoding', 'content-length', 'transfer-encoding']), ['Content-Length', String(out.length)]];
+    up.headers = [
+      ...removeHeaders(up.headers, ['content-encoding', 'content-length', 'transfer-encoding']),
+      ['Content-Length', String(out.length)],
+    ];
     up.body = Readable.from(out.length ? [out] : []);
   }
   return resumed;

@@ -127,7 +127,11 @@ export async function applyRequestRules(
 function abortPaused(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, aborted: boolean, unread: boolean): void {
   if (!aborted) {
     x.timestamps.clientResponseEnd = performance.now();
-    finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection while a breakpoint paused the request', side: 'client' });
+    finishExchange(ctx, x, {
+      code: ErrorCodes.CLIENT_ABORTED,
+      message: 'The client closed the connection while a breakpoint paused the request',
+      side: 'client',
+    });
     return;
   }
   const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the request was not sent upstream`;

@@ -87,7 +87,11 @@ export class Breakpoints {
    * Parks an exchange until continue/abort, its timeout, the last watcher leaving or `gone`
    * (the client closed). Resolves with what to do; never rejects.
    */
-  pause(item: Omit<PausedExchange, 'id' | 'pausedAt' | 'timeoutAt'>, timeoutMs: number, gone: (cb: () => void) => () => void): Promise<Resumed> {
+  pause(
+    item: Omit<PausedExchange, 'id' | 'pausedAt' | 'timeoutAt'>,
+    timeoutMs: number,
+    gone: (cb: () => void) => () => void,
+  ): Promise<Resumed> {
     if (this.paused.size >= BREAKPOINT_MAX_PAUSED) return Promise.resolve({ outcome: 'skipped' });
     const wait = Math.min(Math.max(0, timeoutMs), BREAKPOINT_MAX_TIMEOUT_MS);
     const now = Date.now();

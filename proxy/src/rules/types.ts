@@ -119,13 +119,7 @@ export interface BreakpointAction {
 }
 
 export type Action =
-  | MockAction
-  | RewriteRequestAction
-  | RewriteResponseAction
-  | DelayAction
-  | ThrottleAction
-  | FaultAction
-  | BreakpointAction;
+  MockAction | RewriteRequestAction | RewriteResponseAction | DelayAction | ThrottleAction | FaultAction | BreakpointAction;
 
 export interface Rule {
   id: string;

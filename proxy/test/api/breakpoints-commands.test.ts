@@ -41,7 +41,10 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function call<T>(name: string, args?: unknown): Promise<{ status: number; ok: boolean; result: T; error?: { code: string; message: string } }> {
+async function call<T>(
+  name: string,
+  args?: unknown,
+): Promise<{ status: number; ok: boolean; result: T; error?: { code: string; message: string } }> {
   const res = await fetch(`${base}/api/${name}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
@@ -52,7 +55,9 @@ async function call<T>(name: string, args?: unknown): Promise<{ status: number; 
 
 function openEvents(): Promise<{ ws: WebSocket; events: NetlensEvent[] }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events`, { headers: { origin: base, authorization: `Bearer ${TOKEN}` } });
+    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events`, {
+      headers: { origin: base, authorization: `Bearer ${TOKEN}` },
+    });
     const events: NetlensEvent[] = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m)) as NetlensEvent));
     ws.on('open', () => resolve({ ws, events }));
@@ -60,7 +65,10 @@ function openEvents(): Promise<{ ws: WebSocket; events: NetlensEvent[] }> {
   });
 }
 
-function viaProxy(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function viaProxy(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: proxyPort, path: url, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -81,7 +89,8 @@ async function until<T>(what: () => T | undefined, label: string): Promise<T> {
   throw new Error(`timed out waiting for ${label}`);
 }
 
-const lastList = (events: NetlensEvent[]) => events.filter((e) => e.type === 'breakpoints').at(-1) as { items: PausedBreakpoint[] } | undefined;
+const lastList = (events: NetlensEvent[]) =>
+  events.filter((e) => e.type === 'breakpoints').at(-1) as { items: PausedBreakpoint[] } | undefined;
 
 describe('breakpoint commands', () => {
   it('pushes the pause, lists it, and continueBreakpoint sends the edited header to the origin', async () => {

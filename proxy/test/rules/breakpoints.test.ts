@@ -74,13 +74,21 @@ async function waitPaused(n: number): Promise<PausedExchange[]> {
 async function h2Session(): Promise<http2.ClientHttp2Session> {
   const u = new URL(h2.url);
   const socket = await new Promise<import('node:net').Socket>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `${u.hostname}:${u.port}`, agent: false });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: tp.proxy.address.port,
+      method: 'CONNECT',
+      path: `${u.hostname}:${u.port}`,
+      agent: false,
+    });
     req.on('connect', (_res, s) => resolve(s));
     req.on('error', reject);
     req.end();
   });
   const caPem = fs.readFileSync(ca.certPath);
-  return http2.connect(h2.url, { createConnection: () => tls.connect({ socket, servername: 'localhost', ALPNProtocols: ['h2'], ca: caPem }) });
+  return http2.connect(h2.url, {
+    createConnection: () => tls.connect({ socket, servername: 'localhost', ALPNProtocols: ['h2'], ca: caPem }),
+  });
 }
 
 function h2Get(s: http2.ClientHttp2Session, path: string, headers: Record<string, string> = {}): Promise<Reply> {
@@ -112,9 +120,20 @@ const exchangeFor = async (path: string) => {
 describe('breakpoint on request (HTTP/1.1)', () => {
   it('pauses before the upstream, lets another connection flow, and sends the edited headers and body', async () => {
     use(pauseOn('request'));
-    const paused = viaProxy(`${plain.url}/pause-edit`, { method: 'POST', headers: { 'X-Keep': 'a', 'Content-Type': 'text/plain' }, body: 'hello' });
+    const paused = viaProxy(`${plain.url}/pause-edit`, {
+      method: 'POST',
+      headers: { 'X-Keep': 'a', 'Content-Type': 'text/plain' },
+      body: 'hello',
+    });
     const [item] = await waitPaused(1);
-    expect(item).toMatchObject({ phase: 'request', method: 'POST', url: `${plain.url}/pause-edit`, body: 'hello', bodyCut: false, ruleId: 'bp' });
+    expect(item).toMatchObject({
+      phase: 'request',
+      method: 'POST',
+      url: `${plain.url}/pause-edit`,
+      body: 'hello',
+      bodyCut: false,
+      ruleId: 'bp',
+    });
     expect(item!.headers).toContainEqual(['X-Keep', 'a']);
     // Paused side by side: another connection is not held up.
     const other = await viaProxy(`${plain.url}/free`);
@@ -265,7 +284,11 @@ describe('breakpoint over HTTP/2', () => {
 describe('registry checks', () => {
   it('refuses a body edit on a cut body, a status on a request, and an unknown id', async () => {
     const r = new Breakpoints();
-    const p = r.pause({ exchangeId: 'x', phase: 'request', ruleId: 'r', method: 'GET', url: 'http://a/', headers: [], body: '', bodyCut: true }, 1000, () => () => {});
+    const p = r.pause(
+      { exchangeId: 'x', phase: 'request', ruleId: 'r', method: 'GET', url: 'http://a/', headers: [], body: '', bodyCut: true },
+      1000,
+      () => () => {},
+    );
     const id = r.list()[0]!.id;
     expect(() => r.continue(id, { body: 'x' })).toThrow(/cannot be edited/);
     expect(() => r.continue(id, { status: 200 })).toThrow(/response breakpoint/);

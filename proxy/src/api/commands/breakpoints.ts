@@ -22,7 +22,8 @@ export function editsArg(a: Args, command: string): BreakpointEdits | undefined 
   const out: BreakpointEdits = {};
   if (edits.headers !== undefined) {
     const h = edits.headers;
-    if (!Array.isArray(h) || h.length > MAX_HEADERS) throw bad(`${command}: "edits.headers" must be a list of at most ${MAX_HEADERS} [name, value] pairs`);
+    if (!Array.isArray(h) || h.length > MAX_HEADERS)
+      throw bad(`${command}: "edits.headers" must be a list of at most ${MAX_HEADERS} [name, value] pairs`);
     out.headers = h.map((pair, i) => {
       if (!Array.isArray(pair) || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
         throw bad(`${command}: "edits.headers[${i}]" must be a [name, value] pair of strings`);
@@ -31,7 +32,8 @@ export function editsArg(a: Args, command: string): BreakpointEdits | undefined 
     });
   }
   if (edits.body !== undefined) {
-    if (typeof edits.body !== 'string' || edits.body.length > MAX_BODY_CHARS) throw bad(`${command}: "edits.body" must be a string of at most 16 Mi characters`);
+    if (typeof edits.body !== 'string' || edits.body.length > MAX_BODY_CHARS)
+      throw bad(`${command}: "edits.body" must be a string of at most 16 Mi characters`);
     out.body = edits.body;
   }
   if (edits.url !== undefined) out.url = str(edits, 'url', `${command} edits`, 65_536);

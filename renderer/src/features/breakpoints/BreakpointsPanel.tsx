@@ -21,7 +21,9 @@ export function BreakpointsPanel({ items, onClose }: Props) {
     <aside className="bp-panel" data-testid="breakpoints-panel" aria-label="Paused exchanges">
       <div className="bp-head">
         <b>Paused exchanges</b>
-        <span className="bp-muted">{items.length === 0 ? 'none: a breakpoint rule pauses matching requests or responses here' : items.length}</span>
+        <span className="bp-muted">
+          {items.length === 0 ? 'none: a breakpoint rule pauses matching requests or responses here' : items.length}
+        </span>
         <div className="spacer" />
         <button className="btn ghost small" onClick={onClose} aria-label="Close the queue">
           ✕
@@ -85,14 +87,26 @@ function BreakpointEditor({ item }: { item: PausedBreakpoint }) {
         {item.phase === 'request' ? (
           <>
             <span className="bp-method">{item.method}</span>
-            <input className="bp-url" value={draft.url} onChange={(e) => set({ url: e.target.value })} aria-label="URL" data-testid="bp-url" />
+            <input
+              className="bp-url"
+              value={draft.url}
+              onChange={(e) => set({ url: e.target.value })}
+              aria-label="URL"
+              data-testid="bp-url"
+            />
           </>
         ) : (
           <>
             <label className="bp-muted" htmlFor="bp-status">
               Status
             </label>
-            <input id="bp-status" className="bp-status" value={draft.status} onChange={(e) => set({ status: e.target.value })} data-testid="bp-status" />
+            <input
+              id="bp-status"
+              className="bp-status"
+              value={draft.status}
+              onChange={(e) => set({ status: e.target.value })}
+              data-testid="bp-status"
+            />
             <span className="bp-muted bp-ellipsis">
               {item.method} {item.url}
             </span>
@@ -102,11 +116,28 @@ function BreakpointEditor({ item }: { item: PausedBreakpoint }) {
       <label className="bp-label" htmlFor="bp-headers">
         {item.phase === 'request' ? 'Request' : 'Response'} headers <span className="bp-muted">(one "Name: value" per line)</span>
       </label>
-      <textarea id="bp-headers" className="bp-text" rows={8} spellCheck={false} value={draft.headersText} onChange={(e) => set({ headersText: e.target.value })} data-testid="bp-headers" />
+      <textarea
+        id="bp-headers"
+        className="bp-text"
+        rows={8}
+        spellCheck={false}
+        value={draft.headersText}
+        onChange={(e) => set({ headersText: e.target.value })}
+        data-testid="bp-headers"
+      />
       <label className="bp-label" htmlFor="bp-body">
         Body {item.bodyCut && <span className="bp-muted">(over 1 MiB or not text: forwarded as it is, not editable)</span>}
       </label>
-      <textarea id="bp-body" className="bp-text" rows={6} spellCheck={false} disabled={item.bodyCut} value={draft.body} onChange={(e) => set({ body: e.target.value })} data-testid="bp-body" />
+      <textarea
+        id="bp-body"
+        className="bp-text"
+        rows={6}
+        spellCheck={false}
+        disabled={item.bodyCut}
+        value={draft.body}
+        onChange={(e) => set({ body: e.target.value })}
+        data-testid="bp-body"
+      />
       {error && (
         <div className="bp-error" role="alert">
           {error}
@@ -116,7 +147,13 @@ function BreakpointEditor({ item }: { item: PausedBreakpoint }) {
         <button className="btn primary" disabled={busy} onClick={() => void resume(false)} data-testid="bp-continue">
           Continue
         </button>
-        <button className="btn danger" disabled={busy} onClick={() => void resume(true)} data-testid="bp-abort" title="The client gets a 502 with X-Netlens-Error">
+        <button
+          className="btn danger"
+          disabled={busy}
+          onClick={() => void resume(true)}
+          data-testid="bp-abort"
+          title="The client gets a 502 with X-Netlens-Error"
+        >
           Abort
         </button>
         <button className="btn ghost" disabled={busy} onClick={() => setDraft(draftOf(item))}>
