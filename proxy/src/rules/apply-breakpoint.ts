@@ -82,7 +82,8 @@ export async function pauseRequest(
       body: whole ? whole.toString('utf8') : '',
       bodyCut: cut,
     },
-    timeoutMs,
+    // A body left half-read stalls its stream: continue before the client's body timeout would cut it.
+    cut ? Math.min(timeoutMs, ctx.options.bodyTimeoutMs / 2) : timeoutMs,
     clientGone(res),
   );
   record(x, started, resumed);
@@ -136,7 +137,8 @@ export async function pauseResponse(
       body: text && !cut ? text.toString('utf8') : '',
       bodyCut: cut,
     },
-    timeoutMs,
+    // Likewise the origin's body: continue before the upstream body timeout would cut it.
+    cut ? Math.min(timeoutMs, ctx.options.upstreamBodyTimeoutMs / 2) : timeoutMs,
     clientGone(res),
   );
   record(x, started, resumed);

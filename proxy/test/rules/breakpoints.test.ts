@@ -154,6 +154,17 @@ describe('breakpoint on request (HTTP/1.1)', () => {
     expect((harOf(x)._breakpoint as { pausedMs: number }).pausedMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('a body over 1 MiB is shown as cut and forwarded whole when it continues', async () => {
+    use(pauseOn('request'));
+    const big = 'x'.repeat(1024 * 1024 + 5000);
+    const paused = viaProxy(`${plain.url}/pause-big`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: big });
+    const [item] = await waitPaused(1);
+    expect(item).toMatchObject({ bodyCut: true, body: '' });
+    expect(() => bp.continue(item!.id, { body: 'small' })).toThrow(/cannot be edited/);
+    bp.continue(item!.id);
+    expect(JSON.parse((await paused).body).body).toBe(big);
+  });
+
   it('edits the URL the request goes to', async () => {
     use(pauseOn('request'));
     const paused = viaProxy(`${plain.url}/pause-url`);
