@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import tls from 'node:tls';
+import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpOrigin, httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
@@ -165,6 +166,24 @@ describe('breakpoint on request (HTTP/1.1)', () => {
     expect(JSON.parse((await paused).body).body).toBe(big);
   });
 
+  it('pauses a request a mock answers, before it answers', async () => {
+    use([
+      {
+        id: 'bpm',
+        match: { path: '/pause-mock' },
+        actions: [
+          { type: 'breakpoint', on: 'request' },
+          { type: 'mock', status: 418, body: 'tea' },
+        ],
+      },
+    ]);
+    const paused = viaProxy(`${plain.url}/pause-mock`);
+    const [item] = await waitPaused(1);
+    expect(item!.ruleId).toBe('bpm');
+    bp.continue(item!.id);
+    expect(await paused).toMatchObject({ status: 418, body: 'tea' });
+  });
+
   it('edits the URL the request goes to', async () => {
     use(pauseOn('request'));
     const paused = viaProxy(`${plain.url}/pause-url`);
@@ -239,6 +258,26 @@ describe('breakpoint on response', () => {
     expect(r.body).toBe('new body');
     const x = await exchangeFor('/pause-res');
     expect(harOf(x)._breakpoint).toMatchObject({ edited: true, outcome: 'continued' });
+  });
+
+  it('shows a gzip body decoded and sends it decoded once edited', async () => {
+    const zipped = await httpOrigin((_req, res) => {
+      (res as http.ServerResponse).writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync('hello from origin'));
+    });
+    try {
+      use(pauseOn('response'));
+      const paused = viaProxy(`${zipped.url}/pause-gzip`);
+      const [item] = await waitPaused(1);
+      expect(item).toMatchObject({ body: 'hello from origin', bodyCut: false });
+      bp.continue(item!.id, { body: 'hello edited' });
+      const r = await paused;
+      expect(r.body).toBe('hello edited');
+      expect(r.headers['content-encoding']).toBeUndefined();
+      expect(r.headers['content-length']).toBe('12');
+    } finally {
+      await zipped.close();
+    }
   });
 
   it('HTTP/1.1: abort sends a 502 instead of the origin response', async () => {
