@@ -118,6 +118,8 @@ export const ErrorCodes = {
   RULES_FILE: 'NL_RULES_FILE',
   /** A rule's fault action broke this exchange on purpose (close, reset, timeout, truncate): recorded, not a network failure. */
   RULE_FAULT: 'NL_RULE_FAULT',
+  /** The user aborted an exchange paused by a breakpoint: the client got a 502 (or its connection closed). */
+  BREAKPOINT_ABORTED: 'NL_BREAKPOINT_ABORTED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -164,6 +164,8 @@ export interface Exchange {
   rules?: RuleHit[];
   /** True when a rule answered instead of the network (a mock). */
   mocked?: boolean;
+  /** A breakpoint paused it (rules/breakpoints.ts): how long in all, whether the user edited it, how the last pause ended. */
+  breakpoint?: { pausedMs: number; edited: boolean; outcome: string };
 }
 
 /** What is known about an exchange when its request head arrives. */

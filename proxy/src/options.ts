@@ -100,12 +100,15 @@ export interface ProxyOptions {
   respond?: RespondHook;
   /** Rules that mock, rewrite, delay, throttle or break requests (rules/engine.ts); swap `current` to change them live. */
   rules?: import('./rules/engine.js').RulesHolder;
+  /** Where `breakpoint` actions park exchanges (rules/breakpoints.ts); one is made per proxy when absent. */
+  breakpoints?: import('./rules/breakpoints.js').Breakpoints;
 }
 
-export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond' | 'rules'>> {
+export interface ResolvedProxyOptions extends Required<Omit<ProxyOptions, 'upstreamCA' | 'respond' | 'rules' | 'breakpoints'>> {
   upstreamCA: string[];
   respond?: RespondHook;
   rules?: import('./rules/engine.js').RulesHolder;
+  breakpoints?: import('./rules/breakpoints.js').Breakpoints;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -149,5 +152,6 @@ export function resolveOptions(options: ProxyOptions = {}): ResolvedProxyOptions
     timeline: options.timeline ?? true,
     respond: options.respond,
     rules: options.rules,
+    breakpoints: options.breakpoints,
   };
 }

@@ -21,6 +21,9 @@ import { LabView } from './features/lab/LabView';
 import { SessionsView } from './features/sessions/SessionsView';
 import { RulesView } from './features/rules/RulesView';
 import { onRuleDraft, type RuleDraft } from './features/rules/draft';
+import { useBreakpoints } from './features/breakpoints/useBreakpoints';
+import { BreakpointsBadge } from './features/breakpoints/BreakpointsBadge';
+import { BreakpointsPanel } from './features/breakpoints/BreakpointsPanel';
 import { useToasts } from './ui/Toasts';
 import type { Dataset } from './lib/dataset';
 
@@ -57,6 +60,13 @@ export function App() {
       }),
     [],
   );
+  const paused = useBreakpoints();
+  const [pausedOpen, setPausedOpen] = useState(false);
+  // A new pause opens the queue: a breakpoint is something the user asked to handle now.
+  const pausedCount = paused.length;
+  useEffect(() => {
+    if (pausedCount > 0) setPausedOpen(true);
+  }, [pausedCount]);
 
   const refreshStatus = useCallback(
     () =>
@@ -180,6 +190,7 @@ export function App() {
           ))}
         </nav>
         <div className="spacer" />
+        <BreakpointsBadge count={paused.length} open={pausedOpen} onToggle={() => setPausedOpen((o) => !o)} />
         <ProxyBar status={status} statusError={statusError} onStatus={setStatus} refresh={refreshStatus} />
       </header>
       <main className="main">
@@ -231,6 +242,7 @@ export function App() {
         {view === 'lab' && <LabView status={status} />}
         {view === 'rules' && <RulesView draft={ruleDraft} onDraftTaken={takeRuleDraft} />}
         {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
+        {pausedOpen && <BreakpointsPanel items={paused} onClose={() => setPausedOpen(false)} />}
       </main>
       <footer className="statusbar" data-testid="statusbar">
         <span>

@@ -324,6 +324,37 @@ export interface ConnectionsView {
   note?: string;
 }
 
+/**
+ * An exchange a `breakpoint` rule paused (rules/breakpoints.ts): the request before it goes
+ * upstream, or the response before it reaches the client. Continues unchanged at `timeoutAt`.
+ */
+export interface PausedBreakpoint {
+  id: string;
+  exchangeId: string;
+  phase: 'request' | 'response';
+  ruleId: string;
+  method: string;
+  url: string;
+  status?: number;
+  headers: Array<[name: string, value: string]>;
+  /** UTF-8 text ('' when none); `bodyCut`: too large (or not text) to show or edit, forwarded as it is. */
+  body: string;
+  bodyCut: boolean;
+  /** Epoch ms. */
+  pausedAt: number;
+  timeoutAt: number;
+}
+
+/** What continueBreakpoint changes; absent fields stay. `headers` replaces the whole list. */
+export interface BreakpointEditsInfo {
+  headers?: Array<[name: string, value: string]>;
+  body?: string;
+  /** Request breakpoints only. */
+  url?: string;
+  /** Response breakpoints only. */
+  status?: number;
+}
+
 /** Every command: its single argument and its result. */
 export interface Commands {
   getStatus: { args: void; result: AppStatus };
@@ -392,6 +423,12 @@ export interface Commands {
   importRules: { args: { fileName: string; text: string }; result: RulesState };
   /** The rules as a rules file to download. */
   exportRules: { args: void; result: { fileName: string; text: string } };
+  /** The exchanges breakpoint rules paused now, oldest first (also pushed as `breakpoints` events). */
+  listBreakpoints: { args: void; result: PausedBreakpoint[] };
+  /** Lets a paused exchange go on, with the user's edits; NL_NOT_FOUND when it already continued. */
+  continueBreakpoint: { args: { id: string; edits?: BreakpointEditsInfo }; result: { continued: boolean } };
+  /** The client gets a 502 with X-Netlens-Error: NL_BREAKPOINT_ABORTED; recorded with that code. */
+  abortBreakpoint: { args: { id: string }; result: { aborted: boolean } };
 }
 
 /** The capture proxy's rules: the whole list in order (disabled ones too) and how often each matched. */
@@ -501,6 +538,9 @@ export const COMMAND_NAMES = [
   'setRules',
   'importRules',
   'exportRules',
+  'listBreakpoints',
+  'continueBreakpoint',
+  'abortBreakpoint',
 ] as const satisfies readonly CommandName[];
 
 // Compile-time check that COMMAND_NAMES lists every command of `Commands`.
@@ -517,7 +557,9 @@ export type NetlensEvent =
   | { type: 'lab-finished'; run: LabRunState }
   | { type: 'sessions-changed' }
   /** The replay server started, stopped, or its counts changed (at most every ~250 ms). */
-  | { type: 'replay-server'; status: ReplayServerStatus };
+  | { type: 'replay-server'; status: ReplayServerStatus }
+  /** An exchange paused at a breakpoint or resumed: the whole list of paused ones now. */
+  | { type: 'breakpoints'; items: PausedBreakpoint[] };
 
 export type NetlensEventListener = (event: NetlensEvent) => void;
 

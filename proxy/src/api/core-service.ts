@@ -12,6 +12,7 @@
  *   commands/replay.ts    Sessions → Serve and Resend (replay-service.ts)
  *   commands/lab.ts       lab runs and their history (lab-service.ts)
  *   commands/rules.ts     the rules the capture proxy applies, kept in the data directory
+ *   commands/breakpoints.ts  exchanges paused by breakpoint rules
  */
 import { startProxy as realStartProxy, type ProxyHandle } from '../server/proxy-server.js';
 import type { ProxyOptions } from '../options.js';
@@ -35,6 +36,7 @@ import { Connections, type ConnectionsCommands } from './commands/connections.js
 import { createReplay, type ReplayCommands } from './commands/replay.js';
 import { createLab, type LabCommands } from './commands/lab.js';
 import { RulesController, type RulesCommands } from './commands/rules.js';
+import { BreakpointQueue, type BreakpointCommands } from './commands/breakpoints.js';
 import type { ReplayService } from './replay-service.js';
 import type { LabService } from './lab-service.js';
 
@@ -60,7 +62,8 @@ type ModuleCommands = CaptureCommands &
   SessionsCommands &
   ReplayCommands &
   LabCommands &
-  RulesCommands;
+  RulesCommands &
+  BreakpointCommands;
 
 /**
  * A base class typed with the modules' commands: the constructor copies them onto
@@ -78,11 +81,15 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
   private readonly labs: LabService;
   private readonly sessionStore: SessionBackend;
   private readonly browser: BrowserBackend;
+  private readonly breakpoints: BreakpointQueue;
 
   constructor(private readonly options: CoreServiceOptions) {
     super();
     const emit = (e: NetlensEvent) => this.emit(e);
-    const { dataDir, proxyExtras: extras } = options;
+    const { dataDir } = options;
+    this.breakpoints = new BreakpointQueue(emit);
+    // Every proxy the core starts parks its paused exchanges in the one queue the API serves.
+    const extras = { ...options.proxyExtras, breakpoints: this.breakpoints.registry };
     const startProxy = options.startProxy ?? realStartProxy;
     this.sessionStore = options.sessions ?? memorySessions();
     this.browser = options.browser ?? unavailableBrowser;
@@ -117,12 +124,16 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.replays = replay.service;
     this.labs = lab.service;
     Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);
-    Object.assign(this, this.sessions.commands, replay.commands, lab.commands, rules.commands);
+    Object.assign(this, this.sessions.commands, replay.commands, lab.commands, rules.commands, this.breakpoints.commands);
   }
 
   subscribe(listener: NetlensEventListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // Each subscriber is a UI that can resume pauses; when the last one goes, nothing stays paused.
+    const leave = this.breakpoints.watch();
+    return () => {
+      if (this.listeners.delete(listener)) leave();
+    };
   }
 
   private emit(event: NetlensEvent): void {
@@ -155,6 +166,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
 
   /** Stops the proxy, cancels lab runs, closes launched browsers. */
   async close(): Promise<void> {
+    this.breakpoints.close();
     this.capture.close();
     this.sessions.close();
     this.labs.close();

@@ -70,6 +70,7 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
   if (x.replayed !== undefined) entry._replayed = x.replayed;
   if (x.rules?.length) entry._rules = x.rules.map((r) => ({ ...r, actions: [...r.actions] }));
   if (x.mocked) entry._mocked = true;
+  if (x.breakpoint) entry._breakpoint = { ...x.breakpoint };
   if (x.error) {
     // `_error` is a string as in Chrome's HARs, so DevTools shows it; code and side alongside.
     entry._error = x.error.message;

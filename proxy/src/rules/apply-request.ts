@@ -18,6 +18,8 @@ import { readAll, readBounded } from './read-body.js';
 import { editBody, editHeaders, removeHeaders } from './edits.js';
 import { sleep, throttled } from './pacing.js';
 import { writeMock } from './mock.js';
+import { pauseRequest } from './apply-breakpoint.js';
+import { answerBadGateway } from '../server/bad-gateway.js';
 
 /** Body matchers see at most this much of a request body. */
 export const MATCH_BODY_LIMIT = 1024 * 1024;
@@ -66,6 +68,18 @@ export async function applyRequestRules(
   x.rules = plan.hits;
 
   if (plan.requestDelayMs > 0) await sleep(plan.requestDelayMs);
+  let start = target;
+  let headerEdit = unchanged;
+  let bodyEdited = false;
+  if (plan.breakRequestMs !== undefined) {
+    const p = await pauseRequest(ctx, res, x, target, body, whole, plan.breakRequestMs);
+    if (p.resumed.outcome === 'aborted' || p.resumed.outcome === 'client-closed') {
+      p.body?.resume();
+      abortPaused(ctx, req, res, x, p.resumed.outcome === 'aborted', p.whole === null && p.body !== null);
+      return { handled: true };
+    }
+    ({ url: start, body, whole, headers: headerEdit, bodyEdited } = p);
+  }
   const fault = plan.fault;
   if (fault && (fault.fault === 'close' || fault.fault === 'reset' || fault.fault === 'timeout')) {
     await breakRequest(ctx, req, res, x, body, fault);
@@ -83,8 +97,7 @@ export async function applyRequestRules(
     return { handled: true };
   }
 
-  let url = target;
-  let headerEdit = unchanged;
+  let url = start;
   for (const a of plan.rewriteRequest) {
     url = rewriteUrl(url, a);
     const before = headerEdit;
@@ -95,7 +108,7 @@ export async function applyRequestRules(
       body = null;
     }
   }
-  if (whole && plan.rewriteRequest.some((a) => a.body)) {
+  if (whole && (bodyEdited || plan.rewriteRequest.some((a) => a.body))) {
     const length = whole.length;
     const edit = headerEdit;
     headerEdit = (h) => [...removeHeaders(edit(h), ['content-length', 'transfer-encoding']), ['Content-Length', String(length)]];
@@ -108,6 +121,25 @@ export async function applyRequestRules(
   }
   if (body && plan.throttle?.uploadBps) body = throttled(body, `${x.clientConnectionId}:up`, plan.throttle.uploadBps);
   return { handled: false, plan, url, body, headers: headerEdit };
+}
+
+/** A paused request the user aborted (502 with X-Netlens-Error), or whose client left while it waited. */
+function abortPaused(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, aborted: boolean, unread: boolean): void {
+  if (!aborted) {
+    x.timestamps.clientResponseEnd = performance.now();
+    finishExchange(ctx, x, {
+      code: ErrorCodes.CLIENT_ABORTED,
+      message: 'The client closed the connection while a breakpoint paused the request',
+      side: 'client',
+    });
+    return;
+  }
+  const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the request was not sent upstream`;
+  if (answerBadGateway(res, x, x.clientProtocol, ErrorCodes.BREAKPOINT_ABORTED, message, unread)) {
+    x.timestamps.clientResponseHeaders = performance.now();
+  } else endClient(req, res);
+  x.timestamps.clientResponseEnd = performance.now();
+  finishExchange(ctx, x, { code: ErrorCodes.BREAKPOINT_ABORTED, message, side: 'proxy' });
 }
 
 function rewriteUrl(url: URL, a: RewriteRequestAction): URL {

@@ -24,11 +24,18 @@ const CORS_HEADERS = [
   'access-control-expose-headers',
 ];
 
-export async function applyResponseRules(plan: Plan, x: Exchange, up: UpstreamResponse): Promise<UpstreamResponse> {
+/** `pause`: the response breakpoint (apply-breakpoint.ts), run after the rewrites and before the body's pacing. */
+export async function applyResponseRules(
+  plan: Plan,
+  x: Exchange,
+  up: UpstreamResponse,
+  pause?: (up: UpstreamResponse) => Promise<unknown>,
+): Promise<UpstreamResponse> {
   const wait = plan.responseDelayMs + (plan.throttle?.latencyMs ?? 0);
   if (wait > 0) await sleep(wait);
   const noBody = x.request.method === 'HEAD' || up.status === 204 || up.status === 304 || (up.status >= 100 && up.status < 200);
   for (const a of plan.rewriteResponse) await rewrite(a, x, up, noBody);
+  if (pause) await pause(up);
   const fault = plan.fault;
   const rule = x.rules?.at(-1);
   if (fault?.fault === 'trickle') up.body = trickled(up.body, fault.bytes ?? 1, fault.intervalMs ?? 100);

@@ -19,6 +19,7 @@ import type {
 } from './types.js';
 import { compileMatcher, needsBody, RequestView, type CompiledMatcher } from './match.js';
 import { PROFILES } from './profiles.js';
+import { BREAKPOINT_DEFAULT_TIMEOUT_MS } from './breakpoints.js';
 
 export interface Throttle {
   downloadBps: number;
@@ -37,6 +38,9 @@ export interface Plan {
   throttle?: Throttle;
   rewriteRequest: RewriteRequestAction[];
   rewriteResponse: RewriteResponseAction[];
+  /** Breakpoints (rules/breakpoints.ts): the auto-continue timeout of the pause before the upstream / before the client. */
+  breakRequestMs?: number;
+  breakResponseMs?: number;
 }
 
 interface CompiledRule {
@@ -89,6 +93,7 @@ export class CompiledRules {
 function actionLabel(a: Action): string {
   if (a.type === 'fault') return `fault:${a.fault}`;
   if (a.type === 'delay') return `delay:${a.before}`;
+  if (a.type === 'breakpoint') return `breakpoint:${a.on}`;
   if (a.type === 'throttle' && a.profile) return `throttle:${a.profile}`;
   return a.type;
 }
@@ -119,6 +124,12 @@ function addAction(plan: Plan, a: Action): void {
     case 'rewriteResponse':
       plan.rewriteResponse.push(a);
       break;
+    case 'breakpoint': {
+      const ms = a.timeoutMs ?? BREAKPOINT_DEFAULT_TIMEOUT_MS;
+      if (a.on === 'request') plan.breakRequestMs ??= ms;
+      else plan.breakResponseMs ??= ms;
+      break;
+    }
   }
 }
 

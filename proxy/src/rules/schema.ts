@@ -119,6 +119,10 @@ const actionShapes = {
       intervalMs: { type: 'number', minimum: 1, maximum: 60_000 },
     },
   },
+  breakpoint: {
+    required: ['on'],
+    properties: { type: {}, on: { enum: ['request', 'response'] }, timeoutMs: { type: 'number', minimum: 0, maximum: 600_000 } },
+  },
 } as const;
 
 export const ACTION_TYPES = Object.keys(actionShapes);

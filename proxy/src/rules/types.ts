@@ -110,7 +110,16 @@ export interface FaultAction {
   intervalMs?: number;
 }
 
-export type Action = MockAction | RewriteRequestAction | RewriteResponseAction | DelayAction | ThrottleAction | FaultAction;
+export interface BreakpointAction {
+  type: 'breakpoint';
+  /** `request`: pause before the request goes upstream; `response`: before the response reaches the client. */
+  on: 'request' | 'response';
+  /** Continue unchanged after this long when nobody resumed it (default 60 s, at most 10 min). */
+  timeoutMs?: number;
+}
+
+export type Action =
+  MockAction | RewriteRequestAction | RewriteResponseAction | DelayAction | ThrottleAction | FaultAction | BreakpointAction;
 
 export interface Rule {
   id: string;

@@ -29,6 +29,8 @@ import { answerBadGateway } from './bad-gateway.js';
 import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
 import { flushHeadAlone, relayChunks } from './naive-relay.js';
+import { pauseResponse } from '../rules/apply-breakpoint.js';
+import type { Resumed } from '../rules/breakpoints.js';
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
   // By the connection, not the request line: an HTTP/1 connection can carry a request line that says "HTTP/2.0".
@@ -242,7 +244,24 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     finishExchange(ctx, x, { code, message, side: 'upstream' });
     return;
   }
-  if (ruled?.plan) up = await applyResponseRules(ruled.plan, x, up);
+  let paused: Resumed | undefined;
+  if (ruled?.plan) {
+    const { plan } = ruled;
+    const ms = plan.breakResponseMs;
+    const pause = ms === undefined ? undefined : async (u: UpstreamResponse) => (paused = await pauseResponse(ctx, res, x, u, ms));
+    up = await applyResponseRules(plan, x, up, pause);
+  }
+  if (paused?.outcome === 'aborted' && !clientGone) {
+    // The user aborted the paused response: the client gets a 502 naming why, never the origin's answer.
+    up.abort();
+    x.request.body = reqCapture.result();
+    const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the response was not forwarded`;
+    if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false)) x.timestamps.clientResponseHeaders = performance.now();
+    else endClient(req, res);
+    x.timestamps.clientResponseEnd = performance.now();
+    finishExchange(ctx, x, { code: ErrorCodes.BREAKPOINT_ABORTED, message, side: 'proxy' });
+    return void res.off('close', onClientClose);
+  }
   if (clientGone) {
     up.abort();
     x.request.body = reqCapture.result();

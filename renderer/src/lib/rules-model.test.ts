@@ -51,6 +51,7 @@ describe('summaries', () => {
     expect(actionSummary({ type: 'delay', before: 'response', ms: 300 })).toBe('delay 300 ms before response');
     expect(actionSummary({ type: 'throttle', profile: 'slow-4g' })).toBe('throttle slow-4g');
     expect(actionSummary({ type: 'fault', fault: 'close' })).toBe('fault close');
+    expect(actionSummary({ type: 'breakpoint', on: 'request' })).toBe('breakpoint on request');
   });
 });
 

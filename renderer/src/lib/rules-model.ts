@@ -77,6 +77,8 @@ export function actionSummary(a: Action): string {
       return 'rewrite request';
     case 'rewriteResponse':
       return 'rewrite response';
+    case 'breakpoint':
+      return `breakpoint on ${a.on}`;
   }
 }
 

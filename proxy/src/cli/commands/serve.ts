@@ -6,6 +6,7 @@ import { EXIT_OK, intFlag, type CliCommand } from '../command.js';
 import { appPaths } from '../../app-paths.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { openInBrowser } from '../open-url.js';
+import { rulesFlag, rulesHelp } from '../rules-flag.js';
 import { ErrorCodes, isErrorCode } from '../../errors.js';
 
 export const serveCommand: CliCommand = {
@@ -30,6 +31,7 @@ Flags:
   --upstream-ca F   proxy: also trust this CA (PEM) upstream; repeatable
   --insecure        proxy: do not verify upstream certificates (testing only)
   --renderer-dir D  serve the UI from D instead of dist/renderer
+${rulesHelp(20)}
 
 Examples:
   netlens serve --open
@@ -47,6 +49,7 @@ Examples:
     'upstream-ca': { type: 'string', multiple: true },
     insecure: { type: 'boolean' },
     'renderer-dir': { type: 'string' },
+    rules: { type: 'string' },
   },
   maxPositionals: 0,
   async run({ values, stdout, stderr, env, stopSignal }) {
@@ -59,6 +62,7 @@ Examples:
     upstreamCAFlag(values);
     const upstreamCAFiles = ((values['upstream-ca'] as string[] | undefined) ?? []).map((f) => path.resolve(f));
 
+    const rules = rulesFlag(values, stderr);
     const service = new CoreService({
       dataDir,
       version: appPaths().version,
@@ -71,6 +75,7 @@ Examples:
         insecureUpstream: insecureFlag(values, stderr),
       },
       ...(await coreBackends(dataDir)),
+      ...(rules ? { proxyExtras: { rules: rules.holder } } : {}),
     });
     if (!values['no-proxy']) {
       try {
@@ -105,6 +110,7 @@ Examples:
     stderr.write(`\n${sig}: stopping…\n`);
     await transport.close();
     await service.close();
+    rules?.close();
     return EXIT_OK;
   },
 };
