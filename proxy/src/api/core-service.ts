@@ -94,7 +94,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.sessionStore = options.sessions ?? memorySessions();
     this.browser = options.browser ?? unavailableBrowser;
     this.capture = new LiveCapture(emit, options.batchMs ?? EXCHANGE_BATCH_MS);
-    const rules = new RulesController(dataDir);
+    const rules = new RulesController(dataDir, options.proxyExtras?.rules);
     this.proxy = new ProxyController({
       dataDir,
       config: {

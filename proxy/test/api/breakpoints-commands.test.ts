@@ -93,6 +93,11 @@ const lastList = (events: NetlensEvent[]) =>
   events.filter((e) => e.type === 'breakpoints').at(-1) as { items: PausedBreakpoint[] } | undefined;
 
 describe('breakpoint commands', () => {
+  it('rules the host loaded (serve --rules FILE) are the ones in force and the ones getRules shows', async () => {
+    const state = await service.getRules();
+    expect(state.rules.map((r) => r.id)).toEqual(['bp']);
+  });
+
   it('pushes the pause, lists it, and continueBreakpoint sends the edited header to the origin', async () => {
     const { ws, events } = await openEvents();
     try {

@@ -46,15 +46,24 @@ export function importRulesArgs(args: unknown): RulesFile {
 
 export class RulesController {
   /** What the proxy reads; the same object across proxy restarts. */
-  readonly holder = new RulesHolder();
+  readonly holder: RulesHolder;
   /** Counts of the sets replaced so far, per id still in force. */
   private base = new Map<string, number>();
   private loadError: ErrorInfo | undefined;
   private readonly file: string;
 
-  constructor(private readonly dataDir: string) {
+  /**
+   * `given`: rules the host already loaded (`netlens serve --rules FILE`, which also reloads the
+   * file when it changes): they are in force instead of the ones kept in the data directory, and
+   * the app's edits replace them (and are kept there) until the file changes again.
+   */
+  constructor(
+    private readonly dataDir: string,
+    given?: RulesHolder,
+  ) {
     this.file = path.join(dataDir, RULES_FILE_NAME);
-    if (!fs.existsSync(this.file)) return;
+    this.holder = given ?? new RulesHolder();
+    if (given || !fs.existsSync(this.file)) return;
     try {
       this.holder.set(readRulesFile(this.file), dataDir);
     } catch (err) {
