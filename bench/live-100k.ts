@@ -17,6 +17,7 @@ import { chromium } from 'playwright-core';
 import { appPaths, appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { CoreService } from '../proxy/src/api/core-service.js';
 import { startHttpTransport } from '../proxy/src/api/http-transport.js';
+import { coreBackends } from '../proxy/src/api/wiring.js';
 import { EventStream } from '../proxy/src/events.js';
 import type { Exchange } from '../proxy/src/model.js';
 import type { ProxyHandle } from '../proxy/src/server/proxy-server.js';
@@ -60,7 +61,8 @@ async function main() {
     ca: { certPath: path.join(dataDir, 'ca.pem'), fingerprint: '-', leafSpkiHash: '-' } as ProxyHandle['ca'],
     stop: async () => undefined,
   });
-  const service = new CoreService({ dataDir, startProxy: fake, version: 'bench' });
+  // The app's own backends (session store in the temp data directory), as serve.ts wires them; only the proxy is fake.
+  const service = new CoreService({ dataDir, startProxy: fake, version: 'bench', ...(await coreBackends(dataDir)) });
   await service.startProxy();
   const transport = await startHttpTransport({ service, staticDir: appPaths().rendererDir });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });

@@ -26,7 +26,6 @@ import {
   type NetlensEventListener,
   type ProxyConfig,
 } from './contract.js';
-import { memorySessions, unavailableBrowser, unavailableLab } from './backends.js';
 import type { BrowserBackend, LabBackend, SessionBackend } from './backends.js';
 import { noDisplayReason } from '../browser/display.js';
 import { LiveCapture, type CaptureCommands } from './commands/capture.js';
@@ -47,9 +46,10 @@ export interface CoreServiceOptions {
   version?: string;
   /** Injected in tests to feed events without a real proxy. */
   startProxy?: (options: ProxyOptions) => Promise<ProxyHandle>;
-  sessions?: SessionBackend;
-  lab?: LabBackend;
-  browser?: BrowserBackend;
+  /** The real ones come from wiring.ts `coreBackends(dataDir)`; tests pass fakes (proxy/test/api/fake-backends.ts). */
+  sessions: SessionBackend;
+  lab: LabBackend;
+  browser: BrowserBackend;
   batchMs?: number;
   /** Extra proxy options passed through as they are (PEM texts in `upstreamCA` add to `proxy.upstreamCAFiles`). */
   proxyExtras?: ProxyExtras;
@@ -91,8 +91,8 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     // Every proxy the core starts parks its paused exchanges in the one queue the API serves.
     const extras = { ...options.proxyExtras, breakpoints: this.breakpoints.registry };
     const startProxy = options.startProxy ?? realStartProxy;
-    this.sessionStore = options.sessions ?? memorySessions();
-    this.browser = options.browser ?? unavailableBrowser;
+    this.sessionStore = options.sessions;
+    this.browser = options.browser;
     this.capture = new LiveCapture(emit, options.batchMs ?? EXCHANGE_BATCH_MS);
     const rules = new RulesController(dataDir, options.proxyExtras?.rules);
     this.proxy = new ProxyController({
@@ -120,7 +120,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit });
     const connections = new Connections({ timeline, captured, sessions: this.sessionStore });
     const replay = createReplay({ dataDir, sessions: this.sessionStore, startProxy, extras, proxy: this.proxy, emit });
-    const lab = createLab(options.lab ?? unavailableLab, dataDir, this.proxy, emit);
+    const lab = createLab(options.lab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
     Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);

@@ -12,7 +12,9 @@ import { compareRuns, isRunId, LabHistory } from '../lab/history.js';
 import { renderHtmlReport, representativeWaterfalls } from '../lab/html-report.js';
 import { LAB_DEFAULTS, limitProblem } from '../lab/limits.js';
 import type { CellId, LabResult } from '../lab/types.js';
-import { labCells, parseHarText, type LabBackend } from './backends.js';
+import type { LabBackend } from './backends.js';
+import { labCells } from './lab-cells.js';
+import { parseHarText } from './har-text.js';
 import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEvent } from './contract.js';
 import { bad, obj, type Args } from './commands/args.js';
 

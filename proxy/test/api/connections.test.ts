@@ -11,6 +11,7 @@ import type { ProxyHandle } from '../../src/server/proxy-server.js';
 import type { TimelineLog } from '../../src/timeline/types.js';
 import { httpOrigin, tempDataDir, type Origin } from '../proxy/harness.js';
 import { exchange, fakeProxy } from './helpers.js';
+import { fakeBackends } from './fake-backends.js';
 
 let origin: Origin;
 beforeAll(async () => {
@@ -117,6 +118,7 @@ describe('getConnections', () => {
     const dir = tempDataDir();
     let handle: ProxyHandle | undefined;
     const s = new CoreService({
+      ...fakeBackends(),
       dataDir: dir,
       proxy: { port: 0 },
       sessions: storeBackend(dir),
@@ -178,6 +180,7 @@ describe('getConnections', () => {
     const fake = fakeProxy();
     const log = stallLog();
     const s = new CoreService({
+      ...fakeBackends(),
       dataDir: dir,
       sessions: storeBackend(dir),
       batchMs: 10,

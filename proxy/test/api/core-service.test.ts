@@ -10,6 +10,7 @@ import type { LabResult, NetlensEvent } from '../../src/api/contract.js';
 import { fakeProxy } from './helpers.js';
 import { fakeResult, WALKTHROUGH } from '../lab/fake-result.js';
 import { writeRun } from '../lab/write-run.js';
+import { fakeBackends } from './fake-backends.js';
 
 const dirs: string[] = [];
 const services: CoreService[] = [];
@@ -21,7 +22,7 @@ afterEach(async () => {
 function service(lab?: LabBackend) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-core-'));
   dirs.push(dir);
-  const s = new CoreService({ dataDir: dir, startProxy: fakeProxy().start, lab, batchMs: 10 });
+  const s = new CoreService({ ...fakeBackends(lab ? { lab } : {}), dataDir: dir, startProxy: fakeProxy().start, batchMs: 10 });
   services.push(s);
   const events: NetlensEvent[] = [];
   s.subscribe((e) => events.push(e));
@@ -155,6 +156,7 @@ describe('core service: proxy settings', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-core-'));
     dirs.push(dir);
     const s = new CoreService({
+      ...fakeBackends(),
       dataDir: dir,
       startProxy: async () => {
         throw Object.assign(new Error('port 8080 is in use'), { code: 'NL_PORT_IN_USE' });

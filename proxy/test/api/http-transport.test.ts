@@ -9,6 +9,7 @@ import { startHttpTransport, type HttpTransport } from '../../src/api/http-trans
 import type { NetlensApi, NetlensEvent } from '../../src/api/contract.js';
 import { wsProtocols } from '../../src/api/ws-auth.js';
 import { exchange, fakeProxy, type FakeProxy } from './helpers.js';
+import { fakeBackends } from './fake-backends.js';
 
 const TOKEN = 'test-token-0123456789';
 let dir: string;
@@ -24,7 +25,7 @@ beforeEach(async () => {
   fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><title>Netlens</title>');
   fs.writeFileSync(path.join(staticDir, 'assets', 'app.js'), 'console.log(1)');
   proxy = fakeProxy();
-  service = new CoreService({ dataDir: dir, startProxy: proxy.start, batchMs: 50, version: '9.9.9' });
+  service = new CoreService({ ...fakeBackends(), dataDir: dir, startProxy: proxy.start, batchMs: 50, version: '9.9.9' });
   await service.startProxy();
   transport = await startHttpTransport({ service, token: TOKEN, staticDir });
   base = `http://127.0.0.1:${transport.port}`;

@@ -7,6 +7,7 @@ import { CoreService } from '../../src/api/core-service.js';
 import { invoke, isCommandName } from '../../src/api/invoke.js';
 import { ErrorCodes, NetlensError } from '../../src/errors.js';
 import { fakeProxy } from './helpers.js';
+import { fakeBackends } from './fake-backends.js';
 
 /** A service whose commands do what `behave` says. */
 function service(behave: (name: string, args: unknown) => unknown): NetlensApi {
@@ -90,7 +91,7 @@ describe('invoke', () => {
     let core: CoreService;
     beforeEach(() => {
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-invoke-'));
-      core = new CoreService({ dataDir, startProxy: fakeProxy().start, batchMs: 5 });
+      core = new CoreService({ ...fakeBackends(), dataDir, startProxy: fakeProxy().start, batchMs: 5 });
     });
     afterEach(async () => {
       await core.close();

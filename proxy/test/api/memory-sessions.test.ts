@@ -1,10 +1,11 @@
 /**
- * The in-memory session backend keeps an import as it came (the UI's views are
+ * The tests' in-memory session backend (fake-backends.ts) keeps an import as it came (the UI's views are
  * total over odd JSON) but opens it normalized: replay and resend read
  * `StoredSession.log` as a strict HarLog, as they do from the real store.
  */
 import { describe, expect, it } from 'vitest';
-import { memorySessions, parseHarText } from '../../src/api/backends.js';
+import { parseHarText } from '../../src/api/har-text.js';
+import { memorySessions } from './fake-backends.js';
 
 describe('memorySessions', () => {
   it('opens a normalized log, and keeps the import as it came for the entry views and export', async () => {

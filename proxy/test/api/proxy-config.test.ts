@@ -11,6 +11,7 @@ import { CoreService } from '../../src/api/core-service.js';
 import { MAX_BODY_CAPTURE_LIMIT, proxyConfigPatch, readCAFile } from '../../src/api/proxy-config.js';
 import { loadOrCreateCA } from '../../src/tls/ca.js';
 import { fakeProxy } from './helpers.js';
+import { fakeBackends } from './fake-backends.js';
 
 const dirs: string[] = [];
 const services: CoreService[] = [];
@@ -54,7 +55,7 @@ function files() {
 
 function service(extra: Partial<ConstructorParameters<typeof CoreService>[0]> = {}) {
   const fake = fakeProxy();
-  const s = new CoreService({ dataDir: tmp(), startProxy: fake.start, batchMs: 10, ...extra });
+  const s = new CoreService({ ...fakeBackends(), dataDir: tmp(), startProxy: fake.start, batchMs: 10, ...extra });
   services.push(s);
   return { s, fake };
 }

@@ -16,6 +16,7 @@ import { postData } from '../../src/har/post-data.js';
 import type { HarPostData, LooseHarEntry } from '../../src/har/types.js';
 import { storeBackend } from '../../src/api/session-backend.js';
 import type { SessionFieldChunk } from '../../src/api/contract.js';
+import { fakeBackends } from './fake-backends.js';
 
 const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0xfe, 0xff, 0x00, 0x7f]);
 
@@ -83,7 +84,7 @@ describe('a stored session with a binary request body', () => {
   let core: CoreService;
   beforeEach(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-req-b64-'));
-    core = new CoreService({ dataDir, sessions: storeBackend(dataDir) });
+    core = new CoreService({ ...fakeBackends(), dataDir, sessions: storeBackend(dataDir) });
   });
   afterEach(async () => {
     await core.close();

@@ -7,6 +7,7 @@ import { startHttpTransport, type HttpTransport } from '../../src/api/http-trans
 import type { Rule, RulesState } from '../../src/api/contract.js';
 import type { RulesHolder } from '../../src/rules/engine.js';
 import { fakeProxy, type FakeProxy } from './helpers.js';
+import { fakeBackends } from './fake-backends.js';
 
 const TOKEN = 'test-token-rules-0123456789';
 let dir: string;
@@ -16,7 +17,7 @@ let proxy: FakeProxy;
 
 async function open(): Promise<void> {
   proxy = fakeProxy();
-  service = new CoreService({ dataDir: dir, startProxy: proxy.start, batchMs: 50 });
+  service = new CoreService({ ...fakeBackends(), dataDir: dir, startProxy: proxy.start, batchMs: 50 });
   await service.startProxy();
   transport = await startHttpTransport({ service, token: TOKEN, staticDir: dir });
 }

@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
-import { memorySessions } from '../../src/api/backends.js';
 import { DETAIL_BUDGET, FIELD_CAP, fieldChunk, HEADER_COUNT_CAP, ROW_URL_CAP } from '../../src/api/session-view.js';
 import { storeBackend } from '../../src/api/session-backend.js';
 import { SessionStore } from '../../src/sessions/store.js';
 import type { ExchangeDetail, SessionFieldChunk } from '../../src/api/contract.js';
+import { fakeBackends } from './fake-backends.js';
 
 const BIG = 300 * 1024;
 
@@ -83,7 +83,7 @@ let core: CoreService;
 
 beforeEach(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-session-cmds-'));
-  core = new CoreService({ dataDir, sessions: storeBackend(dataDir) });
+  core = new CoreService({ ...fakeBackends(), dataDir, sessions: storeBackend(dataDir) });
 });
 
 afterEach(async () => {
@@ -330,7 +330,7 @@ describe('other session sources', () => {
   });
 
   it('the in-memory backend serves the same commands, total over odd JSON', async () => {
-    const mem = new CoreService({ dataDir, sessions: memorySessions() });
+    const mem = new CoreService({ ...fakeBackends(), dataDir });
     try {
       const postData = { params: [{ name: 'a', value: 'b' }, null] };
       const oddEntry = { request: { url: 5, headers: 'nope', postData }, response: { content: { text: 7, mimeType: 3 } } };

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LabService } from '../../src/api/lab-service.js';
-import { unavailableLab } from '../../src/api/backends.js';
+import { unavailableLab } from '../api/fake-backends.js';
 import { LAB_DEFAULTS, LAB_LIMITS, limitRange, type LabLimitName } from '../../src/lab/limits.js';
 import { resolveLabConfig } from '../../src/lab/runner.js';
 import type { LabConfig } from '../../src/lab/types.js';

@@ -9,12 +9,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
-import { memorySessions } from '../../src/api/backends.js';
 import type { NetlensEvent, ReplayServerStatus } from '../../src/api/contract.js';
 import { curl, httpOrigin, tempDataDir, type Origin } from '../proxy/harness.js';
 import { pageHandler, recordHar, type PageState } from './helpers.js';
 import { resend } from '../../src/replay/client-replay.js';
 import { loadReplayHar } from '../../src/replay/load.js';
+import { fakeBackends } from '../api/fake-backends.js';
 
 const dataDir = tempDataDir();
 const harFile = path.join(dataDir, 's.har');
@@ -33,7 +33,7 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const service = () => new CoreService({ dataDir, proxy: { port: 0 }, sessions: memorySessions(), batchMs: 10 });
+const service = () => new CoreService({ ...fakeBackends(), dataDir, proxy: { port: 0 }, batchMs: 10 });
 const importS = (s: CoreService, text = fs.readFileSync(harFile, 'utf8'), fileName = 's.har') => s.importHar({ fileName, text });
 
 async function until<T>(get: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
