@@ -10,6 +10,7 @@ import path from 'node:path';
 import { WebSocket } from 'ws';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
+import { fakeBackends } from './fake-backends.js';
 import { startHttpTransport, type HttpTransport } from '../../src/api/http-transport.js';
 import type { NetlensEvent, PausedBreakpoint } from '../../src/api/contract.js';
 import { ErrorCodes } from '../../src/errors.js';
@@ -28,7 +29,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bp-api-'));
   origin = await httpOrigin(mirror);
   const rules = holderWith([{ id: 'bp', match: { path: '/pause*' }, actions: [{ type: 'breakpoint', on: 'request' }] }]);
-  service = new CoreService({ dataDir: dir, proxy: { port: 0 }, proxyExtras: { rules }, batchMs: 20 });
+  service = new CoreService({ ...fakeBackends(), dataDir: dir, proxy: { port: 0 }, proxyExtras: { rules }, batchMs: 20 });
   proxyPort = (await service.startProxy()).address!.port;
   transport = await startHttpTransport({ service, token: TOKEN });
   base = `http://127.0.0.1:${transport.port}`;
