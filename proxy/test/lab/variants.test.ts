@@ -149,12 +149,13 @@ describe.skipIf(!chromePath)('a variant in a real lab run', () => {
     const slow = cell(VARIANT).stats.loadMs!;
     const base = cell(BASE).stats.loadMs!;
     console.log(`variant slow: median load ${slow.median.toFixed(0)} ms vs ${base.median.toFixed(0)} ms without it`);
-    expect(slow.median - base.median).toBeGreaterThan(200);
+    // Measured ~+250-300 ms (the delay overlaps part of the upstream wait); 150 leaves room for a busy machine.
+    expect(slow.median - base.median).toBeGreaterThan(150);
     expect(slow.min).toBeGreaterThan(base.median);
     const effect = result.effects.find((e) => e.dimension === 'variant')!;
     expect(effect).toMatchObject({ cell: VARIANT, versus: BASE });
     expect(effect.comparison.ratio).toBeGreaterThan(1);
-    expect(effect.comparison.cliffsDelta).toBe(1);
+    expect(effect.comparison.cliffsDelta).toBeGreaterThan(0.5);
   });
 
   it("the variant's image exchanges carry _rules in the proxy HARs; the base cell's carry none", () => {
@@ -172,5 +173,12 @@ describe.skipIf(!chromePath)('a variant in a real lab run', () => {
     const stored = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8')) as LabResult;
     expect(stored.config.variants).toEqual([{ name: 'slow', file, rules: SLOW_IMAGES }]);
     expect(stored.config.cells).toEqual([BASE, VARIANT]);
+  });
+
+  it('netlens lab report prints the stored run with the variant cell and its effect', async () => {
+    const r = await cli(['lab', 'report', path.join(dir, 'out')]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(VARIANT);
+    expect(r.out).toMatch(/variant on\s+proxy\+h2\+intercept~slow vs proxy\+h2\+intercept\s+\d\.\d\d×/);
   });
 });
