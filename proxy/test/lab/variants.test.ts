@@ -65,8 +65,9 @@ describe('variant specs and cell names', () => {
     });
     expect(resolved.cells).toEqual(['direct+h2', 'proxy+h2+intercept', 'proxy+h2+intercept~slow']);
     expect(resolved.variants).toEqual([{ name: 'slow', file, rules: SLOW_IMAGES }]);
-    expect(() => resolveLabConfig({ target: { kind: 'site', images: 1, latencyMs: 0 }, cells: ['direct+h2'], variants: [loadVariant('slow', file)] }))
-      .toThrow(/variants apply to the Netlens proxy cells/);
+    const directOnly = { target: { kind: 'site' as const, images: 1, latencyMs: 0 }, cells: ['direct+h2' as const] };
+    const variants = [loadVariant('slow', file)];
+    expect(() => resolveLabConfig({ ...directOnly, variants })).toThrow(/variants apply to the Netlens proxy cells/);
   });
 
   it('effects compare each variant cell with its base cell', () => {
@@ -99,7 +100,8 @@ describe('netlens lab --variant: checks before any run', () => {
     let r = await cli(['lab', '--variant', `gone=${path.join(dir, 'missing.json')}`, '--cells', 'proxy+h2+intercept']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/variant "gone": Cannot read the rules file .*\[NL_RULES_FILE\]/s);
-    const bad = writeRules('bad.json', { version: 1, rules: [{ id: 'x', match: {}, actions: [{ type: 'delay', before: 'later', ms: 1 }] }] });
+    const badRule = { id: 'x', match: {}, actions: [{ type: 'delay', before: 'later', ms: 1 }] };
+    const bad = writeRules('bad.json', { version: 1, rules: [badRule] });
     r = await cli(['lab', '--variant', `bad=${bad}`, '--cells', 'proxy+h2+intercept']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/variant "bad": .*\[NL_RULES_INVALID\]/s);
