@@ -5,7 +5,8 @@
  */
 import { baselineFor, cellId, cellSettings } from './cells.js';
 import { compare, describe, NOISY_CV } from './stats.js';
-import { METRICS, type CellId, type CellResult, type Dimension, type Effect, type MetricName, type RunMeasurement } from './types.js';
+import { METRICS, type CellId, type CellResult, type CellSettings, type Dimension, type Effect, type MetricName, type RunMeasurement }
+  from './types.js';
 
 /**
  * The successful runs' values of one metric. Every metric is a time (≥ 0); -1 means
@@ -78,11 +79,11 @@ function median(values: readonly number[]): number {
   return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
-const DIMENSIONS: Dimension[] = ['http2', 'nagle', 'intercept', 'naive', 'proxy'];
+const DIMENSIONS: Dimension[] = ['variant', 'http2', 'nagle', 'intercept', 'naive', 'proxy'];
 
 /**
  * The effect of each dimension: every pair of run cells that differ in that one
- * setting, compared on `metric`. For `proxy`, the direct cell is compared with
+ * setting, compared on `metric` (variants first: each `<cell>~<name>` against `<cell>`). For `proxy`, the direct cell is compared with
  * the proxy cells that have interception on and Nagle off (the default proxy).
  */
 export function effects(cells: readonly CellResult[], alpha: number, metric: MetricName = 'loadMs'): Effect[] {
@@ -92,8 +93,14 @@ export function effects(cells: readonly CellResult[], alpha: number, metric: Met
     for (const on of cells) {
       const s = on.settings;
       if (!s[dimension]) continue;
-      if (dimension === 'proxy' && (!s.intercept || s.nagle || s.naive)) continue;
-      const offSettings = dimension === 'proxy' ? { proxy: false, http2: s.http2, intercept: false, nagle: false } : { ...s, [dimension]: false };
+      if (dimension === 'proxy' && (!s.intercept || s.nagle || s.naive || s.variant)) continue;
+      // variant: the same cell without the variant's rules (`<cell>~<name>` vs `<cell>`).
+      const offSettings: CellSettings =
+        dimension === 'proxy'
+          ? { proxy: false, http2: s.http2, intercept: false, nagle: false }
+          : dimension === 'variant'
+            ? { ...s, variant: undefined }
+            : { ...s, [dimension]: false };
       // cellId of settings that name no cell (e.g. naive with HTTP/2) is simply not among the cells run.
       const off = byId.get(cellId(offSettings));
       if (!off) continue;

@@ -6,7 +6,7 @@
  * external proxy in `LabConfig.via` adds `via-<name>+h2` and `via-<name>+h1`. Those exist only for the names given, so
  * functions that accept cell names take the via names as a second argument.
  */
-import type { CellId, CellSettings, ViaCellId } from './types.js';
+import type { BuiltInCellId, CellId, CellSettings, ViaCellId } from './types.js';
 
 /** All 10 meaningful cells, in the order tables list them: direct first, then proxy by protocol. */
 export const ALL_CELLS: readonly CellId[] = [
@@ -68,6 +68,9 @@ export function isCellId(s: string, viaNames: readonly string[] = []): s is Cell
 }
 
 export function cellSettings(id: CellId): CellSettings {
+  // `<cell>~<name>`: the base cell's settings plus the variant (variants.ts).
+  const tilde = id.indexOf('~');
+  if (tilde > 0) return { ...cellSettings(id.slice(0, tilde) as CellId), variant: id.slice(tilde + 1) };
   const via = parseViaCell(id);
   // The lab controls neither interception nor Nagle in another proxy: both false, so
   // no "one setting switched" pair ever matches a via cell with a Netlens cell.
@@ -84,6 +87,7 @@ export function cellSettings(id: CellId): CellSettings {
 }
 
 export function cellId(s: CellSettings): CellId {
+  if (s.variant) return `${cellId({ ...s, variant: undefined }) as BuiltInCellId}~${s.variant}`;
   if (s.via) return `via-${s.via}+${s.http2 ? 'h2' : 'h1'}`;
   if (!s.proxy) return s.http2 ? 'direct+h2' : 'direct+h1';
   const suffix = `${s.naive ? '+naive' : ''}${s.nagle ? '+nagle' : ''}`;

@@ -2,6 +2,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { HarRecorder } from '../har/recorder.js';
 import type { Exchange } from '../model.js';
+import { RulesHolder } from '../rules/engine.js';
 import { startProxy, type ProxyHandle } from '../server/proxy-server.js';
 import { serveLabChild } from './child-process.js';
 import { LOOP_RESOLUTION_MS, loopDelaySummary, proxyMetrics } from './measure.js';
@@ -40,7 +41,13 @@ serveLabChild<Record<string, never>, Record<string, never>, undefined>(
   {
     'run-start': async (options: ProxyRunOptions) => {
       if (run) await stopRun(); // a run the parent never stopped (it failed): its proxy must not linger
-      const proxy = await startProxy(options.proxy);
+      // Variant cells: the rules arrive as the validated object (read once by the parent, never per run).
+      let rules: RulesHolder | undefined;
+      if (options.rules) {
+        rules = new RulesHolder();
+        rules.set(options.rules.file, options.rules.baseDir);
+      }
+      const proxy = await startProxy({ ...options.proxy, ...(rules ? { rules } : {}) });
       const exchanges: Exchange[] = [];
       proxy.events.subscribe((e) => {
         if (e.type === 'complete' || e.type === 'error') exchanges.push(e.exchange);

@@ -11,11 +11,18 @@
  */
 import { appPaths } from '../app-paths.js';
 import type { ProxyOptions } from '../options.js';
+import type { RulesFile } from '../rules/types.js';
 import type { RunMeasurement } from './types.js';
 import { startLabChild, type LabChild } from './child-process.js';
 
 export interface ProxyRunOptions {
-  proxy: ProxyOptions;
+  /** Without `rules`: a holder cannot cross the process boundary; see `rules` below. */
+  proxy: Omit<ProxyOptions, 'rules'>;
+  /**
+   * Variant cells: the validated rules (a plain object, serialized to the child, which
+   * builds its own holder) and the directory mock `bodyFile`s resolve against.
+   */
+  rules?: { file: RulesFile; baseDir?: string };
   /** Record every exchange into this journal (the run's proxy-side HAR). */
   journal?: { file: string; name: string };
 }

@@ -112,7 +112,7 @@ export function progressLine(p: LabProgress, width = 30): string {
 }
 
 const DIMENSION_LABEL = {
-  http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', naive: 'naive relay on', proxy: 'proxy on',
+  http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', naive: 'naive relay on', proxy: 'proxy on', variant: 'variant on',
 } as const;
 
 /** "What each setting does": one line per pair of cells differing in one setting. */

@@ -31,6 +31,7 @@ import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import { LAB_SCHEMA_VERSION, type CellId, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement, type ViaProbe } from './types.js';
 import { validateVia } from './via.js';
+import { takesVariants, validateVariants, variantBaseDir, withVariantCells } from './variants.js';
 import { probeOriginTrust } from './origin-trust.js';
 import { probeOriginLeaf, probeViaProxy, type LeafCertificate } from './via-probe.js';
 
@@ -52,6 +53,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   if (config.timeoutMs !== undefined) usage(limitProblem('timeoutMs', config.timeoutMs, 'page load timeout (ms)'));
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
+  const variants = validateVariants(config.variants ?? []);
   const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
   if (unknown.length === 1) throw new NetlensError(ErrorCodes.USAGE, unknownCellMessage(unknown[0], viaNames));
   if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${allCells(viaNames).join(', ')}`);
@@ -59,6 +61,11 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : defaultCells(viaNames);
   // External proxies given but none of their cells picked: the user surely wants them run.
   if (via.length && !cells.some(isViaCellId)) cells = [...cells, ...viaNames.flatMap(viaCells)];
+  if (variants.length && !cells.some(takesVariants)) {
+    usage(`variants apply to the Netlens proxy cells (proxy+…), and none is among the cells being run (${cells.join(', ')})`);
+  }
+  // Before the baseline check: a variant cell is never a baseline (its base cell is what it is compared with).
+  cells = withVariantCells(cells, variants);
   // An explicit baseline must be run, or every comparison would be empty. The default
   // ('direct') compares the cells whose direct cell is run and leaves the others alone.
   if (config.baseline !== undefined) {
@@ -91,6 +98,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     seed: config.seed ?? crypto.randomInt(2 ** 31),
     dataDir: config.dataDir ?? defaultDataDir(),
     ...(via.length ? { via } : {}),
+    ...(variants.length ? { variants } : {}),
     ...(config.outDir ? { outDir: path.resolve(config.outDir) } : {}),
     ...(config.chromePath ? { chromePath: config.chromePath } : {}),
     ...(config.upstreamCA?.length ? { upstreamCAs: config.upstreamCA.length } : {}),
@@ -160,6 +168,8 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
   try {
+    const variant = settings.variant ? ctx.config.variants?.find((v) => v.name === settings.variant) : undefined;
+    if (settings.variant && !variant) throw new NetlensError(ErrorCodes.INTERNAL, `no variant named ${settings.variant}`);
     if (settings.proxy && !settings.via) {
       // In the proxy host process, recording there: see proxy-process.ts.
       proxy = await (await ctx.proxyHost()).startRun({
@@ -174,6 +184,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
           upstreamCA: [ctx.ca.certPem, ...ctx.upstreamCA],
           insecureUpstream: ctx.insecure,
         },
+        ...(variant ? { rules: { file: variant.rules, baseDir: variantBaseDir(variant) } } : {}),
         journal: journal ? { file: journal, name: `lab ${s.cell} run ${s.round + 1}` } : undefined,
       });
     }

@@ -19,7 +19,23 @@ export const LAB_SCHEMA_VERSION = 1;
  * both legs); `tunnel` means CONNECT is a blind TCP tunnel; `+nagle` means the
  * proxy leaves Nagle's algorithm on (no suffix: `setNoDelay(true)`).
  */
-export type CellId = BuiltInCellId | ViaCellId;
+export type CellId = BuiltInCellId | ViaCellId | VariantCellId;
+
+/**
+ * A Netlens proxy cell run with a variant's rules (`LabConfig.variants`), e.g.
+ * `proxy+h2+intercept~slow-images`: the base cell's settings plus the rules of variant `slow-images`.
+ */
+export type VariantCellId = `${BuiltInCellId}~${string}`;
+
+/** A "what if": a rules file applied to the proxy cells (docs/lab.md "Variants: what if"). */
+export interface LabVariant {
+  /** Names the cells `<cell>~<name>`: /^[a-z0-9][a-z0-9-]{0,31}$/. */
+  name: string;
+  /** The rules file it was read from (as given), so a stored run says where its rules came from. */
+  file: string;
+  /** The validated rules, as applied (results.json keeps them: a stored run is self-describing). */
+  rules: import('../rules/types.js').RulesFile;
+}
 
 /**
  * A page load through an external proxy (`LabConfig.via`), e.g. `via-mitmproxy+h2`.
@@ -60,6 +76,8 @@ export interface CellSettings {
   naive?: boolean;
   /** Via cells: name of the external proxy (`LabConfig.via[].name`). Absent for Netlens and direct cells. */
   via?: string;
+  /** Variant cells (`<cell>~<name>`): the variant whose rules the proxy applies. Absent otherwise. */
+  variant?: string;
 }
 
 /**
@@ -121,6 +139,11 @@ export interface LabConfig {
   cells?: CellId[];
   /** External proxies to compare with (cells `via-<name>+h2|h1`). Default none. */
   via?: ViaProxy[];
+  /**
+   * Rules variants: each adds `<cell>~<name>` for every Netlens proxy cell run (not direct, not via),
+   * in the same shuffled rounds, compared with its base cell in `effects` (dimension `variant`).
+   */
+  variants?: LabVariant[];
   /** Runs per cell (each run is a fresh browser, and a fresh proxy for proxy cells). Default 5. */
   runs?: number;
   /**
@@ -284,10 +307,12 @@ export interface LabResult {
   schemaVersion: typeof LAB_SCHEMA_VERSION;
   tool: { name: 'netlens'; version: string };
   /** The config with every default filled in (seed included). */
-  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via' | 'upstreamCA' | 'insecure'>> & {
+  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via' | 'variants' | 'upstreamCA' | 'insecure'>> & {
     outDir?: string;
     chromePath?: string;
     via?: ViaProxy[];
+    /** The variants run: name, rules file and the rules themselves (absent when none). */
+    variants?: LabVariant[];
     /** How many --upstream-ca files were trusted (the PEMs themselves stay out of results.json). */
     upstreamCAs?: number;
     insecure?: boolean;
@@ -316,7 +341,7 @@ export interface LabResult {
 }
 
 /** The dimensions of the matrix. */
-export type Dimension = 'proxy' | 'http2' | 'intercept' | 'nagle' | 'naive';
+export type Dimension = 'proxy' | 'http2' | 'intercept' | 'nagle' | 'naive' | 'variant';
 
 /** One setting switched on, all else equal: `cell` (setting on) compared with `versus` (setting off). */
 export interface Effect {

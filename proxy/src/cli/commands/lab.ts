@@ -9,6 +9,7 @@ import { ErrorCodes } from '../../errors.js';
 import { labReport, LAB_REPORT_HELP } from './lab-report.js';
 import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
 import { parseViaFlag } from '../../lab/via.js';
+import { loadVariant, parseVariantFlag } from '../../lab/variants.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 
@@ -69,6 +70,9 @@ Flags:
                          repeatable. It must support CONNECT for https pages; the
                          lab's throwaway browser profiles trust the certificate it
                          presents for the page. It is not restarted between runs (warm).
+  --variant NAME=FILE    what if: also run every proxy cell with the rules in FILE (docs/rules.md),
+                         as cell <cell>~NAME, compared with <cell> (ratio, p, delta under
+                         "Effects"); repeatable. FILE is read and validated once, before any run
   --runs N               runs per cell (default ${LAB_LIMITS.runs.default}, ${limitRange('runs')}); the smallest p-value N runs
                          can give is 2/C(2N,N): 3 runs ${minPValue(3).toFixed(3)}, 4 runs ${minPValue(4).toFixed(3)}, 5 runs ${minPValue(5).toFixed(4)}
   --baseline-cell CELL   compare every cell with CELL, which must be among --cells
@@ -101,6 +105,7 @@ Examples:
   netlens lab --url https://intranet.example/ --cells proxy+h2 --baseline lab-out/results.json
   netlens lab --url https://localhost:9443/ --upstream-ca dev-ca.pem --cells direct+h2,proxy+h2+intercept
   netlens lab --images 200 --latency 10 --cells direct,proxy+intercept --via mitmproxy=http://127.0.0.1:8081
+  netlens lab --cells direct+h2,proxy+h2+intercept --variant slow-api=slow-api.rules.json --runs 10
 `,
   options: {
     url: { type: 'string' },
@@ -110,6 +115,7 @@ Examples:
     'conn-latency': { type: 'string' },
     cells: { type: 'string' },
     via: { type: 'string', multiple: true },
+    variant: { type: 'string', multiple: true },
     runs: { type: 'string' },
     'baseline-cell': { type: 'string' },
     out: { type: 'string' },
@@ -144,6 +150,16 @@ Examples:
       if (via.slice(0, -1).some((v) => v.name === via.at(-1)!.name)) throw new UsageError(`--via: the name "${via.at(-1)!.name}" is given twice`);
     }
     const viaNames = via.map((v) => v.name);
+    const variantSpecs: Array<{ name: string; file: string }> = [];
+    for (const raw of (values.variant as string[] | undefined) ?? []) {
+      try {
+        variantSpecs.push(parseVariantFlag(raw));
+      } catch (err) {
+        throw new UsageError(`--variant: ${(err as Error).message}`);
+      }
+      const name = variantSpecs.at(-1)!.name;
+      if (variantSpecs.slice(0, -1).some((v) => v.name === name)) throw new UsageError(`--variant: the name "${name}" is given twice`);
+    }
     if (!values.url && (values['upstream-ca'] !== undefined || values.insecure)) {
       throw new UsageError('--upstream-ca and --insecure are for an https --url origin (the built-in test site is signed by the Netlens CA)');
     }
@@ -181,6 +197,8 @@ Examples:
           },
       cells,
       ...(via.length ? { via } : {}),
+      // Read and validated now, before any run (NL_RULES_FILE / NL_RULES_INVALID name the variant).
+      ...(variantSpecs.length ? { variants: variantSpecs.map((v) => loadVariant(v.name, v.file)) } : {}),
       runs: lim('runs', 'runs'),
       ...(baselineCell ? { baseline: baselineCell } : {}),
       quietMs: lim('quiet-ms', 'quietMs'),
