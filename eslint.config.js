@@ -12,7 +12,17 @@ import { defineConfig } from 'eslint/config';
 import layers from './eslint.layers.js';
 import noTypeImportCycle from './eslint-rules/no-type-import-cycle.js';
 
-const nodeFolders = ['proxy/**', 'electron/**', 'bench/**', 'scripts/**', 'bin/**', 'e2e/**', 'eslint-rules/**', '*.{js,mjs,ts}', 'renderer/vite.config.ts'];
+const nodeFolders = [
+  'proxy/**',
+  'electron/**',
+  'bench/**',
+  'scripts/**',
+  'bin/**',
+  'e2e/**',
+  'eslint-rules/**',
+  '*.{js,mjs,ts}',
+  'renderer/vite.config.ts',
+];
 
 export default defineConfig(
   {

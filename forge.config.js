@@ -99,7 +99,11 @@ export default {
       // iconUrl (the Control Panel icon, fetched by URL) is left for whoever publishes a release.
       config: { name: 'netlens', setupIcon: 'electron/assets/icon.ico' },
     },
-    { name: '@electron-forge/maker-dmg', platforms: ['darwin'], config: { name: 'Netlens', icon: 'electron/assets/icon.icns', format: 'ULFO' } },
+    {
+      name: '@electron-forge/maker-dmg',
+      platforms: ['darwin'],
+      config: { name: 'Netlens', icon: 'electron/assets/icon.icns', format: 'ULFO' },
+    },
   ],
   plugins: [
     {

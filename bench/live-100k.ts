@@ -35,18 +35,50 @@ const arg = (name: 'entries' | 'rate', fallback: number) => intArg(flags[name], 
 const N = arg('entries', 100_000);
 const RATE = arg('rate', 5_000);
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-extensions', '--disable-pings', '--no-default-browser-check', '--disable-features=NetworkTimeServiceQuerying',
-  '--gaia-url=http://127.0.0.1:9', '--component-updater=url-source=http://127.0.0.1:9/',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--disable-pings',
+  '--no-default-browser-check',
+  '--disable-features=NetworkTimeServiceQuerying',
+  '--gaia-url=http://127.0.0.1:9',
+  '--component-updater=url-source=http://127.0.0.1:9/',
 ];
 
 function exchange(i: number, t0: number): Exchange {
   const body = new TextEncoder().encode(`{"n":${i}}`);
   return {
-    id: `x${i}`, clientConnectionId: 'c1', upstreamConnectionId: `u${i % 6}`, startedDateTime: new Date(t0 + i).toISOString(), transport: 'intercepted', clientProtocol: 'h2', upstreamProtocol: 'h2', nagle: false,
-    request: { method: 'GET', url: `https://host${i % 20}.example.test/api/items/${i}`, httpVersion: 'h2', headers: [[':authority', 'example.test']], body: { size: 0, bytes: new Uint8Array(), truncated: false } },
-    response: { status: i % 50 === 0 ? 404 : 200, statusText: 'OK', httpVersion: 'h2', headers: [['content-type', 'application/json']], body: { size: body.length, bytes: body, truncated: false } },
-    retries: 0, timestamps: { start: i }, timings: { blocked: 0.2, dns: -1, connect: -1, ssl: -1, send: 0.1, wait: 3 + (i % 7), receive: 0.5, total: 4 },
+    id: `x${i}`,
+    clientConnectionId: 'c1',
+    upstreamConnectionId: `u${i % 6}`,
+    startedDateTime: new Date(t0 + i).toISOString(),
+    transport: 'intercepted',
+    clientProtocol: 'h2',
+    upstreamProtocol: 'h2',
+    nagle: false,
+    request: {
+      method: 'GET',
+      url: `https://host${i % 20}.example.test/api/items/${i}`,
+      httpVersion: 'h2',
+      headers: [[':authority', 'example.test']],
+      body: { size: 0, bytes: new Uint8Array(), truncated: false },
+    },
+    response: {
+      status: i % 50 === 0 ? 404 : 200,
+      statusText: 'OK',
+      httpVersion: 'h2',
+      headers: [['content-type', 'application/json']],
+      body: { size: body.length, bytes: body, truncated: false },
+    },
+    retries: 0,
+    timestamps: { start: i },
+    timings: { blocked: 0.2, dns: -1, connect: -1, ssl: -1, send: 0.1, wait: 3 + (i % 7), receive: 0.5, total: 4 },
     clientTimings: { receiveRequest: 0, proxyOverhead: 0.2, respond: 0.1, total: 4.5 },
   };
 }
@@ -80,7 +112,8 @@ async function main() {
       const tick = (now: number) => {
         w.gaps.push(now - last);
         last = now;
-        if ((document.querySelector('[data-testid=statusbar]')?.textContent ?? '').includes(`${label} requests`)) w.doneAt = performance.now();
+        if ((document.querySelector('[data-testid=statusbar]')?.textContent ?? '').includes(`${label} requests`))
+          w.doneAt = performance.now();
         else requestAnimationFrame(tick);
       };
       requestAnimationFrame(tick);
@@ -89,22 +122,29 @@ async function main() {
     const t0 = Date.now();
     const start = performance.now();
     const perTick = Math.max(1, Math.round(RATE / 100));
-    for (let i = 0; i < N; ) {
+    for (let i = 0; i < N;) {
       for (let k = 0; k < perTick && i < N; k++, i++) events.emit({ type: 'complete', exchange: exchange(i, t0) });
       await new Promise((r) => setTimeout(r, 10));
     }
     const streamMs = performance.now() - start;
     const pageStart = await page.evaluate(() => performance.now());
-    await page.waitForFunction(() => (window as unknown as { doneAt?: number }).doneAt !== undefined, undefined, { timeout: 300_000, polling: 100 });
+    await page.waitForFunction(() => (window as unknown as { doneAt?: number }).doneAt !== undefined, undefined, {
+      timeout: 300_000,
+      polling: 100,
+    });
     const lagMs = (await page.evaluate(() => (window as unknown as { doneAt: number }).doneAt)) - pageStart;
     const gaps = (await page.evaluate(() => (window as unknown as { gaps: number[] }).gaps)).sort((a, b) => a - b);
     await cdp.send('HeapProfiler.collectGarbage');
     const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
     const q = (p: number) => gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))]!;
-    console.log(`Netlens live capture: ${N.toLocaleString('en-US')} exchanges streamed at ~${RATE.toLocaleString('en-US')}/s, Chromium headless, ${os.cpus().length} CPUs`);
+    console.log(
+      `Netlens live capture: ${N.toLocaleString('en-US')} exchanges streamed at ~${RATE.toLocaleString('en-US')}/s, Chromium headless, ${os.cpus().length} CPUs`,
+    );
     console.log(`  stream duration (core side):                     ${(streamMs / 1000).toFixed(1)} s`);
     console.log(`  UI shows all rows, after the last event:         ${Math.max(0, lagMs).toFixed(0)} ms`);
-    console.log(`  frame gaps while streaming: median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${gaps.at(-1)!.toFixed(0)} ms (${gaps.length} frames)`);
+    console.log(
+      `  frame gaps while streaming: median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${gaps.at(-1)!.toFixed(0)} ms (${gaps.length} frames)`,
+    );
     console.log(`  page JS heap after GC:                           ${(usedSize / 1e6).toFixed(1)} MB`);
     console.log(`  core process RSS:                                ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
   } finally {

@@ -38,7 +38,8 @@ exitOnHelp(USAGE);
 setAppPaths(appPathsFor({ root: ROOT_DIR }));
 const argv = process.argv.slice(2);
 if (argv.length > 3 || argv.some((a) => a.startsWith('-'))) usageError(`unexpected arguments: ${argv.join(' ')}`, USAGE);
-if (argv[0] !== undefined && !['https', 'plain', 'h2'].includes(argv[0])) usageError(`the load is https, plain or h2 (got "${argv[0]}")`, USAGE);
+if (argv[0] !== undefined && !['https', 'plain', 'h2'].includes(argv[0]))
+  usageError(`the load is https, plain or h2 (got "${argv[0]}")`, USAGE);
 if (argv[2] !== undefined && argv[2] !== 'minimal') usageError(`the third argument can only be "minimal" (got "${argv[2]}")`, USAGE);
 const mode = argv[0] === 'plain' ? 'plain' : argv[0] === 'h2' ? 'h2' : 'https';
 const seconds = intArg(argv[1], 8, 'seconds', USAGE, 1, 3600);
@@ -49,27 +50,60 @@ const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
 // `minimal` as the third argument profiles the floor instead: bench/peers/node-minimal-mitm.ts, or node-minimal-h2-mitm.ts for h2.
 const floor = mode === 'h2' ? 'peers/node-minimal-h2-mitm.ts' : 'peers/node-minimal-mitm.ts';
-const subject = process.argv[4] === 'minimal' ? [path.join(BENCH_DIR, floor), dataDir] : [await bundleNetlensPeer(), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
-const proxy = await startChild<{ port: number }>('netlens', process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []), ...subject], { env: { NODE_EXTRA_CA_CERTS: ca.certPath } });
+const subject =
+  process.argv[4] === 'minimal'
+    ? [path.join(BENCH_DIR, floor), dataDir]
+    : [await bundleNetlensPeer(), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
+const proxy = await startChild<{ port: number }>(
+  'netlens',
+  process.execPath,
+  ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []), ...subject],
+  { env: { NODE_EXTRA_CA_CERTS: ca.certPath } },
+);
 try {
   if (mode === 'h2') {
     // The lab's page shape: HTTP/2 on both legs, bursts of 200 small images from the test site.
     const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
     try {
-      const cfg = { origin: site.url, proxy: `http://127.0.0.1:${proxy.info.port}`, proxyPid: proxy.pid, caFiles: [ca.certPath], burst: 200, durationMs: seconds * 1000 };
+      const cfg = {
+        origin: site.url,
+        proxy: `http://127.0.0.1:${proxy.info.port}`,
+        proxyPid: proxy.pid,
+        caFiles: [ca.certPath],
+        burst: 200,
+        durationMs: seconds * 1000,
+      };
       const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
-      const out = await new Promise<string>((resolve) => execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)));
+      const out = await new Promise<string>((resolve) =>
+        execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
+      );
       console.log(out.trim());
     } finally {
       await site.close();
     }
   } else if (mode === 'plain') {
-    const r = await runWrk({ originPort: origin.info.httpPort, proxyPort: proxy.info.port, method: 'GET', path: '/small', connections: 64, durationS: seconds });
+    const r = await runWrk({
+      originPort: origin.info.httpPort,
+      proxyPort: proxy.info.port,
+      method: 'GET',
+      path: '/small',
+      connections: 64,
+      durationS: seconds,
+    });
     console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
   } else {
-    const cfg = { url: `https://localhost:${origin.info.httpsPort}/small`, proxy: `http://127.0.0.1:${proxy.info.port}`, proxyPid: proxy.pid, caFiles: [ca.certPath], concurrency: 16, durationMs: seconds * 1000 };
+    const cfg = {
+      url: `https://localhost:${origin.info.httpsPort}/small`,
+      proxy: `http://127.0.0.1:${proxy.info.port}`,
+      proxyPid: proxy.pid,
+      caFiles: [ca.certPath],
+      concurrency: 16,
+      durationMs: seconds * 1000,
+    };
     const [cmd, args] = tsArgs('load/https-client.ts', [JSON.stringify(cfg)]);
-    const out = await new Promise<string>((resolve) => execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout) => resolve(stdout)));
+    const out = await new Promise<string>((resolve) =>
+      execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout) => resolve(stdout)),
+    );
     console.log(out.trim());
   }
 } finally {
@@ -78,7 +112,12 @@ try {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
 const file = fs.readdirSync(profDir).map((f) => path.join(profDir, f))[0];
 if (!file) throw new Error('no profile written');
 const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[] };
@@ -98,7 +137,8 @@ for (const n of prof.nodes) {
   byId.set(n.id, n);
   for (const c of n.children ?? []) parent.set(c, n);
 }
-const keyOf = (n: Node) => `${n.callFrame.url.replace(`file://${ROOT_DIR}/`, '') || '(native)'} ${n.callFrame.functionName || '(anonymous)'}`;
+const keyOf = (n: Node) =>
+  `${n.callFrame.url.replace(`file://${ROOT_DIR}/`, '') || '(native)'} ${n.callFrame.functionName || '(anonymous)'}`;
 const incl = new Map<string, number>();
 for (const n of prof.nodes) {
   const hits = n.hitCount ?? 0;
@@ -118,4 +158,8 @@ for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console
 console.log('\nself time by file / module:');
 for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(v)}  ${k}`);
 console.log('\ninclusive time, proxy/src and node:internal entry points:');
-for (const [k, v] of [...incl].filter(([k]) => k.startsWith('proxy/src') || k.includes('netlens-bundle') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${pct(v)}  ${k}`);
+for (const [k, v] of [...incl]
+  .filter(([k]) => k.startsWith('proxy/src') || k.includes('netlens-bundle') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 40))
+  console.log(`${pct(v)}  ${k}`);

@@ -27,9 +27,20 @@ Environment:
 `;
 const N = intArg(scriptArgs(USAGE, { entries: { type: 'string' } }).values.entries, 100_000, '--entries', USAGE, 1, 10_000_000);
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-extensions', '--disable-pings', '--no-default-browser-check', '--disable-features=NetworkTimeServiceQuerying',
-  '--gaia-url=http://127.0.0.1:9', '--component-updater=url-source=http://127.0.0.1:9/',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--disable-pings',
+  '--no-default-browser-check',
+  '--disable-features=NetworkTimeServiceQuerying',
+  '--gaia-url=http://127.0.0.1:9',
+  '--component-updater=url-source=http://127.0.0.1:9/',
 ];
 
 function generateHar(n: number): string {
@@ -51,8 +62,27 @@ function generateHar(n: number): string {
     entries.push({
       startedDateTime: new Date(t0 + i * 0.6).toISOString(),
       time: wait + 3,
-      request: { method: i % 13 === 0 ? 'POST' : 'GET', url: `https://${hosts[i % hosts.length]}${p}?n=${i}`, httpVersion: 'HTTP/2.0', headers: [{ name: 'accept', value: '*/*' }], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
-      response: { status, statusText: status === 200 ? 'OK' : 'Error', httpVersion: 'HTTP/2.0', headers: [{ name: 'content-type', value: mime }], cookies: [], content: { size: 1000 + (i % 5000), mimeType: mime }, redirectURL: '', headersSize: -1, bodySize: 1000 + (i % 5000) },
+      request: {
+        method: i % 13 === 0 ? 'POST' : 'GET',
+        url: `https://${hosts[i % hosts.length]}${p}?n=${i}`,
+        httpVersion: 'HTTP/2.0',
+        headers: [{ name: 'accept', value: '*/*' }],
+        queryString: [],
+        cookies: [],
+        headersSize: -1,
+        bodySize: 0,
+      },
+      response: {
+        status,
+        statusText: status === 200 ? 'OK' : 'Error',
+        httpVersion: 'HTTP/2.0',
+        headers: [{ name: 'content-type', value: mime }],
+        cookies: [],
+        content: { size: 1000 + (i % 5000), mimeType: mime },
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: 1000 + (i % 5000),
+      },
       cache: {},
       timings: { blocked: 1, dns: -1, connect: -1, ssl: -1, send: 0.5, wait, receive: 1.5 },
       _resourceType: type,
@@ -63,7 +93,11 @@ function generateHar(n: number): string {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-'));
-  const serve = spawn(process.execPath, [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--port', '0', '--no-proxy', '--data-dir', dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const serve = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--port', '0', '--no-proxy', '--data-dir', dataDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     serve.stdout!.on('data', (c) => {
@@ -78,13 +112,21 @@ async function main() {
   try {
     const har = generateHar(N);
     const tImport = performance.now();
-    const res = await fetch(new URL('/api/importHar', url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ fileName: 'bench.har', text: har }) });
+    const res = await fetch(new URL('/api/importHar', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ fileName: 'bench.har', text: har }),
+    });
     const imported = (await res.json()) as { ok: boolean; result: { id: string; entryCount: number }; error?: unknown };
     if (!imported.ok) throw new Error(`import failed: ${JSON.stringify(imported.error)}`);
     const importMs = performance.now() - tImport;
     // The core's share of "open": the same command from Node, without the browser.
     const tOpen = performance.now();
-    const opened = await fetch(new URL('/api/openSession', url), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ id: imported.result.id }) });
+    const opened = await fetch(new URL('/api/openSession', url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ id: imported.result.id }),
+    });
     const openBytes = (await opened.arrayBuffer()).byteLength;
     const coreOpenMs = performance.now() - tOpen;
 
@@ -175,14 +217,20 @@ async function main() {
     });
 
     const q = (p: number) => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))]!;
-    console.log(`Netlens renderer with a ${N.toLocaleString('en-US')}-entry session (HAR ${(har.length / 1e6).toFixed(1)} MB), Chromium headless, ${os.cpus().length} CPUs`);
+    console.log(
+      `Netlens renderer with a ${N.toLocaleString('en-US')}-entry session (HAR ${(har.length / 1e6).toFixed(1)} MB), Chromium headless, ${os.cpus().length} CPUs`,
+    );
     console.log(`  import through the API (core: parse, validate, store):   ${importMs.toFixed(0)} ms`);
     console.log(`  openSession in the core alone (read + answer ${(openBytes / 1e6).toFixed(1)} MB):  ${coreOpenMs.toFixed(0)} ms`);
     console.log(`  open → list painted (core + transfer + parse + rows + render): ${openMs.toFixed(0)} ms`);
     console.log(`  JS heap after GC: before open ${(heapBefore / 1e6).toFixed(1)} MB, after ${(heapAfter / 1e6).toFixed(1)} MB`);
     console.log(`  rows in the DOM (virtualized):                           ${domRows}`);
-    console.log(`  scroll, 60 jumps of 5000 px: frame median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${frames.at(-1)!.toFixed(1)} ms`);
-    console.log(`  filter "status:404" over all rows → painted:             ${filterMs.toFixed(0)} ms (${filtered?.match(/[\d,]+ \/ [\d,]+ requests/)?.[0]})`);
+    console.log(
+      `  scroll, 60 jumps of 5000 px: frame median ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, max ${frames.at(-1)!.toFixed(1)} ms`,
+    );
+    console.log(
+      `  filter "status:404" over all rows → painted:             ${filterMs.toFixed(0)} ms (${filtered?.match(/[\d,]+ \/ [\d,]+ requests/)?.[0]})`,
+    );
     console.log(`  Waterfall view first render:                             ${waterfallMs.toFixed(0)} ms`);
   } finally {
     await browser.close();
@@ -203,7 +251,13 @@ async function profileScroll(page: import('playwright-core').Page, cdp: import('
       await new Promise((r) => requestAnimationFrame(() => r(null)));
     }
   });
-  const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples: number[]; timeDeltas: number[] } };
+  const { profile } = (await cdp.send('Profiler.stop')) as {
+    profile: {
+      nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+      samples: number[];
+      timeDeltas: number[];
+    };
+  };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   profile.samples.forEach((id, i) => {

@@ -83,7 +83,9 @@ const started = Date.now();
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-'));
 const ca = loadOrCreateCA(dataDir);
-const mitmdump = ['/tmp/mitmvenv/bin/mitmdump', path.join(ROOT_DIR, '.venv-bench/bin/mitmdump'), process.env.MITMDUMP ?? ''].find((p) => p && fs.existsSync(p));
+const mitmdump = ['/tmp/mitmvenv/bin/mitmdump', path.join(ROOT_DIR, '.venv-bench/bin/mitmdump'), process.env.MITMDUMP ?? ''].find(
+  (p) => p && fs.existsSync(p),
+);
 
 log(`Netlens benchmark${quick ? ' (quick)' : ''}: ${rounds} round(s), ${durationS} s per load run, large bodies ${largeMiB} MiB`);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
@@ -91,7 +93,16 @@ const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin
 const env: P.BenchEnv = { dataDir, caPath: ca.certPath, originHttp: `http://127.0.0.1:${origin.info.httpPort}`, mitmdump };
 log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
 
-const results: { plain?: PlainRow[]; https?: HttpsRow[]; large?: LargeRow[]; page?: PageResult[]; pageError?: string; largeMiB: number; memory: { phase: string; rssMiB: number; hwmMiB: number }[]; idle: { name: string; rssMiB: number }[] } = { largeMiB, memory: [], idle: [] };
+const results: {
+  plain?: PlainRow[];
+  https?: HttpsRow[];
+  large?: LargeRow[];
+  page?: PageResult[];
+  pageError?: string;
+  largeMiB: number;
+  memory: { phase: string; rssMiB: number; hwmMiB: number }[];
+  idle: { name: string; rssMiB: number }[];
+} = { largeMiB, memory: [], idle: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
 async function start(peer: P.Peer, beforeChecks?: (child: Child<P.PeerInfo>) => Promise<void>): Promise<Child<P.PeerInfo> | undefined> {
@@ -104,7 +115,13 @@ async function start(peer: P.Peer, beforeChecks?: (child: Child<P.PeerInfo>) => 
       if (!r.ok || !r.out.includes('netlens-bench')) throw new Error(`plain HTTP check failed: ${r.out.slice(0, 200)}`);
     }
     if (peer.connect) {
-      const r = await curl(['-x', `http://127.0.0.1:${child.info.port}`, '--cacert', child.info.caPath ?? ca.certPath, `https://localhost:${origin.info.httpsPort}/small`]);
+      const r = await curl([
+        '-x',
+        `http://127.0.0.1:${child.info.port}`,
+        '--cacert',
+        child.info.caPath ?? ca.certPath,
+        `https://localhost:${origin.info.httpsPort}/small`,
+      ]);
       if (!r.ok || !r.out.includes('netlens-bench')) throw new Error(`HTTPS via CONNECT check failed: ${r.out.slice(0, 200)}`);
     }
     started_.push({ peer, child });
@@ -179,8 +196,11 @@ try {
     log(`\n== Page load (lab: headless Chromium, ${pageImages.join(' and ')} images, 10 ms latency, ${pageRuns} runs per cell)`);
     // Peers as the lab's external proxies (--via), started once for both pages: long-running, so warm.
     const via: (ViaPeer & { child: Child<P.PeerInfo> })[] = [];
-    for (const [name, peer] of [['mockttp', P.mockttpH2], ['mitmproxy', P.mitmproxy]] as const) {
-      if (!wanted(peer) && !(peerFilter?.has(name))) continue;
+    for (const [name, peer] of [
+      ['mockttp', P.mockttpH2],
+      ['mitmproxy', P.mitmproxy],
+    ] as const) {
+      if (!wanted(peer) && !peerFilter?.has(name)) continue;
       const child = await start(peer);
       if (child) via.push({ name, url: `http://127.0.0.1:${child.info.port}`, child });
     }
@@ -206,6 +226,15 @@ try {
 
 const machine = machineInfo(mitmdump);
 const argv = process.argv.slice(2).join(' ');
-writeReport(outFile, { machine, command: `npm run bench${argv ? ` -- ${argv}` : ''}`, rounds, durationS, quick, skipped, elapsedS: (Date.now() - started) / 1000, ...results });
+writeReport(outFile, {
+  machine,
+  command: `npm run bench${argv ? ` -- ${argv}` : ''}`,
+  rounds,
+  durationS,
+  quick,
+  skipped,
+  elapsedS: (Date.now() - started) / 1000,
+  ...results,
+});
 log(`\nwrote ${path.relative(process.cwd(), outFile)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 process.exit(0);

@@ -71,7 +71,9 @@ if (found.binary) {
   delete env.ELECTRON_RUN_AS_NODE;
   supervise(found.binary, [root, ...args], env);
 } else {
-  console.error(`netlens: no Electron binary to run (${found.reason}); opening the UI in your browser with "netlens serve --open" instead.`);
+  console.error(
+    `netlens: no Electron binary to run (${found.reason}); opening the UI in your browser with "netlens serve --open" instead.`,
+  );
   ensureRenderer();
   // The CLI bundle starts faster and uses less memory than the sources under tsx; it takes well under a second to build.
   if (cliEntry(root).kind === 'source') run(process.execPath, [path.join(root, 'scripts', 'build-cli.mjs')], 'building the CLI');

@@ -10,7 +10,10 @@ export type BigField = 'request-header' | 'url' | 'response-header' | 'many-head
 
 export const MiB = 1024 * 1024;
 
-function entryJson(url: string, extra: { reqHeaders?: string; respHeaders?: string; cookies?: string; postData?: string; content?: string } = {}): string {
+function entryJson(
+  url: string,
+  extra: { reqHeaders?: string; respHeaders?: string; cookies?: string; postData?: string; content?: string } = {},
+): string {
   const reqHeaders = extra.reqHeaders ?? '[{"name":"Accept","value":"*/*"}]';
   const respHeaders = extra.respHeaders ?? '[{"name":"Content-Type","value":"text/plain"}]';
   return (

@@ -31,7 +31,9 @@ test('corrupt gzip: a note over the raw bytes; an image: its dimensions; "1 requ
     const check = async (name: string) => {
       await page.getByTestId('traffic-row').filter({ hasText: 'broken.html' }).click();
       await page.getByTestId('details-tab-response').click();
-      await expect(page.getByTestId('body-decode-error')).toHaveText(/^Content-Encoding gzip could not be decoded: .+; showing the raw bytes\.$/);
+      await expect(page.getByTestId('body-decode-error')).toHaveText(
+        /^Content-Encoding gzip could not be decoded: .+; showing the raw bytes\.$/,
+      );
       await expect(page.getByTestId('body-hex')).toContainText('1f 8b');
       await snap(page, name);
     };

@@ -7,12 +7,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test, expect, snap, startServe, stopServe } from './fixtures';
 
-test('without a display: Launch browser explains; with a start page Chrome runs headless, says so, and its requests appear', async ({ page }) => {
+test('without a display: Launch browser explains; with a start page Chrome runs headless, says so, and its requests appear', async ({
+  page,
+}) => {
   // No display whatever the machine running the tests has.
   const { serve, child } = await startServe([], { DISPLAY: '', WAYLAND_DISPLAY: '' });
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': req.url === '/' ? 'text/html' : 'text/css' });
-    res.end(req.url === '/' ? '<!doctype html><link rel="stylesheet" href="/site.css"><h1>hello from the origin</h1>' : 'h1 { color: teal }');
+    res.end(
+      req.url === '/' ? '<!doctype html><link rel="stylesheet" href="/site.css"><h1>hello from the origin</h1>' : 'h1 { color: teal }',
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -40,7 +44,9 @@ test('without a display: Launch browser explains; with a start page Chrome runs 
     const body = (await res.json()) as { result?: { headless?: boolean; message?: string } } & { headless?: boolean; message?: string };
     const info = body.result ?? body;
     expect(info.headless).toBe(true);
-    expect(info.message).toMatch(/^No window: there is no display .* runs headless\. It loaded http:\/\/127\.0\.0\.1:\d+\/ through the proxy/);
+    expect(info.message).toMatch(
+      /^No window: there is no display .* runs headless\. It loaded http:\/\/127\.0\.0\.1:\d+\/ through the proxy/,
+    );
 
     const doc = page.getByTestId('traffic-row').filter({ hasText: '127.0.0.1' }).first();
     await expect(doc).toBeVisible({ timeout: 30_000 });

@@ -30,7 +30,8 @@ function electronBinary(): { binary?: string; reason?: string } {
     binary = found.binary;
   }
   if (!fs.existsSync(binary)) return { reason: `no Electron binary at ${binary}` };
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return { reason: 'no display for the Electron window (run under xvfb-run)' };
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return { reason: 'no display for the Electron window (run under xvfb-run)' };
   return { binary };
 }
 
@@ -50,7 +51,10 @@ test('Electron window: Traffic view, live request through the proxy, no Node in 
   execFileSync(process.execPath, ['scripts/build-electron.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-electron-data-'));
   const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-electron-user-'));
-  const env = { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_USER_DATA_DIR: userData, NETLENS_PROXY_PORT: '0' } as Record<string, string>;
+  const env = { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_USER_DATA_DIR: userData, NETLENS_PROXY_PORT: '0' } as Record<
+    string,
+    string
+  >;
   delete env.ELECTRON_RUN_AS_NODE;
   // Chromium refuses to run as root with its sandbox on; CI machines run as root.
   const rootArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
@@ -62,12 +66,19 @@ test('Electron window: Traffic view, live request through the proxy, no Node in 
     expect(win.url()).toBe('netlens://app/index.html');
 
     // The page is a web page: no Node, no ipcRenderer, and exactly the contract's API.
-    expect(await win.evaluate(() => [typeof (window as unknown as { require: unknown }).require, typeof (window as unknown as { process: unknown }).process])).toEqual(['undefined', 'undefined']);
+    expect(
+      await win.evaluate(() => [
+        typeof (window as unknown as { require: unknown }).require,
+        typeof (window as unknown as { process: unknown }).process,
+      ]),
+    ).toEqual(['undefined', 'undefined']);
     expect(await win.evaluate(() => Object.keys(window.netlens ?? {}).sort())).toEqual([...COMMAND_NAMES, 'subscribe'].sort());
 
     let proxyUrl: string | undefined;
     await expect
-      .poll(async () => (proxyUrl = await win.evaluate(async () => (await window.netlens!.getStatus()).proxy.address?.url)), { timeout: 20_000 })
+      .poll(async () => (proxyUrl = await win.evaluate(async () => (await window.netlens!.getStatus()).proxy.address?.url)), {
+        timeout: 20_000,
+      })
       .toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await viaProxy(proxyUrl!, `${site.url}/api/items.json`)).toBe(200);
     await expect(win.getByTestId('traffic-row').filter({ hasText: 'items.json' })).toBeVisible();
@@ -80,7 +91,9 @@ test('Electron window: Traffic view, live request through the proxy, no Node in 
     await site.close();
   }
   // Quitting saved the capture (nothing recorded is lost).
-  const sessions = fs.existsSync(path.join(dataDir, 'sessions')) ? fs.readdirSync(path.join(dataDir, 'sessions')).filter((f) => f.endsWith('.har')) : [];
+  const sessions = fs.existsSync(path.join(dataDir, 'sessions'))
+    ? fs.readdirSync(path.join(dataDir, 'sessions')).filter((f) => f.endsWith('.har'))
+    : [];
   expect(sessions.length).toBe(1);
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(userData, { recursive: true, force: true });

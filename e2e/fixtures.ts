@@ -23,13 +23,20 @@ export interface Serve {
 }
 
 /** Starts `netlens serve` and resolves once it printed its UI URL. */
-export async function startServe(extraArgs: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ serve: Serve; child: ChildProcess }> {
+export async function startServe(
+  extraArgs: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ serve: Serve; child: ChildProcess }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-e2e-'));
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NETLENS_DATA_DIR: dataDir, ...extraEnv },
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, ...extraArgs],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NETLENS_DATA_DIR: dataDir, ...extraEnv },
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));

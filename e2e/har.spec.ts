@@ -72,7 +72,9 @@ test('a Firefox HAR opens too, and a broken file gives a clear error', async ({ 
   await snap(page, 'har-waterfall-firefox');
 
   await page.getByTestId('tab-sessions').click();
-  await page.getByTestId('import-input').setInputFiles({ name: 'broken.har', mimeType: 'application/json', buffer: Buffer.from('{"log": {"entries": [') });
+  await page
+    .getByTestId('import-input')
+    .setInputFiles({ name: 'broken.har', mimeType: 'application/json', buffer: Buffer.from('{"log": {"entries": [') });
   await expect(page.getByTestId('toast-error')).toContainText('broken.har');
   await snap(page, 'sessions-import-error');
 });

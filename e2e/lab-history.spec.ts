@@ -46,16 +46,28 @@ test('the baseline dropdown offers only ticked cells, and the runs field shows t
   await page.getByTestId('lab-runs').fill('1');
   await page.getByTestId('lab-images').fill('1');
   await page.getByTestId('lab-run').click();
-  expect((await sent).postDataJSON()).toMatchObject({ baseline: 'proxy+h2+intercept', cells: ['proxy+h2+intercept', 'proxy+h1+intercept+nagle'], runs: 1 });
+  expect((await sent).postDataJSON()).toMatchObject({
+    baseline: 'proxy+h2+intercept',
+    cells: ['proxy+h2+intercept', 'proxy+h1+intercept+nagle'],
+    runs: 1,
+  });
   await snap(page, 'lab-form-baseline');
-  await page.getByTestId('lab-cancel').click().catch(() => undefined);
+  await page
+    .getByTestId('lab-cancel')
+    .click()
+    .catch(() => undefined);
   await expect(page.getByTestId('lab-progress')).toHaveCount(0, { timeout: 60_000 });
 });
 
 test('history: past runs survive a reload, open, compare cell by cell, delete; damaged ones say why', async ({ page, serve }) => {
   const lab = path.join(serve.dataDir, 'lab');
-  writeRun(path.join(lab, '2026-11-23T09-00-00-000Z-1'), fakeResult(WALKTHROUGH, { startedAt: '2026-11-23T09:00:00.000Z', withHars: true }));
-  const faster = WALKTHROUGH.map((c) => (c.cell === 'proxy+h2+intercept' ? { ...c, loadMs: [1000, 1005, 995, 1010, 990], ttfbMs: [80, 81, 79, 82, 78] } : c));
+  writeRun(
+    path.join(lab, '2026-11-23T09-00-00-000Z-1'),
+    fakeResult(WALKTHROUGH, { startedAt: '2026-11-23T09:00:00.000Z', withHars: true }),
+  );
+  const faster = WALKTHROUGH.map((c) =>
+    c.cell === 'proxy+h2+intercept' ? { ...c, loadMs: [1000, 1005, 995, 1010, 990], ttfbMs: [80, 81, 79, 82, 78] } : c,
+  );
   writeRun(path.join(lab, '2026-11-23T11-00-00-000Z-2'), fakeResult(faster, { startedAt: '2026-11-23T11:00:00.000Z', withHars: true }));
   fs.mkdirSync(path.join(lab, '2026-11-23T12-00-00-000Z-3'));
   fs.writeFileSync(path.join(lab, '2026-11-23T12-00-00-000Z-3', 'results.json'), '{"schemaVersion": 1, "cells": [');

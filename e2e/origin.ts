@@ -9,7 +9,15 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 export async function origin(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.url === '/api/items.json') {
-      const body = zlib.gzipSync(JSON.stringify({ items: [{ id: 1, name: 'first' }, { id: 2, name: 'second' }], total: 2 }));
+      const body = zlib.gzipSync(
+        JSON.stringify({
+          items: [
+            { id: 1, name: 'first' },
+            { id: 2, name: 'second' },
+          ],
+          total: 2,
+        }),
+      );
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-netlens-test': 'yes' });
       res.end(body);
     } else if (req.url === '/pixel.png') {
@@ -38,12 +46,20 @@ export async function origin(): Promise<{ url: string; close(): Promise<void> }>
 export function viaProxy(proxyUrl: string, url: string, method = 'GET', body?: string): Promise<number> {
   const p = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: p.hostname, port: p.port, method, path: url, headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e', ...(body ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      {
+        host: p.hostname,
+        port: p.port,
+        method,
+        path: url,
+        headers: { host: new URL(url).host, 'user-agent': 'netlens-e2e', ...(body ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
-

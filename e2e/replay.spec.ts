@@ -10,7 +10,13 @@ import { test, expect, snap } from './fixtures';
 import { origin, viaProxy } from './origin';
 
 /** The JSON /api/items.json answers now (e2e/origin.ts); the recording has "FIRST": same size, other body. */
-const ITEMS_NOW = JSON.stringify({ items: [{ id: 1, name: 'first' }, { id: 2, name: 'second' }], total: 2 });
+const ITEMS_NOW = JSON.stringify({
+  items: [
+    { id: 1, name: 'first' },
+    { id: 2, name: 'second' },
+  ],
+  total: 2,
+});
 
 function entry(method: string, url: string, status: number, text: string, mimeType = 'text/plain', postData?: string) {
   return {
@@ -88,7 +94,9 @@ test('Serve answers from a session with live counts until stopped; Resend shows 
     await expect(page.getByTestId('serve-start')).toBeDisabled();
     await page.getByTestId('serve-port').fill(capturePort);
     await page.getByTestId('serve-start').click();
-    await expect(page.getByTestId('toast-error')).toContainText(`port ${capturePort} is already in use. Choose another port, or leave it empty`);
+    await expect(page.getByTestId('toast-error')).toContainText(
+      `port ${capturePort} is already in use. Choose another port, or leave it empty`,
+    );
     await snap(page, 'replay-serve-port-in-use');
     await page.getByTestId('serve-port').fill('');
     await page.getByTestId('serve-start').click();
@@ -128,7 +136,9 @@ test('Serve answers from a session with live counts until stopped; Resend shows 
     await row.getByTestId('session-resend').click();
     const resend = page.getByTestId('resend-panel');
     await expect(resend).toBeVisible({ timeout: 30_000 });
-    await expect(page.getByTestId('resend-summary')).toContainText('4 requests directly (the proxy is off): 2 changed, 1 failed, 1 unchanged');
+    await expect(page.getByTestId('resend-summary')).toContainText(
+      '4 requests directly (the proxy is off): 2 changed, 1 failed, 1 unchanged',
+    );
     const rows = page.getByTestId('resend-row');
     await expect(rows).toHaveCount(4);
     await expect(rows.nth(0)).toContainText('changed'); // body: same size, other content

@@ -15,12 +15,42 @@ import { test, expect, snap } from './fixtures';
 async function privateOrigin(dir: string) {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'staging-ca.pem', '-days', '2', '-subj', '/CN=Staging Test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  ssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'staging-ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Staging Test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   ssl('req', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
   fs.writeFileSync(path.join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  ssl('x509', '-req', '-in', 'leaf.csr', '-CA', 'staging-ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'leaf.pem', '-days', '2', '-extfile', 'leaf.ext');
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'staging-ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'leaf.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'leaf.ext',
+  );
   const caFile = path.join(dir, 'staging-ca.pem');
   const body = 'x'.repeat(5000);
   const tlsFiles = { cert: fs.readFileSync(path.join(dir, 'leaf.pem')), key: fs.readFileSync(path.join(dir, 'leaf.key')) };
@@ -38,7 +68,21 @@ function curl(proxyUrl: string, netlensCA: string, url: string): Promise<{ statu
   return new Promise((resolve) => {
     execFile(
       'curl',
-      ['-s', '-S', '-o', '/dev/null', '-w', '%{http_code} %{size_download}', '--max-time', '20', '-x', proxyUrl, '--cacert', netlensCA, url],
+      [
+        '-s',
+        '-S',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code} %{size_download}',
+        '--max-time',
+        '20',
+        '-x',
+        proxyUrl,
+        '--cacert',
+        netlensCA,
+        url,
+      ],
       { timeout: 30_000 },
       (err, stdout, stderr) => {
         const [status, size] = stdout.trim().split(' ').map(Number);

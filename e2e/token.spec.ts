@@ -14,7 +14,11 @@ async function bystander(): Promise<{ url: string; seen: string[]; close(): Prom
   const seen: string[] = [];
   const server = http.createServer((req, res) => {
     seen.push(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }));
-    res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': req.headers.origin ?? '*', 'access-control-allow-credentials': 'true' });
+    res.writeHead(200, {
+      'content-type': 'text/html',
+      'access-control-allow-origin': req.headers.origin ?? '*',
+      'access-control-allow-credentials': 'true',
+    });
     res.end('<!doctype html><title>bystander</title><p>another server</p>');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -22,7 +26,11 @@ async function bystander(): Promise<{ url: string; seen: string[]; close(): Prom
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-test('the token never reaches another server on 127.0.0.1 and is not in the address or history after load', async ({ page, serve, context }) => {
+test('the token never reaches another server on 127.0.0.1 and is not in the address or history after load', async ({
+  page,
+  serve,
+  context,
+}) => {
   const token = new URL(serve.url).searchParams.get('token')!;
   expect(token.length).toBeGreaterThan(20);
   const other = await bystander();

@@ -56,7 +56,9 @@ test('requests through the proxy appear live; selecting one shows headers and bo
     await page.getByTestId('copy-curl').click();
     await expect(page.getByTestId('toast-ok').filter({ hasText: 'cURL' })).toBeVisible();
     const curl = await page.evaluate(() => navigator.clipboard.readText());
-    expect(curl).toBe(`curl '${site.url}/submit' -X POST -H 'user-agent: netlens-e2e' -H 'content-type: application/json' --data-raw '{"hello":"proxy"}'`);
+    expect(curl).toBe(
+      `curl '${site.url}/submit' -X POST -H 'user-agent: netlens-e2e' -H 'content-type: application/json' --data-raw '{"hello":"proxy"}'`,
+    );
 
     await page.getByTestId('traffic-row').filter({ hasText: 'refused' }).click();
     await expect(page.getByTestId('details-error')).toContainText('NL_UPSTREAM');

@@ -32,6 +32,8 @@ test('the UI refuses requests without the token', async ({ page, serve }) => {
   const res = await page.goto(bare);
   expect(res!.status()).toBe(200);
   await expect(page.getByTestId('token-required')).toContainText('Token required');
-  const api = await page.evaluate(async () => (await fetch('/api/getStatus', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' })).status);
+  const api = await page.evaluate(
+    async () => (await fetch('/api/getStatus', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' })).status,
+  );
   expect(api).toBe(401);
 });

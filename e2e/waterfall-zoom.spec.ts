@@ -11,10 +11,26 @@ function spreadHar(): Buffer {
   const entries = Array.from({ length: 12 }, (_, i) => ({
     startedDateTime: new Date(t0 + i * 150).toISOString(),
     time: 120,
-    request: { method: 'GET', url: `https://example.test/r${i}.js`, httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0 },
+    request: {
+      method: 'GET',
+      url: `https://example.test/r${i}.js`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
     response: {
-      status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [],
-      content: { size: 2, mimeType: 'text/javascript', text: '//' }, redirectURL: '', headersSize: -1, bodySize: 2,
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      content: { size: 2, mimeType: 'text/javascript', text: '//' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 2,
     },
     cache: {},
     timings: { send: 0, wait: 80, receive: 40 },
@@ -62,7 +78,8 @@ test('after a drag-zoom the axis, the range text and the tooltip agree', async (
   }
   // And each label sits where its time is: px / width × (to − from) + from.
   const ticks = await axis.locator('.tick').evaluateAll((els) => els.map((e) => (e as HTMLElement).offsetLeft));
-  for (const [i, px] of ticks.entries()) expect(Math.abs(from + (px / box.width) * (to - from) - values[i]!)).toBeLessThanOrEqual((to - from) * 0.03);
+  for (const [i, px] of ticks.entries())
+    expect(Math.abs(from + (px / box.width) * (to - from) - values[i]!)).toBeLessThanOrEqual((to - from) * 0.03);
 
   // A bar that starts inside the zoomed range: its tooltip's "Started at" is read on the same axis.
   const rows = page.getByTestId('waterfall-row');

@@ -23,7 +23,11 @@ export interface ActionContext {
 
 function fail(ctx: ActionContext, title: string, err: unknown): void {
   const e = err as { message?: string; code?: string };
-  void dialog.showMessageBox(ctx.window()!, { type: 'error', message: title, detail: `${e?.message ?? String(err)}${e?.code ? ` [${e.code}]` : ''}` });
+  void dialog.showMessageBox(ctx.window()!, {
+    type: 'error',
+    message: title,
+    detail: `${e?.message ?? String(err)}${e?.code ? ` [${e.code}]` : ''}`,
+  });
 }
 
 /** Runs an action; any failure becomes an error dialog instead of an unhandled rejection in main. */
@@ -40,11 +44,18 @@ export function menuActions(ctx: ActionContext): MenuActions {
   const parent = () => ctx.window()!;
   return {
     openHar: guarded(ctx, 'The HAR file could not be opened', async () => {
-      const pick = await dialog.showOpenDialog(parent(), { title: 'Open HAR', properties: ['openFile'], filters: [{ name: 'HAR files', extensions: ['har', 'json'] }] });
+      const pick = await dialog.showOpenDialog(parent(), {
+        title: 'Open HAR',
+        properties: ['openFile'],
+        filters: [{ name: 'HAR files', extensions: ['har', 'json'] }],
+      });
       const file = pick.filePaths[0];
       if (pick.canceled || !file) return;
       const { size } = await fs.promises.stat(file);
-      if (size > MAX_HAR_BYTES) throw new Error(`${path.basename(file)} is ${Math.round(size / 1024 / 1024)} MiB; the limit is ${MAX_HAR_BYTES / 1024 / 1024} MiB.`);
+      if (size > MAX_HAR_BYTES)
+        throw new Error(
+          `${path.basename(file)} is ${Math.round(size / 1024 / 1024)} MiB; the limit is ${MAX_HAR_BYTES / 1024 / 1024} MiB.`,
+        );
       const info = await service.importHar({ fileName: path.basename(file), text: await fs.promises.readFile(file, 'utf8') });
       app.addRecentDocument(file);
       ctx.tellUi({ action: 'open-session', id: info.id });
@@ -54,11 +65,19 @@ export function menuActions(ctx: ActionContext): MenuActions {
       const info = await service.saveSession({ name: saveCaptureName() });
       ctx.onSaved(exchangeCount);
       const count = info.entryCount === 1 ? '1 request' : `${info.entryCount} requests`;
-      await dialog.showMessageBox(parent(), { type: 'info', message: `Saved "${info.name}"`, detail: `${count}. It is listed under Sessions and File → Recent sessions.` });
+      await dialog.showMessageBox(parent(), {
+        type: 'info',
+        message: `Saved "${info.name}"`,
+        detail: `${count}. It is listed under Sessions and File → Recent sessions.`,
+      });
     }),
     exportHar: guarded(ctx, 'The HAR could not be exported', async () => {
       const har = await service.exportHar({});
-      const pick = await dialog.showSaveDialog(parent(), { title: 'Export HAR', defaultPath: har.fileName, filters: [{ name: 'HAR files', extensions: ['har'] }] });
+      const pick = await dialog.showSaveDialog(parent(), {
+        title: 'Export HAR',
+        defaultPath: har.fileName,
+        filters: [{ name: 'HAR files', extensions: ['har'] }],
+      });
       if (pick.canceled || !pick.filePath) return;
       await fs.promises.writeFile(pick.filePath, har.text);
     }),
@@ -88,7 +107,13 @@ export function menuActions(ctx: ActionContext): MenuActions {
       const { proxy } = await service.getStatus();
       const text = trustCaMessage(proxy.ca, proxy.trustHelp);
       const buttons = proxy.ca ? ['Show certificate file', 'Close'] : ['Close'];
-      const { response } = await dialog.showMessageBox(parent(), { type: 'info', message: text.message, detail: text.detail, buttons, defaultId: buttons.length - 1 });
+      const { response } = await dialog.showMessageBox(parent(), {
+        type: 'info',
+        message: text.message,
+        detail: text.detail,
+        buttons,
+        defaultId: buttons.length - 1,
+      });
       if (proxy.ca && response === 0) shell.showItemInFolder(proxy.ca.certPath);
     }),
   };

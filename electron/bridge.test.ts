@@ -32,7 +32,10 @@ describe('preload bridge (window.netlens)', () => {
   it('invokes the command channel with the argument and resolves with the result', async () => {
     const f = fakeIpcRenderer((channel, args) => ({ ok: true, result: { channel, args } }));
     const bridge = buildBridge(f.ipc);
-    await expect(bridge.getExchangeBody({ id: 'a', side: 'response' })).resolves.toEqual({ channel: commandChannel('getExchangeBody'), args: { id: 'a', side: 'response' } });
+    await expect(bridge.getExchangeBody({ id: 'a', side: 'response' })).resolves.toEqual({
+      channel: commandChannel('getExchangeBody'),
+      args: { id: 'a', side: 'response' },
+    });
     await expect(bridge.getStatus()).resolves.toEqual({ channel: commandChannel('getStatus'), args: undefined });
   });
 

@@ -20,7 +20,13 @@ describe('DevTools switch', () => {
     for (const k of [down('F12'), down('I', ctrlShift), down('j', ctrlShift), down('C', ctrlShift), down('i', { meta: true, alt: true })]) {
       expect(isDevToolsShortcut(k), JSON.stringify(k)).toBe(true);
     }
-    const others = [down('i', { control: true }), down('c', { control: true }), down('i'), down('F5'), down('r', { control: true, shift: true })];
+    const others = [
+      down('i', { control: true }),
+      down('c', { control: true }),
+      down('i'),
+      down('F5'),
+      down('r', { control: true, shift: true }),
+    ];
     for (const k of [...others, { type: 'keyUp', key: 'F12' }, down('i', { meta: true })]) {
       expect(isDevToolsShortcut(k), JSON.stringify(k)).toBe(false);
     }

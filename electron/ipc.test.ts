@@ -49,7 +49,10 @@ describe('registerApi', () => {
       throw Object.assign(new Error('No session "s9".'), { code: 'NL_NOT_FOUND' });
     };
     registerApi(ipc, service);
-    expect(await handlers.get(commandChannel('openSession'))!(ours, { id: 's9' })).toEqual({ ok: false, error: { code: 'NL_NOT_FOUND', message: 'No session "s9".' } });
+    expect(await handlers.get(commandChannel('openSession'))!(ours, { id: 's9' })).toEqual({
+      ok: false,
+      error: { code: 'NL_NOT_FOUND', message: 'No session "s9".' },
+    });
   });
 
   it('maps errors without an NL_ code to NL_INTERNAL', async () => {
@@ -60,7 +63,10 @@ describe('registerApi', () => {
     };
     registerApi(ipc, service);
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    expect(await handlers.get(commandChannel('listSessions'))!(ours)).toEqual({ ok: false, error: { code: 'NL_INTERNAL', message: 'disk gone' } });
+    expect(await handlers.get(commandChannel('listSessions'))!(ours)).toEqual({
+      ok: false,
+      error: { code: 'NL_INTERNAL', message: 'disk gone' },
+    });
     warn.mockRestore();
   });
 

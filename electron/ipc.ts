@@ -36,13 +36,20 @@ export function isTrustedSender(event: SenderLike): boolean {
  * Registers a handler per entry of COMMAND_NAMES and returns a function that
  * removes them all (used on quit and by tests).
  */
-export function registerApi(ipcMain: IpcMainLike, service: NetlensApi, isTrusted: (event: SenderLike) => boolean = isTrustedSender): () => void {
+export function registerApi(
+  ipcMain: IpcMainLike,
+  service: NetlensApi,
+  isTrusted: (event: SenderLike) => boolean = isTrustedSender,
+): () => void {
   const channels: string[] = [];
   for (const name of COMMAND_NAMES) {
     const channel = commandChannel(name);
     ipcMain.handle(channel, async (event, args): Promise<IpcReply> => {
       if (!isTrusted(event as SenderLike)) {
-        return { ok: false, error: { code: ErrorCodes.API_FORBIDDEN, message: `IPC call "${name}" refused: the sender is not the Netlens window.` } };
+        return {
+          ok: false,
+          error: { code: ErrorCodes.API_FORBIDDEN, message: `IPC call "${name}" refused: the sender is not the Netlens window.` },
+        };
       }
       return invoke(service, name, args, { where: 'Netlens IPC' });
     });

@@ -23,13 +23,25 @@ function drive(packaged: boolean): Record<string, any> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-main-data-'));
   const userData = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-main-user-'));
   dirs.push(dataDir, userData);
-  const out = execFileSync(process.execPath, ['--import', './electron/testing/register-stub.mjs', 'electron/testing/drive-main.mjs', path.join(root, 'dist/electron/main.mjs')], {
-    cwd: root,
-    // STUB_USER_DATA is where Electron's default would be; NETLENS_USER_DATA_DIR must win.
-    env: { ...process.env, NETLENS_DATA_DIR: dataDir, NETLENS_PROXY_PORT: '0', STUB_APP_PATH: root, STUB_USER_DATA: path.join(userData, 'not-here'), NETLENS_USER_DATA_DIR: userData, STUB_PACKAGED: packaged ? '1' : '' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--import', './electron/testing/register-stub.mjs', 'electron/testing/drive-main.mjs', path.join(root, 'dist/electron/main.mjs')],
+    {
+      cwd: root,
+      // STUB_USER_DATA is where Electron's default would be; NETLENS_USER_DATA_DIR must win.
+      env: {
+        ...process.env,
+        NETLENS_DATA_DIR: dataDir,
+        NETLENS_PROXY_PORT: '0',
+        STUB_APP_PATH: root,
+        STUB_USER_DATA: path.join(userData, 'not-here'),
+        NETLENS_USER_DATA_DIR: userData,
+        STUB_PACKAGED: packaged ? '1' : '',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   return JSON.parse(out.trim().split('\n').at(-1)!);
 }
 
@@ -48,7 +60,9 @@ describe('bundled main process (stubbed Electron, real core)', () => {
   it('registers one IPC handler per contract command, starts the proxy, opens the locked-down window', () => {
     expect(report.handlers).toEqual(COMMAND_NAMES.map(commandChannel).sort());
     expect(report.window.url).toBe('netlens://app/index.html');
-    expect(report.window.webPreferences).toEqual(windowOptions({ preload: path.join(root, 'dist/electron/preload.cjs'), devTools: true }).webPreferences);
+    expect(report.window.webPreferences).toEqual(
+      windowOptions({ preload: path.join(root, 'dist/electron/preload.cjs'), devTools: true }).webPreferences,
+    );
     expect(report.proxyMenu).toBe('Stop proxy');
     expect(report.menu).toEqual(['File', 'editMenu', 'View', 'Proxy', 'Lab', 'Help']);
   });
@@ -60,7 +74,11 @@ describe('bundled main process (stubbed Electron, real core)', () => {
   it('from a checkout (not packaged) keeps DevTools: webPreferences, View menu, shortcuts', () => {
     expect(report.window.webPreferences.devTools).toBe(true);
     expect(report.viewMenu).toContain('toggleDevTools');
-    expect(report.devTools).toEqual({ listeners: ['will-attach-webview', 'will-navigate', 'will-redirect'], keys: { F12: false, a: false }, closed: 0 });
+    expect(report.devTools).toEqual({
+      listeners: ['will-attach-webview', 'will-navigate', 'will-redirect'],
+      keys: { F12: false, a: false },
+      closed: 0,
+    });
   });
 
   it('packaged (issue 13 item 15): no DevTools in the window, the View menu or the keyboard', () => {
@@ -101,7 +119,14 @@ describe('bundled main process (stubbed Electron, real core)', () => {
   it('persists proxy settings in userData (NETLENS_USER_DATA_DIR) without the port forced by NETLENS_PROXY_PORT', () => {
     // Settings (issue 15 item 9) are saved with the rest: upstream CA files, insecure, body capture limit.
     expect(report.settings).toEqual({
-      proxy: { intercept: true, http2: true, nagle: false, upstreamCAFiles: [], insecureUpstream: false, bodyCaptureLimit: 4 * 1024 * 1024 },
+      proxy: {
+        intercept: true,
+        http2: true,
+        nagle: false,
+        upstreamCAFiles: [],
+        insecureUpstream: false,
+        bodyCaptureLimit: 4 * 1024 * 1024,
+      },
     });
   });
 });

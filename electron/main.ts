@@ -98,7 +98,9 @@ function lockDownSession(): void {
       return new Response(data as unknown as BodyInit, { headers: appResponseHeaders(file) });
     } catch {
       const missing = !fs.existsSync(path.join(RENDERER_DIR, 'index.html'));
-      return new Response(missing ? 'The Netlens UI is not built: run "npm run build", then restart.' : 'Not found', { status: missing ? 503 : 404 });
+      return new Response(missing ? 'The Netlens UI is not built: run "npm run build", then restart.' : 'Not found', {
+        status: missing ? 503 : 404,
+      });
     }
   });
 }
@@ -117,7 +119,13 @@ async function refreshMenu(): Promise<void> {
   const [status, sessions] = await Promise.all([service.getStatus(), service.listSessions().catch(() => [])]);
   const recentSessions = [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const actions = menuActions({ service, window: () => win, tellUi, onSaved: (count) => (savedCount = count) });
-  const state = { proxyRunning: status.proxy.running, recentSessions, isMac: process.platform === 'darwin', appName: app.name, devTools: !app.isPackaged };
+  const state = {
+    proxyRunning: status.proxy.running,
+    recentSessions,
+    isMac: process.platform === 'darwin',
+    appName: app.name,
+    devTools: !app.isPackaged,
+  };
   Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate(state, actions)));
 }
 
@@ -152,7 +160,9 @@ async function start(): Promise<void> {
     send(EVENT_CHANNEL, event);
     if (event.type === 'proxy-status') {
       // Remember the user's choices; a port forced by NETLENS_PROXY_PORT is not one of them.
-      saveSettings(userData, { proxy: portOverride === undefined ? event.status.config : { ...event.status.config, port: settings.proxy.port } });
+      saveSettings(userData, {
+        proxy: portOverride === undefined ? event.status.config : { ...event.status.config, port: settings.proxy.port },
+      });
       void refreshMenu().catch(() => undefined);
     } else if (event.type === 'sessions-changed') {
       void refreshMenu().catch(() => undefined);

@@ -9,7 +9,10 @@ function actions(): Record<keyof MenuActions, Mock> {
 
 const base: MenuState = {
   proxyRunning: true,
-  recentSessions: [{ id: 's2', name: 'Checkout flow' }, { id: 's1', name: 'Login' }],
+  recentSessions: [
+    { id: 's2', name: 'Checkout flow' },
+    { id: 's1', name: 'Login' },
+  ],
   isMac: false,
   appName: 'Netlens',
   devTools: true,
@@ -53,10 +56,12 @@ describe('buildMenuTemplate', () => {
   });
 
   it('Recent sessions: placeholder when empty, capped when long', () => {
-    const empty = item(menu(buildMenuTemplate({ ...base, recentSessions: [] }, actions()), 'File'), 'Recent sessions').submenu as MenuItemConstructorOptions[];
+    const empty = item(menu(buildMenuTemplate({ ...base, recentSessions: [] }, actions()), 'File'), 'Recent sessions')
+      .submenu as MenuItemConstructorOptions[];
     expect(empty).toEqual([{ label: 'No saved sessions', enabled: false }]);
     const many = Array.from({ length: 25 }, (_, i) => ({ id: `s${i}`, name: `S${i}` }));
-    const capped = item(menu(buildMenuTemplate({ ...base, recentSessions: many }, actions()), 'File'), 'Recent sessions').submenu as MenuItemConstructorOptions[];
+    const capped = item(menu(buildMenuTemplate({ ...base, recentSessions: many }, actions()), 'File'), 'Recent sessions')
+      .submenu as MenuItemConstructorOptions[];
     expect(capped).toHaveLength(RECENT_LIMIT);
   });
 
@@ -99,7 +104,10 @@ describe('buildMenuTemplate', () => {
 
 describe('trustCaMessage', () => {
   it('shows the certificate path, fingerprint and the instructions', () => {
-    const m = trustCaMessage({ certPath: '/home/u/.local/share/netlens/ca/netlens-ca.pem', fingerprint: 'AB:CD' }, 'Chrome: Settings → Certificates → Authorities → Import');
+    const m = trustCaMessage(
+      { certPath: '/home/u/.local/share/netlens/ca/netlens-ca.pem', fingerprint: 'AB:CD' },
+      'Chrome: Settings → Certificates → Authorities → Import',
+    );
     expect(m.message).toMatch(/Trust the Netlens CA/);
     expect(m.detail).toContain('Certificate: /home/u/.local/share/netlens/ca/netlens-ca.pem');
     expect(m.detail).toContain('SHA-256: AB:CD');

@@ -84,17 +84,37 @@ export function buildMenuTemplate(state: MenuState, actions: MenuActions): MenuI
 
   const macApp: MenuItemConstructorOptions = {
     label: state.appName,
-    submenu: [about, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, { role: 'quit' }],
+    submenu: [
+      about,
+      { type: 'separator' },
+      { role: 'hide' },
+      { role: 'hideOthers' },
+      { role: 'unhide' },
+      { type: 'separator' },
+      { role: 'quit' },
+    ],
   };
 
   return [...(state.isMac ? [macApp] : []), file, edit, view, proxy, lab, help];
 }
 
 /** The text of Help → Trust the CA: where the certificate is and what to do with it. */
-export function trustCaMessage(ca: { certPath: string; fingerprint: string } | undefined, trustHelp: string | undefined): { message: string; detail: string } {
-  if (!ca) return { message: 'The local CA is not available yet.', detail: 'Start the proxy once: Netlens creates its CA in the data directory on first start.' };
+export function trustCaMessage(
+  ca: { certPath: string; fingerprint: string } | undefined,
+  trustHelp: string | undefined,
+): { message: string; detail: string } {
+  if (!ca)
+    return {
+      message: 'The local CA is not available yet.',
+      detail: 'Start the proxy once: Netlens creates its CA in the data directory on first start.',
+    };
   return {
     message: 'Trust the Netlens CA to inspect HTTPS',
-    detail: [`Certificate: ${ca.certPath}`, `SHA-256: ${ca.fingerprint}`, '', trustHelp ?? 'Import the certificate into your browser or system trust store as a certificate authority.'].join('\n'),
+    detail: [
+      `Certificate: ${ca.certPath}`,
+      `SHA-256: ${ca.fingerprint}`,
+      '',
+      trustHelp ?? 'Import the certificate into your browser or system trust store as a certificate authority.',
+    ].join('\n'),
   };
 }

@@ -21,11 +21,14 @@ export function sanitizeSettings(raw: unknown): DesktopSettings {
     if (Number.isInteger(p.port) && (p.port as number) >= 0 && (p.port as number) <= 65535) proxy.port = p.port as number;
     for (const k of ['intercept', 'http2', 'nagle', 'insecureUpstream'] as const) if (typeof p[k] === 'boolean') proxy[k] = p[k] as boolean;
     const limit = p.bodyCaptureLimit;
-    if (Number.isInteger(limit) && (limit as number) >= 0 && (limit as number) <= MAX_BODY_CAPTURE_LIMIT) proxy.bodyCaptureLimit = limit as number;
+    if (Number.isInteger(limit) && (limit as number) >= 0 && (limit as number) <= MAX_BODY_CAPTURE_LIMIT)
+      proxy.bodyCaptureLimit = limit as number;
     // Paths only; whether each file is still a usable CA is checked by the core when the proxy starts.
     const files = p.upstreamCAFiles;
     if (Array.isArray(files)) {
-      proxy.upstreamCAFiles = files.filter((f): f is string => typeof f === 'string' && path.isAbsolute(f) && f.length <= 4096).slice(0, MAX_CA_FILES);
+      proxy.upstreamCAFiles = files
+        .filter((f): f is string => typeof f === 'string' && path.isAbsolute(f) && f.length <= 4096)
+        .slice(0, MAX_CA_FILES);
     }
   }
   return { proxy };

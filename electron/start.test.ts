@@ -20,7 +20,11 @@ const tmp = () => {
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['bin/start.js', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/start.js', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -48,10 +52,19 @@ describe('npm start (bin/start.js)', () => {
       const url = await until(() => /Netlens UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(s.out())?.[1], 30_000);
       // One line about Electron; on a fresh checkout a "building the UI" progress line may precede it.
       // Without a display, `serve --open` adds its own line saying no browser was opened (and to open the URL by hand).
-      if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) await until(() => (s.err().includes('--open: no browser was opened') ? true : undefined), 10_000);
-      const lines = s.err().trim().split('\n').filter((l) => l.startsWith('netlens') && !l.startsWith('netlens start: building the UI') && !l.startsWith('netlens serve: --open'));
+      if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+        await until(() => (s.err().includes('--open: no browser was opened') ? true : undefined), 10_000);
+      const lines = s
+        .err()
+        .trim()
+        .split('\n')
+        .filter(
+          (l) => l.startsWith('netlens') && !l.startsWith('netlens start: building the UI') && !l.startsWith('netlens serve: --open'),
+        );
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^netlens: no Electron binary to run \(.+\); opening the UI in your browser with "netlens serve --open" instead\.$/);
+      expect(lines[0]).toMatch(
+        /^netlens: no Electron binary to run \(.+\); opening the UI in your browser with "netlens serve --open" instead\.$/,
+      );
       const page = await fetch(url);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="root">');
@@ -68,7 +81,9 @@ describe('npm start (bin/start.js)', () => {
     const dir = tmp();
     const fake = path.join(dir, 'electron');
     const log = path.join(dir, 'log.json');
-    fs.writeFileSync(fake, `#!/bin/sh\nprintf '{"args":"%s","runAsNode":"%s"}' "$*" "$ELECTRON_RUN_AS_NODE" > '${log}'\nexit 7\n`, { mode: 0o755 });
+    fs.writeFileSync(fake, `#!/bin/sh\nprintf '{"args":"%s","runAsNode":"%s"}' "$*" "$ELECTRON_RUN_AS_NODE" > '${log}'\nexit 7\n`, {
+      mode: 0o755,
+    });
     const s = start(['--flag'], { NETLENS_ELECTRON: fake, ELECTRON_RUN_AS_NODE: '1' });
     expect(await s.exited).toBe(7); // the app's exit code is npm start's
     expect(JSON.parse(fs.readFileSync(log, 'utf8'))).toEqual({ args: `${root} --flag`, runAsNode: '' });

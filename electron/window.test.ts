@@ -1,6 +1,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { APP_URL, CONTENT_SECURITY_POLICY, appFileFor, appResponseHeaders, isAppUrl, isPermissionAllowed, isSafeExternalUrl, lockDownContents, windowOptions } from './window.js';
+import {
+  APP_URL,
+  CONTENT_SECURITY_POLICY,
+  appFileFor,
+  appResponseHeaders,
+  isAppUrl,
+  isPermissionAllowed,
+  isSafeExternalUrl,
+  lockDownContents,
+  windowOptions,
+} from './window.js';
 
 describe('windowOptions', () => {
   const opts = windowOptions({ preload: '/app/dist/electron/preload.cjs' });
@@ -28,7 +38,11 @@ describe('windowOptions', () => {
 });
 
 describe('CONTENT_SECURITY_POLICY', () => {
-  const directives = Object.fromEntries(CONTENT_SECURITY_POLICY.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const directives = Object.fromEntries(
+    CONTENT_SECURITY_POLICY.split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v]),
+  );
 
   it('is strict: self only, no eval, no inline script, no plugins, no framing', () => {
     expect(directives['default-src']).toEqual(["'self'"]);
@@ -41,7 +55,10 @@ describe('CONTENT_SECURITY_POLICY', () => {
   });
 
   it('travels with every app response', () => {
-    expect(appResponseHeaders('/r/index.html')).toMatchObject({ 'content-security-policy': CONTENT_SECURITY_POLICY, 'content-type': 'text/html; charset=utf-8' });
+    expect(appResponseHeaders('/r/index.html')).toMatchObject({
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'content-type': 'text/html; charset=utf-8',
+    });
     expect(appResponseHeaders('/r/assets/index-abc.js')['content-type']).toBe('text/javascript; charset=utf-8');
     expect(appResponseHeaders('/r/assets/x.bin')['content-type']).toBe('application/octet-stream');
   });
@@ -88,7 +105,8 @@ describe('external links and permissions', () => {
   });
 
   it('denies permissions except clipboard writes from our own page', () => {
-    for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen']) expect(isPermissionAllowed(p, 'netlens://app')).toBe(false);
+    for (const p of ['media', 'geolocation', 'notifications', 'openExternal', 'clipboard-read', 'fullscreen'])
+      expect(isPermissionAllowed(p, 'netlens://app')).toBe(false);
     expect(isPermissionAllowed('clipboard-sanitized-write', 'netlens://app')).toBe(true);
     expect(isPermissionAllowed('clipboard-sanitized-write', 'netlens://app/index.html')).toBe(true);
     expect(isPermissionAllowed('clipboard-sanitized-write', 'https://example.com')).toBe(false);
@@ -100,7 +118,10 @@ describe('lockDownContents', () => {
   function fakeContents() {
     const listeners = new Map<string, (event: { preventDefault(): void }, url: string) => void>();
     let openHandler: ((d: { url: string }) => { action: 'deny' }) | undefined;
-    const contents = { on: (e: string, l: (event: { preventDefault(): void }, url: string) => void) => listeners.set(e, l), setWindowOpenHandler: (h: typeof openHandler) => (openHandler = h) };
+    const contents = {
+      on: (e: string, l: (event: { preventDefault(): void }, url: string) => void) => listeners.set(e, l),
+      setWindowOpenHandler: (h: typeof openHandler) => (openHandler = h),
+    };
     const opened: string[] = [];
     lockDownContents(contents as never, (url) => opened.push(url));
     const fire = (name: string, url: string) => {

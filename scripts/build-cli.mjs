@@ -36,6 +36,8 @@ const common = {
 await Promise.all([
   build({ ...common, entryPoints: ['proxy/src/cli/main.ts'], outfile: path.join(outdir, 'main.mjs') }),
   // The lab's children (test site, proxy under test), forked from next to main.mjs.
-  ...Object.entries(CHILD_ENTRIES).map(([name, entry]) => build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`) })),
+  ...Object.entries(CHILD_ENTRIES).map(([name, entry]) =>
+    build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`) }),
+  ),
 ]);
 console.log(`cli: built ${path.relative(root, outdir)}/main.mjs and the lab's child entries`);

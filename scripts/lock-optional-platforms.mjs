@@ -21,7 +21,10 @@ const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const pkgs = lock.packages;
 const platform = (name) => {
-  const m = /-(android|darwin|freebsd|linux|openbsd|openharmony|win32|sunos|aix|netbsd)-(arm64|arm|x64|ia32|loong64|ppc64|riscv64|s390x|mips64el|wasm32)/.exec(name);
+  const m =
+    /-(android|darwin|freebsd|linux|openbsd|openharmony|win32|sunos|aix|netbsd)-(arm64|arm|x64|ia32|loong64|ppc64|riscv64|s390x|mips64el|wasm32)/.exec(
+      name,
+    );
   return m ? { os: [m[1]], cpu: [m[2]] } : {};
 };
 /** Where node would resolve `name` from the package at `dir` (walk up node_modules). */

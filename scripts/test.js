@@ -38,7 +38,8 @@ let failedStep = '';
 
 console.log('\n== type-check (tsc) ==');
 if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) !== 0) failedStep ||= 'type-check';
-if (existsSync('renderer/tsconfig.json') && run(bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']) !== 0) failedStep ||= 'type-check (renderer)';
+if (existsSync('renderer/tsconfig.json') && run(bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']) !== 0)
+  failedStep ||= 'type-check (renderer)';
 
 if (LINT_AND_FORMAT_GATE) {
   console.log('\n== lint (eslint) ==');

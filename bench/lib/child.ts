@@ -13,7 +13,6 @@ import { procCpuMs, procMemory } from './proc.js';
 export const BENCH_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const ROOT_DIR = path.dirname(BENCH_DIR);
 
-
 export interface Child<T = Record<string, unknown>> {
   pid: number;
   info: T;
@@ -28,10 +27,20 @@ export interface Child<T = Record<string, unknown>> {
 const live = new Set<ChildProcess>();
 // A harness crash or Ctrl-C must not leave servers behind: kill what we started, by PID.
 const killAll = () => {
-  for (const p of live) if (p.pid) try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const p of live)
+    if (p.pid)
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
 };
 process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { killAll(); process.exit(130); });
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
 
 /** Runs a TypeScript file of the bench in plain node (tsx as a loader) so the PID is the server itself. */
 export function tsArgs(file: string, args: string[] = []): [string, string[]] {
@@ -53,10 +62,18 @@ export function startChild<T = Record<string, unknown>>(
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => fail(new Error(`${label}: not ready after ${opts.readyTimeoutMs ?? 20000} ms`)), opts.readyTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${label}: not ready after ${opts.readyTimeoutMs ?? 20000} ms`)),
+      opts.readyTimeoutMs ?? 20_000,
+    );
     const fail = (err: Error) => {
       clearTimeout(timer);
-      if (proc.pid) try { process.kill(proc.pid, 'SIGKILL'); } catch { /* gone */ }
+      if (proc.pid)
+        try {
+          process.kill(proc.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       reject(new Error(`${err.message}\n${stderr.trim().split('\n').slice(-8).join('\n')}`));
     };
     proc.once('exit', (code) => fail(new Error(`${label}: exited with ${code} before ready`)));
@@ -104,9 +121,22 @@ function wrap<T>(proc: ChildProcess, info: T): Child<T> {
     kill: () =>
       new Promise<void>((resolve) => {
         if (proc.exitCode !== null || proc.signalCode) return resolve();
-        const t = setTimeout(() => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }, 2000);
-        proc.once('exit', () => { clearTimeout(t); resolve(); });
-        try { process.kill(pid, 'SIGTERM'); } catch { resolve(); }
+        const t = setTimeout(() => {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+        }, 2000);
+        proc.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          resolve();
+        }
       }),
   };
 }

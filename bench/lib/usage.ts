@@ -35,7 +35,14 @@ export function scriptArgs<O extends Options>(usage: string, options: O, maxPosi
 }
 
 /** A whole number within [min, max], or a usage error naming `what`. */
-export function intArg(raw: string | undefined, fallback: number, what: string, usage: string, min = 1, max = Number.MAX_SAFE_INTEGER): number {
+export function intArg(
+  raw: string | undefined,
+  fallback: number,
+  what: string,
+  usage: string,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {

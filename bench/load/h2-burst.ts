@@ -40,13 +40,26 @@ const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 const socket = await new Promise<net.Socket>((resolve, reject) => {
   if (!cfg.proxy) return resolve(net.connect(Number(target.port), target.hostname));
   const proxy = new URL(cfg.proxy);
-  const req = http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: target.host, headers: { host: target.host } });
+  const req = http.request({
+    host: proxy.hostname,
+    port: proxy.port,
+    method: 'CONNECT',
+    path: target.host,
+    headers: { host: target.host },
+  });
   req.once('connect', (res, s) => (res.statusCode === 200 ? resolve(s) : reject(new Error(`CONNECT ${res.statusCode}`))));
   req.once('error', reject);
   req.end();
 });
 const session = http2.connect(cfg.origin, {
-  createConnection: () => tls.connect({ socket, host: target.hostname, servername: target.hostname === '127.0.0.1' ? undefined : target.hostname, ALPNProtocols: ['h2'], ca }),
+  createConnection: () =>
+    tls.connect({
+      socket,
+      host: target.hostname,
+      servername: target.hostname === '127.0.0.1' ? undefined : target.hostname,
+      ALPNProtocols: ['h2'],
+      ca,
+    }),
 });
 session.on('error', (e) => {
   console.error(e);

@@ -42,31 +42,44 @@ async function once(): Promise<void> {
 
 // Warm-up: every worker opens its connection and makes a few requests.
 const warmUntil = performance.now() + Math.min(1000, cfg.durationMs / 3);
-await Promise.all(Array.from({ length: cfg.concurrency }, async () => {
-  do await once(); while (performance.now() < warmUntil);
-}));
+await Promise.all(
+  Array.from({ length: cfg.concurrency }, async () => {
+    do await once();
+    while (performance.now() < warmUntil);
+  }),
+);
 
 const latencies: number[] = [];
 let errors = 0;
 const cpu0 = cpuMs(cfg.proxyPid);
 const t0 = performance.now();
 const end = t0 + cfg.durationMs;
-await Promise.all(Array.from({ length: cfg.concurrency }, async () => {
-  while (performance.now() < end) {
-    const s = performance.now();
-    try {
-      await once();
-      latencies.push(performance.now() - s);
-    } catch {
-      errors++;
+await Promise.all(
+  Array.from({ length: cfg.concurrency }, async () => {
+    while (performance.now() < end) {
+      const s = performance.now();
+      try {
+        await once();
+        latencies.push(performance.now() - s);
+      } catch {
+        errors++;
+      }
     }
-  }
-}));
+  }),
+);
 const elapsed = performance.now() - t0;
 const cpu1 = cpuMs(cfg.proxyPid);
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! * 1000 : NaN);
-const result = { requests: latencies.length, errors, rps: latencies.length / (elapsed / 1000), p50us: pct(50), p99us: pct(99), proxyCpuMs: cpu1 - cpu0 };
+const pct = (p: number) =>
+  latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]! * 1000 : NaN;
+const result = {
+  requests: latencies.length,
+  errors,
+  rps: latencies.length / (elapsed / 1000),
+  p50us: pct(50),
+  p99us: pct(99),
+  proxyCpuMs: cpu1 - cpu0,
+};
 process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 await dispatcher.close().catch(() => {});
 process.exit(0);

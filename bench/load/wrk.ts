@@ -54,7 +54,9 @@ export async function runWrk(o: WrkOptions): Promise<WrkRun> {
   // One wrk thread: it is far cheaper per request than any Node proxy and leaves the second core to the server.
   const args = ['-t1', `-c${o.connections}`, `-d${o.durationS}s`, '--timeout', '2s', '-s', file, target];
   const out = await new Promise<string>((resolve, reject) => {
-    execFile('wrk', args, { timeout: (o.durationS + 15) * 1000 }, (err, stdout, stderr) => (err ? reject(new Error(`wrk failed: ${err.message} ${stderr}`)) : resolve(stdout)));
+    execFile('wrk', args, { timeout: (o.durationS + 15) * 1000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`wrk failed: ${err.message} ${stderr}`)) : resolve(stdout),
+    );
   }).finally(() => fs.rmSync(file, { force: true }));
   const m = out.match(/^RESULT (\d+) (\d+) (\d+) (\d+) (\d+)$/m);
   if (!m) throw new Error(`wrk: no result in output:\n${out}`);

@@ -76,9 +76,22 @@ export const mitmproxy: Peer = {
     const confdir = path.join(env.dataDir, 'mitmproxy');
     fs.mkdirSync(confdir, { recursive: true });
     const caDir = path.join(env.dataDir, 'ca');
-    fs.writeFileSync(path.join(confdir, 'mitmproxy-ca.pem'), fs.readFileSync(path.join(caDir, 'netlens-ca.key'), 'utf8') + fs.readFileSync(path.join(caDir, 'netlens-ca.pem'), 'utf8'));
+    fs.writeFileSync(
+      path.join(confdir, 'mitmproxy-ca.pem'),
+      fs.readFileSync(path.join(caDir, 'netlens-ca.key'), 'utf8') + fs.readFileSync(path.join(caDir, 'netlens-ca.pem'), 'utf8'),
+    );
     const port = await freePort();
-    const args = ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '--set', `ssl_verify_upstream_trusted_ca=${env.caPath}`];
+    const args = [
+      '-q',
+      '--listen-host',
+      '127.0.0.1',
+      '--listen-port',
+      String(port),
+      '--set',
+      `confdir=${confdir}`,
+      '--set',
+      `ssl_verify_upstream_trusted_ca=${env.caPath}`,
+    ];
     const child = await startChild<PeerInfo>('mitmproxy', env.mitmdump, args, { readyPort: port, readyTimeoutMs: 30_000 });
     child.info.caPath = env.caPath;
     return child;

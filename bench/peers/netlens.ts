@@ -20,7 +20,13 @@ Run "npm run bench -- --help" for the benchmark itself.
 
 const [dataDir, intercept, record] = process.argv.slice(2);
 const recording = record === '1';
-const proxy = await startProxy({ port: 0, host: '127.0.0.1', dataDir, intercept: intercept === '1', ...(recording ? {} : { bodyCaptureLimit: 0 }) });
+const proxy = await startProxy({
+  port: 0,
+  host: '127.0.0.1',
+  dataDir,
+  intercept: intercept === '1',
+  ...(recording ? {} : { bodyCaptureLimit: 0 }),
+});
 let recorder: HarRecorder | undefined;
 let journalDir: string | undefined;
 if (recording) {

@@ -122,13 +122,22 @@ export const nginx: Peer = {
     all();
     // If the harness dies and SIGKILLs the master, the worker would be orphaned and keep the port.
     const reap = () => {
-      for (const w of workers) if (isNginx(w)) try { process.kill(w, 'SIGKILL'); } catch { /* gone */ }
+      for (const w of workers)
+        if (isNginx(w))
+          try {
+            process.kill(w, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
     };
     process.on('exit', reap);
     return {
       ...child,
       cpuMs: () => all().reduce((s, pid) => s + cpuMsOf(pid), 0),
-      memory: () => all().map(memOf).reduce((a, b) => ({ rssMiB: a.rssMiB + b.rssMiB, hwmMiB: a.hwmMiB + b.hwmMiB })),
+      memory: () =>
+        all()
+          .map(memOf)
+          .reduce((a, b) => ({ rssMiB: a.rssMiB + b.rssMiB, hwmMiB: a.hwmMiB + b.hwmMiB })),
       kill: async () => {
         all();
         await child.kill();

@@ -17,10 +17,13 @@ Run "npm run bench -- --help" for the benchmark itself.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const server = http.createServer((req, res) => {
   const u = new URL(req.url!);
-  const up = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers, agent }, (r) => {
-    res.writeHead(r.statusCode!, r.headers);
-    r.pipe(res);
-  });
+  const up = http.request(
+    { host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers, agent },
+    (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    },
+  );
   up.on('error', () => res.destroy());
   req.pipe(up);
 });

@@ -50,13 +50,18 @@ export function machineInfo(mitmdump?: string): MachineInfo {
   let osName = `${os.type()} ${os.release()}`;
   try {
     osName = fs.readFileSync('/etc/os-release', 'utf8').match(/^PRETTY_NAME="(.*)"$/m)?.[1] + ` (kernel ${os.release()})`;
-  } catch { /* keep uname */ }
+  } catch {
+    /* keep uname */
+  }
   return {
     date: new Date().toISOString(),
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
     memGiB: os.totalmem() / 2 ** 30,
-    loadavg: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadavg: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     os: osName,
     node: process.version,
     versions: {

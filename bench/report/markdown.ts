@@ -38,47 +38,87 @@ function verdicts(r: Report): Verdict[] {
   const out: Verdict[] = [];
   const ok = (pass: boolean | undefined) => (pass === undefined ? 'not measured' : pass ? 'met' : 'not met');
   const https = (c: number, name: string) => r.https?.find((x) => x.connections === c && x.condition === name);
-  for (const [c, min] of [[1, 0.45], [16, 0.3]] as const) {
+  for (const [c, min] of [
+    [1, 0.45],
+    [16, 0.3],
+  ] as const) {
     const x = https(c, 'netlens');
     out.push([`intercepted HTTPS ≥ ${min}× direct at c=${c}`, x ? fmtRatio(x.ratio) : '–', ok(x && x.ratio >= min)]);
   }
   const cpu = [https(1, 'netlens'), https(16, 'netlens')].filter(Boolean).map((x) => x!.cpuUsPerReq);
-  out.push(['intercepted HTTPS ≤ 120 µs proxy CPU per request', cpu.length ? cpu.map(fmtUs).join(' (c=1), ') + (cpu.length > 1 ? ' (c=16)' : '') : '–', ok(cpu.length ? Math.max(...cpu) <= 120 : undefined)]);
-  const plain = (w: string, c: number, name: string) => r.plain?.find((x) => x.workload === w && x.connections === c && x.condition === name);
+  out.push([
+    'intercepted HTTPS ≤ 120 µs proxy CPU per request',
+    cpu.length ? cpu.map(fmtUs).join(' (c=1), ') + (cpu.length > 1 ? ' (c=16)' : '') : '–',
+    ok(cpu.length ? Math.max(...cpu) <= 120 : undefined),
+  ]);
+  const plain = (w: string, c: number, name: string) =>
+    r.plain?.find((x) => x.workload === w && x.connections === c && x.condition === name);
   for (const w of ['GET small JSON', 'POST 1 KiB echo']) {
     for (const c of [1, 64]) {
       const n = plain(w, c, 'netlens');
       const hx = plain(w, c, 'httpxy');
       const hp3 = plain(w, c, 'http-proxy-3');
-      out.push([`plain ${w} c=${c}: ≥ httpxy`, n && hx ? `${fmtRatio(n.rps / hx.rps)} httpxy` : '–', ok(n && hx ? n.rps >= hx.rps : undefined)]);
-      out.push([`plain ${w} c=${c}: ≥ 3× http-proxy-3`, n && hp3 ? `${fmtRatio(n.rps / hp3.rps)} http-proxy-3` : '–', ok(n && hp3 ? n.rps >= 3 * hp3.rps : undefined)]);
+      out.push([
+        `plain ${w} c=${c}: ≥ httpxy`,
+        n && hx ? `${fmtRatio(n.rps / hx.rps)} httpxy` : '–',
+        ok(n && hx ? n.rps >= hx.rps : undefined),
+      ]);
+      out.push([
+        `plain ${w} c=${c}: ≥ 3× http-proxy-3`,
+        n && hp3 ? `${fmtRatio(n.rps / hp3.rps)} http-proxy-3` : '–',
+        ok(n && hp3 ? n.rps >= 3 * hp3.rps : undefined),
+      ]);
     }
   }
   const pd = plain('GET small JSON', 1, 'direct');
   const pn = plain('GET small JSON', 1, 'netlens');
-  out.push(['added p50 ≤ 90 µs, plain forwarding (GET, c=1)', pd && pn ? fmtUs(pn.p50us - pd.p50us) : '–', ok(pd && pn ? pn.p50us - pd.p50us <= 90 : undefined)]);
+  out.push([
+    'added p50 ≤ 90 µs, plain forwarding (GET, c=1)',
+    pd && pn ? fmtUs(pn.p50us - pd.p50us) : '–',
+    ok(pd && pn ? pn.p50us - pd.p50us <= 90 : undefined),
+  ]);
   const hd = https(1, 'direct');
   const hn = https(1, 'netlens');
-  out.push(['added p50 ≤ 90 µs, intercepted HTTPS on a warm connection (c=1)', hd && hn ? fmtUs(hn.p50us - hd.p50us) : '–', ok(hd && hn ? hn.p50us - hd.p50us <= 90 : undefined)]);
+  out.push([
+    'added p50 ≤ 90 µs, intercepted HTTPS on a warm connection (c=1)',
+    hd && hn ? fmtUs(hn.p50us - hd.p50us) : '–',
+    ok(hd && hn ? hn.p50us - hd.p50us <= 90 : undefined),
+  ]);
   for (const scheme of ['http', 'https'] as const) {
     const up = r.large?.find((x) => x.direction === 'upload' && x.scheme === scheme && x.condition !== 'direct');
-    out.push([`${r.largeMiB} MiB upload ≥ 0.8× direct (${scheme})${r.largeMiB !== 256 ? ' [target is for 256 MiB]' : ''}`, up ? fmtRatio(up.ratio) : '–', ok(up ? up.ratio >= 0.8 : undefined)]);
+    out.push([
+      `${r.largeMiB} MiB upload ≥ 0.8× direct (${scheme})${r.largeMiB !== 256 ? ' [target is for 256 MiB]' : ''}`,
+      up ? fmtRatio(up.ratio) : '–',
+      ok(up ? up.ratio >= 0.8 : undefined),
+    ]);
   }
   const growth = r.large?.filter((x) => x.condition !== 'direct').map((x) => x.rssGrowthMiB) ?? [];
   // Per transfer, and over the whole phase (RSS before it → peak after it).
-  const before = r.memory.find((x) => x.phase === 'after intercepted HTTPS') ?? r.memory.find((x) => x.phase.startsWith('after plain')) ?? r.memory[0];
+  const before =
+    r.memory.find((x) => x.phase === 'after intercepted HTTPS') ?? r.memory.find((x) => x.phase.startsWith('after plain')) ?? r.memory[0];
   const after = r.memory.find((x) => x.phase === 'after large bodies');
   const phase = before && after ? after.hwmMiB - before.rssMiB : NaN;
-  out.push(['proxy RSS growth during large bodies < 64 MiB', growth.length ? `max ${Math.max(...growth).toFixed(1)} MiB in one transfer; ${phase.toFixed(1)} MiB over the phase` : '–', ok(growth.length ? Math.max(...growth, Number.isFinite(phase) ? phase : 0) < 64 : undefined)]);
+  out.push([
+    'proxy RSS growth during large bodies < 64 MiB',
+    growth.length ? `max ${Math.max(...growth).toFixed(1)} MiB in one transfer; ${phase.toFixed(1)} MiB over the phase` : '–',
+    ok(growth.length ? Math.max(...growth, Number.isFinite(phase) ? phase : 0) < 64 : undefined),
+  ]);
   // Both idles: before any request (what an idle app holds) and after the first requests (undici and its parser loaded).
   for (const idle of r.memory.filter((x) => x.phase.startsWith('idle'))) {
     const mb = (idle.rssMiB * 2 ** 20) / 1e6;
     out.push([`idle RSS ≤ 60 MB, ${idle.phase.replace(/^idle \((.*)\)$/, '$1')}`, `${mb.toFixed(1)} MB`, ok(mb <= 60)]);
   }
   for (const page of r.page?.length ? r.page : [undefined]) {
-    for (const [cell, max] of [['proxy+h1+intercept', 1.05], ['proxy+h2+intercept', 1.15]] as const) {
+    for (const [cell, max] of [
+      ['proxy+h1+intercept', 1.05],
+      ['proxy+h2+intercept', 1.15],
+    ] as const) {
       const c = page?.cells.find((x) => x.cell === cell);
-      out.push([`page load through interception ≤ ${max}× direct (${cell.includes('h1') ? 'HTTP/1.1' : 'HTTP/2'}, ${page?.images ?? 200} images)`, c ? fmtRatio(c.ratio) : '–', ok(c && Number.isFinite(c.ratio) ? c.ratio <= max : undefined)]);
+      out.push([
+        `page load through interception ≤ ${max}× direct (${cell.includes('h1') ? 'HTTP/1.1' : 'HTTP/2'}, ${page?.images ?? 200} images)`,
+        c ? fmtRatio(c.ratio) : '–',
+        ok(c && Number.isFinite(c.ratio) ? c.ratio <= max : undefined),
+      ]);
     }
   }
   return out;
@@ -111,7 +151,9 @@ Generated by \`${r.command}\` on ${m.date} (${r.elapsedS.toFixed(0)} s). ${r.qui
 ## Machine and versions
 
 - CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memGiB.toFixed(1)} GiB; ${m.os}; Node ${m.node}
-- ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}
+- ${Object.entries(m.versions)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}
 
 ## How it is measured
 
@@ -128,10 +170,26 @@ Generated by \`${r.command}\` on ${m.date} (${r.elapsedS.toFixed(0)} s). ${r.qui
   if (r.https) parts.push(`## Intercepted HTTPS: small GETs over keep-alive via CONNECT\n\n${httpsTable(r.https)}\n`);
   if (r.plain) parts.push(`## Plain HTTP forward proxying (wrk, absolute-form)\n\n${plainTable(r.plain)}\n`);
   if (r.large) parts.push(`## Large bodies (${r.largeMiB} MiB)\n\n${largeTable(r.large, r.largeMiB * 2 ** 20)}\n`);
-  if (r.memory.length) parts.push(`## Netlens memory across the run (recording, intercepting process)\n\n${mdTable(['after', 'RSS', 'peak RSS so far'], r.memory.map((x) => [x.phase, `${x.rssMiB.toFixed(1)} MiB`, `${x.hwmMiB.toFixed(1)} MiB`]))}\n`);
+  if (r.memory.length)
+    parts.push(
+      `## Netlens memory across the run (recording, intercepting process)\n\n${mdTable(
+        ['after', 'RSS', 'peak RSS so far'],
+        r.memory.map((x) => [x.phase, `${x.rssMiB.toFixed(1)} MiB`, `${x.hwmMiB.toFixed(1)} MiB`]),
+      )}\n`,
+    );
   if (r.page?.length) parts.push(pageSection(r.page));
   if (r.pageError) parts.push(`## Page load\n\nFailed in this run: ${r.pageError}\n`);
-  if (r.idle?.length) parts.push(`## Idle memory of each proxy (RSS just after start and its check requests)\n\n${mdTable(['proxy', 'RSS', 'MB'], [...new Map(r.idle.map((x) => [x.name, x])).values()].map((x) => [x.name, `${x.rssMiB.toFixed(1)} MiB`, `${((x.rssMiB * 2 ** 20) / 1e6).toFixed(1)} MB`]))}\n`);
+  if (r.idle?.length)
+    parts.push(
+      `## Idle memory of each proxy (RSS just after start and its check requests)\n\n${mdTable(
+        ['proxy', 'RSS', 'MB'],
+        [...new Map(r.idle.map((x) => [x.name, x])).values()].map((x) => [
+          x.name,
+          `${x.rssMiB.toFixed(1)} MiB`,
+          `${((x.rssMiB * 2 ** 20) / 1e6).toFixed(1)} MB`,
+        ]),
+      )}\n`,
+    );
   parts.push(`## Where the CPU goes (\`npx tsx bench/profile.ts plain|https [seconds]\`)
 
 \`bench/profile.ts\` runs the recording, intercepting Netlens (bundled, as shipped) under \`node --cpu-prof\` with this harness's load and prints self and inclusive time by file:function (the .cpuprofile opens in Chrome DevTools or speedscope as a flame graph); \`bench/profile.ts https 8 minimal\` profiles the node:https floor the same way. What the profiles of 2026-11-22/23 showed, and what was done:

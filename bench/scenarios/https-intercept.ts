@@ -36,7 +36,14 @@ interface ClientResult {
 }
 
 function runClient(url: string, c: HttpsCondition, caFiles: string[], concurrency: number, durationMs: number): Promise<ClientResult> {
-  const cfg = { url, proxy: c.child ? `http://127.0.0.1:${c.child.info.port}` : undefined, proxyPid: c.child?.pid, caFiles, concurrency, durationMs };
+  const cfg = {
+    url,
+    proxy: c.child ? `http://127.0.0.1:${c.child.info.port}` : undefined,
+    proxyPid: c.child?.pid,
+    caFiles,
+    concurrency,
+    durationMs,
+  };
   const [cmd, args] = tsArgs('load/https-client.ts', [JSON.stringify(cfg)]);
   // Bounded: execFile kills the client (by its PID) if it overruns.
   return new Promise((resolve, reject) => {
@@ -48,7 +55,13 @@ function runClient(url: string, c: HttpsCondition, caFiles: string[], concurrenc
   });
 }
 
-export async function httpsIntercept(url: string, conditions: HttpsCondition[], rounds: number, durationMs: number, log: (s: string) => void): Promise<HttpsRow[]> {
+export async function httpsIntercept(
+  url: string,
+  conditions: HttpsCondition[],
+  rounds: number,
+  durationMs: number,
+  log: (s: string) => void,
+): Promise<HttpsRow[]> {
   const caFiles = [...new Set(conditions.flatMap((c) => (c.child?.info.caPath ? [c.child.info.caPath] : [])))];
   const samples = new Map<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }>();
   const levels = [1, 16];
@@ -70,7 +83,9 @@ export async function httpsIntercept(url: string, conditions: HttpsCondition[], 
         if (c.child && res.requests) s.cpu.push((res.proxyCpuMs * 1000) / res.requests);
         s.errors += res.errors;
         samples.set(k, s);
-        log(`  round ${r + 1}/${rounds} HTTPS GET c=${conc} ${c.name}: ${fmtInt(res.rps)} req/s p50 ${fmtUs(res.p50us)} p99 ${fmtUs(res.p99us)}${c.child ? ` cpu/req ${fmtUs((res.proxyCpuMs * 1000) / res.requests)}` : ''}${res.errors ? ` errors ${res.errors}` : ''}`);
+        log(
+          `  round ${r + 1}/${rounds} HTTPS GET c=${conc} ${c.name}: ${fmtInt(res.rps)} req/s p50 ${fmtUs(res.p50us)} p99 ${fmtUs(res.p99us)}${c.child ? ` cpu/req ${fmtUs((res.proxyCpuMs * 1000) / res.requests)}` : ''}${res.errors ? ` errors ${res.errors}` : ''}`,
+        );
       }
     }
   }
@@ -81,7 +96,16 @@ export async function httpsIntercept(url: string, conditions: HttpsCondition[], 
       const s = samples.get(`${conc}\u0000${c.name}`);
       if (!s) continue;
       const rps = median(s.rps);
-      rows.push({ connections: conc, condition: c.name, rps, p50us: median(s.p50), p99us: median(s.p99), cpuUsPerReq: median(s.cpu), errors: s.errors, ratio: rps / direct });
+      rows.push({
+        connections: conc,
+        condition: c.name,
+        rps,
+        p50us: median(s.p50),
+        p99us: median(s.p99),
+        cpuUsPerReq: median(s.cpu),
+        errors: s.errors,
+        ratio: rps / direct,
+      });
     }
   }
   return rows;
@@ -90,6 +114,15 @@ export async function httpsIntercept(url: string, conditions: HttpsCondition[], 
 export function httpsTable(rows: HttpsRow[]): string {
   return mdTable(
     ['c', 'condition', 'req/s', '× direct', 'p50', 'p99', 'proxy CPU/req', 'errors'],
-    rows.map((r) => [String(r.connections), r.condition, fmtInt(r.rps), fmtRatio(r.ratio), fmtUs(r.p50us), fmtUs(r.p99us), r.condition === 'direct' ? '–' : fmtUs(r.cpuUsPerReq), String(r.errors)]),
+    rows.map((r) => [
+      String(r.connections),
+      r.condition,
+      fmtInt(r.rps),
+      fmtRatio(r.ratio),
+      fmtUs(r.p50us),
+      fmtUs(r.p99us),
+      r.condition === 'direct' ? '–' : fmtUs(r.cpuUsPerReq),
+      String(r.errors),
+    ]),
   );
 }

@@ -26,8 +26,10 @@ export interface LargeRow {
 
 function curlTime(args: string[], timeoutS: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    execFile('curl', ['-sS', '--fail', '-o', '/dev/null', '-w', '%{time_total}', '--max-time', String(timeoutS), ...args], (err, stdout, stderr) =>
-      err ? reject(new Error(`curl: ${stderr || err.message}`)) : resolve(Number(stdout)),
+    execFile(
+      'curl',
+      ['-sS', '--fail', '-o', '/dev/null', '-w', '%{time_total}', '--max-time', String(timeoutS), ...args],
+      (err, stdout, stderr) => (err ? reject(new Error(`curl: ${stderr || err.message}`)) : resolve(Number(stdout))),
     );
   });
 }
@@ -58,7 +60,15 @@ export async function largeBodies(
             if (via) args.push('-x', `http://127.0.0.1:${via.info.port}`);
             const before = via?.memory().rssMiB ?? 0;
             let peak = before;
-            const poll = via ? setInterval(() => { try { peak = Math.max(peak, via.memory().rssMiB); } catch { /* exited */ } }, 20) : undefined;
+            const poll = via
+              ? setInterval(() => {
+                  try {
+                    peak = Math.max(peak, via.memory().rssMiB);
+                  } catch {
+                    /* exited */
+                  }
+                }, 20)
+              : undefined;
             let seconds: number;
             try {
               seconds = await curlTime(args, 300);
@@ -77,7 +87,9 @@ export async function largeBodies(
               s.peak.push(peak);
             }
             samples.set(k, s);
-            log(`  round ${r + 1}/${rounds} ${direction} ${scheme} ${condition}: ${(bytes / 2 ** 20 / seconds).toFixed(0)} MiB/s${via ? `, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB` : ''}`);
+            log(
+              `  round ${r + 1}/${rounds} ${direction} ${scheme} ${condition}: ${(bytes / 2 ** 20 / seconds).toFixed(0)} MiB/s${via ? `, RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB` : ''}`,
+            );
           }
         }
       }
@@ -93,7 +105,16 @@ export async function largeBodies(
         const s = samples.get(`${direction} ${scheme} ${condition}`);
         if (!s) continue;
         const seconds = median(s.s);
-        rows.push({ direction, scheme, condition, seconds, mibPerS: bytes / 2 ** 20 / seconds, ratio: directS / seconds, rssGrowthMiB: Math.max(...s.growth), peakRssMiB: Math.max(...s.peak) });
+        rows.push({
+          direction,
+          scheme,
+          condition,
+          seconds,
+          mibPerS: bytes / 2 ** 20 / seconds,
+          ratio: directS / seconds,
+          rssGrowthMiB: Math.max(...s.growth),
+          peakRssMiB: Math.max(...s.peak),
+        });
       }
     }
   }
@@ -103,6 +124,15 @@ export async function largeBodies(
 export function largeTable(rows: LargeRow[], bytes: number): string {
   return mdTable(
     ['transfer', 'scheme', 'condition', 'time', 'MiB/s', '× direct', 'proxy RSS growth (max over rounds)', 'proxy peak RSS'],
-    rows.map((r) => [`${r.direction} ${bytes / 2 ** 20} MiB`, r.scheme, r.condition, `${r.seconds.toFixed(2)} s`, r.mibPerS.toFixed(0), fmtRatio(r.ratio), r.condition === 'direct' ? '–' : fmtMiB(r.rssGrowthMiB), r.condition === 'direct' ? '–' : fmtMiB(r.peakRssMiB)]),
+    rows.map((r) => [
+      `${r.direction} ${bytes / 2 ** 20} MiB`,
+      r.scheme,
+      r.condition,
+      `${r.seconds.toFixed(2)} s`,
+      r.mibPerS.toFixed(0),
+      fmtRatio(r.ratio),
+      r.condition === 'direct' ? '–' : fmtMiB(r.rssGrowthMiB),
+      r.condition === 'direct' ? '–' : fmtMiB(r.peakRssMiB),
+    ]),
   );
 }

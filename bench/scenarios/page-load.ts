@@ -51,25 +51,41 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
   // Each peer's h1 and h2 cells after Netlens's, in the order the table lists them.
   const cells = [...NETLENS_CELLS, ...via.flatMap((v) => [`via-${v.name}+h1`, `via-${v.name}+h2`])];
   const args = [
-    path.join(ROOT_DIR, 'bin', 'netlens.js'), 'lab', '--images', String(images), '--latency', '10',
-    '--cells', cells.join(','), '--runs', String(runs), '--data-dir', dataDir, '--json',
-    '--timeout-ms', String(LOAD_TIMEOUT_MS),
+    path.join(ROOT_DIR, 'bin', 'netlens.js'),
+    'lab',
+    '--images',
+    String(images),
+    '--latency',
+    '10',
+    '--cells',
+    cells.join(','),
+    '--runs',
+    String(runs),
+    '--data-dir',
+    dataDir,
+    '--json',
+    '--timeout-ms',
+    String(LOAD_TIMEOUT_MS),
     ...via.flatMap((v) => ['--via', `${v.name}=${v.url}`]),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     // Bounded: every load at most LOAD_TIMEOUT_MS (plus browser start and teardown), killed by PID past that.
-    const timer = setTimeout(() => {
-      log(`  page load (${images} images): over its time bound, killing the lab (pid ${child.pid})`);
-      if (child.pid) process.kill(child.pid, 'SIGKILL');
-    }, cells.length * runs * (LOAD_TIMEOUT_MS + 10_000) + 60_000);
+    const timer = setTimeout(
+      () => {
+        log(`  page load (${images} images): over its time bound, killing the lab (pid ${child.pid})`);
+        if (child.pid) process.kill(child.pid, 'SIGKILL');
+      },
+      cells.length * runs * (LOAD_TIMEOUT_MS + 10_000) + 60_000,
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.stderr.on('data', (d: Buffer) => {
       err = (err + d.toString()).slice(-4000);
       // Progress lines: "[####…] 3/30 proxy+h2+intercept 1234 ms"
-      for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|FAILED[^\n]*)/g)) log(`  page load (${images} images) ${m[1]} ${m[2]}: ${m[3]}`);
+      for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|FAILED[^\n]*)/g))
+        log(`  page load (${images} images) ${m[1]} ${m[2]}: ${m[3]}`);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -77,7 +93,11 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
       try {
         result = JSON.parse(out) as LabJson;
       } catch {
-        return reject(new Error(`page load (${images} images): netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`));
+        return reject(
+          new Error(
+            `page load (${images} images): netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`,
+          ),
+        );
       }
       resolve({
         images,

@@ -36,7 +36,13 @@ export interface PlainRow {
   ratio: number;
 }
 
-export async function plainHttp(originPort: number, conditions: Condition[], rounds: number, durationS: number, log: (s: string) => void): Promise<PlainRow[]> {
+export async function plainHttp(
+  originPort: number,
+  conditions: Condition[],
+  rounds: number,
+  durationS: number,
+  log: (s: string) => void,
+): Promise<PlainRow[]> {
   const samples = new Map<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }>();
   const key = (w: number, c: string) => `${w}\u0000${c}`;
   for (let r = 0; r < rounds; r++) {
@@ -45,7 +51,15 @@ export async function plainHttp(originPort: number, conditions: Condition[], rou
         const cpu0 = c.child?.cpuMs() ?? 0;
         let run;
         try {
-          run = await runWrk({ originPort, proxyPort: c.child?.info.port, method: w.method, path: w.path, body: w.body, connections: w.connections, durationS });
+          run = await runWrk({
+            originPort,
+            proxyPort: c.child?.info.port,
+            method: w.method,
+            path: w.path,
+            body: w.body,
+            connections: w.connections,
+            durationS,
+          });
         } catch (err) {
           log(`  ${c.name}: ${(err as Error).message.split('\n')[0]}`);
           continue;
@@ -58,7 +72,9 @@ export async function plainHttp(originPort: number, conditions: Condition[], rou
         if (c.child && run.requests) s.cpu.push((cpuMs * 1000) / run.requests);
         s.errors += run.errors;
         samples.set(key(wi, c.name), s);
-        log(`  round ${r + 1}/${rounds} ${w.name} c=${w.connections} ${c.name}: ${fmtInt(run.rps)} req/s p50 ${fmtUs(run.p50us)} p99 ${fmtUs(run.p99us)}${run.errors ? ` errors ${run.errors}` : ''}`);
+        log(
+          `  round ${r + 1}/${rounds} ${w.name} c=${w.connections} ${c.name}: ${fmtInt(run.rps)} req/s p50 ${fmtUs(run.p50us)} p99 ${fmtUs(run.p99us)}${run.errors ? ` errors ${run.errors}` : ''}`,
+        );
       }
     }
   }
@@ -69,7 +85,17 @@ export async function plainHttp(originPort: number, conditions: Condition[], rou
       const s = samples.get(key(wi, c.name));
       if (!s) continue;
       const rps = median(s.rps);
-      rows.push({ workload: w.name, connections: w.connections, condition: c.name, rps, p50us: median(s.p50), p99us: median(s.p99), cpuUsPerReq: median(s.cpu), errors: s.errors, ratio: rps / direct });
+      rows.push({
+        workload: w.name,
+        connections: w.connections,
+        condition: c.name,
+        rps,
+        p50us: median(s.p50),
+        p99us: median(s.p99),
+        cpuUsPerReq: median(s.cpu),
+        errors: s.errors,
+        ratio: rps / direct,
+      });
     }
   }
   return rows;
@@ -78,6 +104,16 @@ export async function plainHttp(originPort: number, conditions: Condition[], rou
 export function plainTable(rows: PlainRow[]): string {
   return mdTable(
     ['workload', 'c', 'condition', 'req/s', '× direct', 'p50', 'p99', 'proxy CPU/req', 'errors'],
-    rows.map((r) => [r.workload, String(r.connections), r.condition, fmtInt(r.rps), fmtRatio(r.ratio), fmtUs(r.p50us), fmtUs(r.p99us), r.condition === 'direct' ? '–' : fmtUs(r.cpuUsPerReq), String(r.errors)]),
+    rows.map((r) => [
+      r.workload,
+      String(r.connections),
+      r.condition,
+      fmtInt(r.rps),
+      fmtRatio(r.ratio),
+      fmtUs(r.p50us),
+      fmtUs(r.p99us),
+      r.condition === 'direct' ? '–' : fmtUs(r.cpuUsPerReq),
+      String(r.errors),
+    ]),
   );
 }

@@ -20,7 +20,9 @@ A child process of "npm run bench", started and killed by it; it prints READY (o
 Run "npm run bench -- --help" for the benchmark itself.
 `);
 
-const SMALL = Buffer.from(JSON.stringify({ id: 42, name: 'netlens-bench', tags: ['a', 'b', 'c'], ok: true, items: [1, 2, 3, 4, 5, 6, 7, 8] }));
+const SMALL = Buffer.from(
+  JSON.stringify({ id: 42, name: 'netlens-bench', tags: ['a', 'b', 'c'], ok: true, items: [1, 2, 3, 4, 5, 6, 7, 8] }),
+);
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
 const handler: http.RequestListener = (req, res) => {

@@ -25,7 +25,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-flush-cost-'));
 
 async function run(flushMaxPending: number): Promise<number> {
   const events = new EventStream();
-  const rec = new HarRecorder(events, { journalFile: path.join(dir, `${flushMaxPending}-${Math.random()}.journal`), pages: false, flushMaxPending });
+  const rec = new HarRecorder(events, {
+    journalFile: path.join(dir, `${flushMaxPending}-${Math.random()}.journal`),
+    pages: false,
+    flushMaxPending,
+  });
   const exchanges = Array.from({ length: PER_TURN }, (_, i) => makeExchange({ id: `x${i}` }));
   const cpu0 = process.cpuUsage();
   for (let sent = 0; sent < total; sent += PER_TURN) {

@@ -26,18 +26,35 @@ const journalFile = path.join(dir, 'rec.journal');
 function entry(i: number): HarEntry {
   // Completion order: a request that started earlier may finish later.
   const started = Date.UTC(2026, 0, 1) + i * 2 - (i % 7) * 5;
-  const headers = (n: number, p: string) => Array.from({ length: n }, (_, k) => ({ name: `${p}-header-${k}`, value: `value ${k} ${'x'.repeat(20)}` }));
+  const headers = (n: number, p: string) =>
+    Array.from({ length: n }, (_, k) => ({ name: `${p}-header-${k}`, value: `value ${k} ${'x'.repeat(20)}` }));
   return {
     startedDateTime: new Date(started).toISOString(),
     time: 3.5,
     request: {
-      method: 'GET', url: `https://example.test/path/${i}?q=${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: headers(10, 'req'),
-      queryString: [{ name: 'q', value: String(i) }], headersSize: -1, bodySize: 0,
+      method: 'GET',
+      url: `https://example.test/path/${i}?q=${i}`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headers(10, 'req'),
+      queryString: [{ name: 'q', value: String(i) }],
+      headersSize: -1,
+      bodySize: 0,
     },
     response: {
-      status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: headers(8, 'res'),
-      content: { size: bodyBytes, mimeType: 'application/json', text: JSON.stringify({ id: i, pad: 'y'.repeat(Math.max(0, bodyBytes - 24)) }) },
-      redirectURL: '', headersSize: -1, bodySize: bodyBytes,
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headers(8, 'res'),
+      content: {
+        size: bodyBytes,
+        mimeType: 'application/json',
+        text: JSON.stringify({ id: i, pad: 'y'.repeat(Math.max(0, bodyBytes - 24)) }),
+      },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: bodyBytes,
     },
     cache: {},
     timings: { blocked: 0.1, dns: -1, connect: -1, ssl: -1, send: 0.1, wait: 3, receive: 0.3 },

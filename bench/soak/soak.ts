@@ -47,7 +47,13 @@ const CONCURRENCY = intArg(values.concurrency, 32, '--concurrency', USAGE, 1, 10
 const INTERVAL_MS = intArg(values.interval, 5, '--interval', USAGE, 1, 3600) * 1000;
 const CHILD = path.resolve(import.meta.dirname, '../../proxy/test/reliability/recording-child.ts');
 
-interface Stats { rss: number; heapUsed: number; external: number; fds: number; entries: number }
+interface Stats {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  fds: number;
+  entries: number;
+}
 const MiB = (n: number) => (n / 2 ** 20).toFixed(0).padStart(4);
 const failures: string[] = [];
 const check = (ok: boolean, what: string) => {
@@ -127,7 +133,13 @@ while (after.fds > baseline.fds + 5 && Date.now() < fdDeadline) {
 check(after.fds <= baseline.fds + 5, `proxy fds back to baseline after the clients closed: ${after.fds} (idle ${baseline.fds})`);
 console.log(`after load: rss ${MiB(after.rss)} MiB, heap ${MiB(after.heapUsed)} MiB, journaled ${after.entries}`);
 
-interface Stopped { proxyStopMs: number; recordingStopMs: number; entries: number; failed: number; harFile: string }
+interface Stopped {
+  proxyStopMs: number;
+  recordingStopMs: number;
+  entries: number;
+  failed: number;
+  harFile: string;
+}
 const stopped = await ask<Stopped>('stop', 'stopped');
 console.log(
   `stop: proxy ${stopped.proxyStopMs.toFixed(0)} ms, recording (journal → HAR) ${stopped.recordingStopMs.toFixed(0)} ms ` +
@@ -146,7 +158,10 @@ const scan = await scanHarFile(stopped.harFile, (e) => {
 });
 check(scan.errors.length === 0, `the HAR reads back without errors (${scan.errors.map((e) => e.message).join('; ')})`);
 const servedCount = origins.served.byId.size;
-check(scan.entries === servedCount && scan.entries === REQUESTS, `HAR entries ${scan.entries} = served ${servedCount} = requests ${REQUESTS}`);
+check(
+  scan.entries === servedCount && scan.entries === REQUESTS,
+  `HAR entries ${scan.entries} = served ${servedCount} = requests ${REQUESTS}`,
+);
 check([...seen.values()].every((n) => n === 1) && seen.size === REQUESTS, `each request id exactly once (${seen.size} distinct)`);
 check(mismatched === 0, `request and response bodies in the HAR are what was sent and served (${mismatched} differ)`);
 

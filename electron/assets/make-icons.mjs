@@ -31,7 +31,10 @@ const shapes = [
 ];
 for (let y = 0; y < N; y++) {
   for (let x = 0; x < N; x++) {
-    let r = 0, g = 0, b = 0, a = 0;
+    let r = 0,
+      g = 0,
+      b = 0,
+      a = 0;
     for (let sy = 0; sy < 4; sy++) {
       for (let sx = 0; sx < 4; sx++) {
         let c;
@@ -76,7 +79,12 @@ ihdr.writeUInt32BE(N, 4);
 ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA
 const raw = Buffer.alloc(N * (N * 4 + 1));
 for (let y = 0; y < N; y++) px.copy(raw, y * (N * 4 + 1) + 1, y * N * 4, (y + 1) * N * 4);
-const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+const png = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  chunk('IHDR', ihdr),
+  chunk('IDAT', zlib.deflateSync(raw, { level: 9 })),
+  chunk('IEND', Buffer.alloc(0)),
+]);
 
 const dir = new URL('.', import.meta.url);
 fs.writeFileSync(new URL('icon.png', dir), png);

@@ -30,7 +30,11 @@ report.schemes = recorded.schemes;
   const listeners = new Map();
   let openHandler;
   let devToolsClosed = 0;
-  const contents = { on: (e, l) => listeners.set(e, l), setWindowOpenHandler: (h) => (openHandler = h), closeDevTools: () => devToolsClosed++ };
+  const contents = {
+    on: (e, l) => listeners.set(e, l),
+    setWindowOpenHandler: (h) => (openHandler = h),
+    closeDevTools: () => devToolsClosed++,
+  };
   app.emit('web-contents-created', {}, contents);
   let prevented = false;
   listeners.get('will-navigate')({ preventDefault: () => (prevented = true) }, 'https://example.com/');
@@ -63,18 +67,39 @@ await new Promise((r) => origin.listen(0, '127.0.0.1', r));
 const target = `http://127.0.0.1:${origin.address().port}/hello.txt`;
 const proxy = new URL(status.proxy.address.url);
 report.proxied = await new Promise((resolve, reject) => {
-  http.get({ host: proxy.hostname, port: proxy.port, path: target, headers: { host: new URL(target).host } }, (res) => (res.resume(), res.on('end', () => resolve(res.statusCode)))).on('error', reject);
+  http
+    .get(
+      { host: proxy.hostname, port: proxy.port, path: target, headers: { host: new URL(target).host } },
+      (res) => (res.resume(), res.on('end', () => resolve(res.statusCode))),
+    )
+    .on('error', reject);
 });
-report.event = await until(() => recorded.sent.find(([ch, e]) => ch === 'netlens:event' && e.type === 'exchanges' && e.items.some((i) => i.url === target && i.state === 'complete'))?.[0]);
+report.event = await until(
+  () =>
+    recorded.sent.find(
+      ([ch, e]) => ch === 'netlens:event' && e.type === 'exchanges' && e.items.some((i) => i.url === target && i.state === 'complete'),
+    )?.[0],
+);
 origin.close();
 
 const page = await recorded.protocolHandler({ url: 'netlens://app/index.html' });
-report.page = { status: page.status, csp: page.headers.get('content-security-policy'), type: page.headers.get('content-type'), hasRoot: (await page.text()).includes('id="root"') };
+report.page = {
+  status: page.status,
+  csp: page.headers.get('content-security-policy'),
+  type: page.headers.get('content-type'),
+  hasRoot: (await page.text()).includes('id="root"'),
+};
 report.escape = (await recorded.protocolHandler({ url: 'netlens://app/..%2f..%2fpackage.json' })).status;
 report.menu = recorded.menus.at(-1).map((m) => m.label ?? m.role);
-report.viewMenu = recorded.menus.at(-1).find((m) => m.label === 'View').submenu.map((i) => i.role ?? i.type);
+report.viewMenu = recorded.menus
+  .at(-1)
+  .find((m) => m.label === 'View')
+  .submenu.map((i) => i.role ?? i.type);
 report.proxyMenu = recorded.menus.at(-1).find((m) => m.label === 'Proxy').submenu[0].label;
-report.clipboard = [recorded.permissionCheck(null, 'clipboard-sanitized-write', 'netlens://app'), recorded.permissionCheck(null, 'media', 'netlens://app')];
+report.clipboard = [
+  recorded.permissionCheck(null, 'clipboard-sanitized-write', 'netlens://app'),
+  recorded.permissionCheck(null, 'media', 'netlens://app'),
+];
 
 app.quit();
 await until(() => recorded.quitted);
@@ -85,6 +110,8 @@ report.proxyAfterQuit = await new Promise((resolve) => {
   const req = http.get({ host: proxy.hostname, port: proxy.port, path: target }, () => resolve('still listening'));
   req.on('error', (err) => resolve(err.code));
 });
-report.settings = JSON.parse(fs.readFileSync(path.join(process.env.NETLENS_USER_DATA_DIR ?? process.env.STUB_USER_DATA, 'settings.json'), 'utf8'));
+report.settings = JSON.parse(
+  fs.readFileSync(path.join(process.env.NETLENS_USER_DATA_DIR ?? process.env.STUB_USER_DATA, 'settings.json'), 'utf8'),
+);
 console.log(JSON.stringify(report));
 process.exit(0);

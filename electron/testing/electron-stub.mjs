@@ -6,7 +6,18 @@
  */
 import { EventEmitter } from 'node:events';
 
-export const recorded = { handlers: new Map(), protocolHandler: undefined, schemes: undefined, sent: [], menus: [], windows: [], opened: [], quitted: false, exitCode: undefined, permissionCheck: undefined };
+export const recorded = {
+  handlers: new Map(),
+  protocolHandler: undefined,
+  schemes: undefined,
+  sent: [],
+  menus: [],
+  windows: [],
+  opened: [],
+  quitted: false,
+  exitCode: undefined,
+  permissionCheck: undefined,
+};
 
 let fireReady;
 const ready = new Promise((resolve) => (fireReady = resolve));
@@ -25,7 +36,12 @@ export const app = Object.assign(emitter, {
   whenReady: () => ready,
   addRecentDocument: () => undefined,
   quit() {
-    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    const event = {
+      defaultPrevented: false,
+      preventDefault() {
+        this.defaultPrevented = true;
+      },
+    };
     emitter.emit('before-quit', event);
     if (!event.defaultPrevented) recorded.quitted = true;
   },
@@ -62,12 +78,20 @@ export class BrowserWindow extends EventEmitter {
   show() {}
   focus() {}
   restore() {}
-  isMinimized() { return false; }
-  isDestroyed() { return false; }
+  isMinimized() {
+    return false;
+  }
+  isDestroyed() {
+    return false;
+  }
 }
 
 export const Menu = { buildFromTemplate: (template) => template, setApplicationMenu: (menu) => recorded.menus.push(menu) };
 export const shell = { openExternal: async (url) => recorded.opened.push(url), showItemInFolder: () => undefined };
-export const dialog = { showMessageBox: async () => ({ response: 0 }), showOpenDialog: async () => ({ canceled: true, filePaths: [] }), showSaveDialog: async () => ({ canceled: true }) };
+export const dialog = {
+  showMessageBox: async () => ({ response: 0 }),
+  showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+  showSaveDialog: async () => ({ canceled: true }),
+};
 
 export default { app, ipcMain, protocol, session, BrowserWindow, Menu, shell, dialog };

@@ -227,7 +227,12 @@ export function classifyUpstreamError(err: unknown, target: string): { code: Err
       if (sys.startsWith('HPE_')) {
         return { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `${target} sent an invalid HTTP response: ${sys} (${e.message})` };
       }
-      if (sys.startsWith('ERR_TLS') || sys.startsWith('ERR_SSL') || /certificate|self.signed|SSL|TLS/i.test(e?.message ?? '') || sys.includes('CERT')) {
+      if (
+        sys.startsWith('ERR_TLS') ||
+        sys.startsWith('ERR_SSL') ||
+        /certificate|self.signed|SSL|TLS/i.test(e?.message ?? '') ||
+        sys.includes('CERT')
+      ) {
         return {
           code: ErrorCodes.UPSTREAM_TLS,
           message: `TLS to ${target} failed: ${e?.message ?? sys}. If the origin uses a private CA, start the proxy with --upstream-ca FILE (or --insecure for testing only).`,

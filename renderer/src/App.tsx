@@ -108,7 +108,10 @@ export function App() {
           (rows) =>
             setLive((s) => {
               const known = new Set(rows.map((r) => r.id));
-              return upsertRows(rowsFrom(rows), s.rows.filter((r) => !known.has(r.id)));
+              return upsertRows(
+                rowsFrom(rows),
+                s.rows.filter((r) => !known.has(r.id)),
+              );
             }),
           () => undefined,
         );
@@ -166,8 +169,10 @@ export function App() {
     if (!page || !Number.isFinite(start)) return undefined;
     const out = [];
     const t = page.pageTimings ?? {};
-    if (typeof t.onContentLoad === 'number' && t.onContentLoad >= 0) out.push({ time: start + t.onContentLoad, color: '#4d90fe', label: `DOMContentLoaded ${formatMs(t.onContentLoad)}` });
-    if (typeof t.onLoad === 'number' && t.onLoad >= 0) out.push({ time: start + t.onLoad, color: '#e8453c', label: `Load ${formatMs(t.onLoad)}` });
+    if (typeof t.onContentLoad === 'number' && t.onContentLoad >= 0)
+      out.push({ time: start + t.onContentLoad, color: '#4d90fe', label: `DOMContentLoaded ${formatMs(t.onContentLoad)}` });
+    if (typeof t.onLoad === 'number' && t.onLoad >= 0)
+      out.push({ time: start + t.onLoad, color: '#e8453c', label: `Load ${formatMs(t.onLoad)}` });
     return out;
   }, [dataset]);
 
@@ -183,7 +188,14 @@ export function App() {
         </div>
         <nav className="tabs" role="tablist">
           {VIEWS.map((v) => (
-            <button key={v.id} role="tab" aria-selected={view === v.id} className={`tab ${view === v.id ? 'active' : ''}`} onClick={() => setView(v.id)} data-testid={`tab-${v.id}`}>
+            <button
+              key={v.id}
+              role="tab"
+              aria-selected={view === v.id}
+              className={`tab ${view === v.id ? 'active' : ''}`}
+              onClick={() => setView(v.id)}
+              data-testid={`tab-${v.id}`}
+            >
               {v.label}
               {v.id === 'traffic' && rows.length > 0 && <span className="count">{rows.length.toLocaleString()}</span>}
             </button>
@@ -197,7 +209,8 @@ export function App() {
         {(view === 'traffic' || view === 'waterfall' || view === 'connections') && dataset.kind === 'session' && (
           <div className="source-banner" data-testid="session-banner">
             <span>
-              Viewing session <b>{dataset.info.name}</b> · {plural(dataset.rows.length, 'request')} ({dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
+              Viewing session <b>{dataset.info.name}</b> · {plural(dataset.rows.length, 'request')} (
+              {dataset.info.source === 'import' ? 'imported HAR' : dataset.info.source})
             </span>
             <div className="spacer" />
             <button className="btn small" onClick={backToLive}>
@@ -241,7 +254,14 @@ export function App() {
         )}
         {view === 'lab' && <LabView status={status} />}
         {view === 'rules' && <RulesView draft={ruleDraft} onDraftTaken={takeRuleDraft} />}
-        {view === 'sessions' && <SessionsView version={sessionsVersion} onOpen={openSession} liveCount={live.rows.length} current={dataset.kind === 'session' ? dataset.info.id : undefined} />}
+        {view === 'sessions' && (
+          <SessionsView
+            version={sessionsVersion}
+            onOpen={openSession}
+            liveCount={live.rows.length}
+            current={dataset.kind === 'session' ? dataset.info.id : undefined}
+          />
+        )}
         {pausedOpen && <BreakpointsPanel items={paused} onClose={() => setPausedOpen(false)} />}
       </main>
       <footer className="statusbar" data-testid="statusbar">
@@ -256,7 +276,10 @@ export function App() {
         <span>{dataset.kind === 'live' ? 'Live capture' : `Session: ${dataset.info.name}`}</span>
         <div className="spacer" />
         <span title="Connection to the Netlens core">
-          <span className={`dot ${connection === 'open' ? 'on' : connection === 'closed' ? 'bad' : ''}`} style={{ display: 'inline-block', marginRight: 5 }} />
+          <span
+            className={`dot ${connection === 'open' ? 'on' : connection === 'closed' ? 'bad' : ''}`}
+            style={{ display: 'inline-block', marginRight: 5 }}
+          />
           {connection === 'open' ? 'connected' : connection === 'closed' ? 'disconnected — retrying' : 'connecting…'}
         </span>
         {status && <span>v{status.version}</span>}

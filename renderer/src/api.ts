@@ -16,7 +16,14 @@
 import { wsProtocols } from '../../proxy/src/api/ws-auth';
 import { errorCodeOf, ErrorCodes, toErrorInfo } from '../../proxy/src/errors';
 import { takePageToken } from './lib/page-token';
-import { COMMAND_NAMES, type ApiErrorInfo, type CommandName, type NetlensApi, type NetlensEvent, type NetlensEventListener } from '../../proxy/src/api/contract';
+import {
+  COMMAND_NAMES,
+  type ApiErrorInfo,
+  type CommandName,
+  type NetlensApi,
+  type NetlensEvent,
+  type NetlensEventListener,
+} from '../../proxy/src/api/contract';
 
 declare global {
   interface Window {
@@ -83,7 +90,10 @@ function httpApi(origin: string, token: string): NetlensApi & { onConnection(cb:
         body: args === undefined ? '' : JSON.stringify(args),
       });
     } catch (err) {
-      throw new ApiError(ErrorCodes.API_UNREACHABLE, `Netlens is not reachable (${(err as Error).message}). Is "netlens serve" still running?`);
+      throw new ApiError(
+        ErrorCodes.API_UNREACHABLE,
+        `Netlens is not reachable (${(err as Error).message}). Is "netlens serve" still running?`,
+      );
     }
     let body: { ok: boolean; result?: unknown; error?: ApiErrorInfo };
     try {
@@ -116,7 +126,10 @@ function httpApi(origin: string, token: string): NetlensApi & { onConnection(cb:
 
 function ipcApi(bridge: NetlensApi): NetlensApi & { onConnection(cb: (s: ConnectionState) => void): () => void } {
   // IPC errors arrive as plain Errors whose message may carry the code; keep the shape uniform.
-  const api = { subscribe: (l: NetlensEventListener) => bridge.subscribe(l), onConnection: (cb: (s: ConnectionState) => void) => (cb('open'), () => undefined) } as Record<string, unknown>;
+  const api = {
+    subscribe: (l: NetlensEventListener) => bridge.subscribe(l),
+    onConnection: (cb: (s: ConnectionState) => void) => (cb('open'), () => undefined),
+  } as Record<string, unknown>;
   for (const name of COMMAND_NAMES) {
     api[name] = async (args: unknown) => {
       try {

@@ -11,8 +11,8 @@ function TokenRequired() {
     <div className="token-required" data-testid="token-required">
       <h1>Token required</h1>
       <p>
-        Open the URL that <code>netlens serve</code> printed in its terminal (it ends in <code>?token=…</code>).
-        The token is kept only in this tab and is not part of the page&apos;s address.
+        Open the URL that <code>netlens serve</code> printed in its terminal (it ends in <code>?token=…</code>). The token is kept only in
+        this tab and is not part of the page&apos;s address.
       </p>
     </div>
   );

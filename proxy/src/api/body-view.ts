@@ -28,7 +28,8 @@ export function mimeOf(headers: RawHeaders): string {
   return (headerValue(headers, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-const TEXT_MIME = /^(text\/|application\/(json|javascript|ecmascript|xml|xhtml\+xml|x-www-form-urlencoded|graphql|ld\+json|manifest\+json)|image\/svg\+xml)|\+json$|\+xml$/;
+const TEXT_MIME =
+  /^(text\/|application\/(json|javascript|ecmascript|xml|xhtml\+xml|x-www-form-urlencoded|graphql|ld\+json|manifest\+json)|image\/svg\+xml)|\+json$|\+xml$/;
 
 export function isTextMime(mime: string): boolean {
   return TEXT_MIME.test(mime);
@@ -144,5 +145,11 @@ export function harBodyView(entry: LooseHarEntry, side: 'request' | 'response'):
   const displayTruncated = decodedSize > DISPLAY_LIMIT;
   const shown = bytes.length > DISPLAY_LIMIT ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
   const asText = typeof failed !== 'string' && (isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown)));
-  return { ...base, kind: asText ? 'text' : 'base64', data: asText ? shown.toString('utf8') : shown.toString('base64'), decodedSize, displayTruncated };
+  return {
+    ...base,
+    kind: asText ? 'text' : 'base64',
+    data: asText ? shown.toString('utf8') : shown.toString('base64'),
+    decodedSize,
+    displayTruncated,
+  };
 }

@@ -23,7 +23,18 @@ import type { Rule } from '../rules/types.js';
 import type { LooseHarLog } from '../har/types.js';
 import type { CellId, CellSettings, LabConfig, LabHistoryEntry, LabProgress, LabResult, LabRunComparison } from '../lab/types.js';
 
-export type { CellId, CellResult, CellSettings, Comparison, LabConfig, LabProgress, LabResult, MetricName, MetricStats, RunMeasurement } from '../lab/types.js';
+export type {
+  CellId,
+  CellResult,
+  CellSettings,
+  Comparison,
+  LabConfig,
+  LabProgress,
+  LabResult,
+  MetricName,
+  MetricStats,
+  RunMeasurement,
+} from '../lab/types.js';
 export type { LabHistoryEntry, LabRunComparison } from '../lab/types.js';
 export type { RuleHit } from '../model.js';
 export type { Action, Matcher, Rule } from '../rules/types.js';

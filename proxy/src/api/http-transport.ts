@@ -147,7 +147,8 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     const fail = (err: unknown) => {
       warn(`${String(req.method).slice(0, 20)} request failed`, err);
-      if (!res.headersSent) sendError(res, 500, ErrorCodes.INTERNAL, 'Netlens internal error; the details are on the terminal running "netlens serve".');
+      if (!res.headersSent)
+        sendError(res, 500, ErrorCodes.INTERNAL, 'Netlens internal error; the details are on the terminal running "netlens serve".');
       else res.destroy();
     };
     try {
@@ -179,7 +180,12 @@ export async function startHttpTransport(options: HttpTransportOptions): Promise
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    sendRaw(socket, status, status === 431 ? 'Request header fields too large.' : status === 408 ? 'Request timeout.' : 'Bad request.', 1_000);
+    sendRaw(
+      socket,
+      status,
+      status === 431 ? 'Request header fields too large.' : status === 408 ? 'Request timeout.' : 'Bad request.',
+      1_000,
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

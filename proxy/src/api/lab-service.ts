@@ -126,16 +126,17 @@ export class LabService {
       )
       .then(
         (result) => {
-          entry.state = result.aborted
-            ? { runId, state: 'cancelled', error: CANCELLED, result }
-            : { runId, state: 'done', result };
+          entry.state = result.aborted ? { runId, state: 'cancelled', error: CANCELLED, result } : { runId, state: 'done', result };
         },
         (err: NetlensError) => {
           const cancelled = abort.signal.aborted;
           entry.state = {
             runId,
             state: cancelled ? 'cancelled' : 'failed',
-            error: { code: err?.code ?? ErrorCodes.INTERNAL, message: cancelled ? 'The run was cancelled.' : (err?.message ?? String(err)) },
+            error: {
+              code: err?.code ?? ErrorCodes.INTERNAL,
+              message: cancelled ? 'The run was cancelled.' : (err?.message ?? String(err)),
+            },
           };
         },
       )
@@ -161,9 +162,7 @@ export class LabService {
     const { runId, entry } = this.live(args, 'getLabRun');
     if (entry) return entry.state;
     const result = await this.stored(runId);
-    return result.aborted
-      ? { runId, state: 'cancelled', error: CANCELLED, result }
-      : { runId, state: 'done', result };
+    return result.aborted ? { runId, state: 'cancelled', error: CANCELLED, result } : { runId, state: 'done', result };
   }
 
   private async stored(runId: string): Promise<LabResult> {
@@ -184,7 +183,8 @@ export class LabService {
     const a = obj(args, 'getLabHar');
     const runId = runIdArg(a, 'runId', 'getLabHar');
     const dir = this.dir(runId);
-    if (typeof a.file !== 'string' || a.file.length === 0 || a.file.length > 1000) throw bad('getLabHar: "file" must be a path of at most 1000 characters');
+    if (typeof a.file !== 'string' || a.file.length === 0 || a.file.length > 1000)
+      throw bad('getLabHar: "file" must be a path of at most 1000 characters');
     const file = path.resolve(dir, a.file);
     if (!file.startsWith(dir + path.sep)) throw bad('getLabHar: the file must be inside the run directory');
     let text: string;

@@ -54,7 +54,8 @@ export function readCAFile(file: string): string {
     throw fail(`cannot be read (${errCode(err)})`);
   }
   const blocks = text.match(PEM_CERT);
-  if (!blocks) throw fail(/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? 'holds a private key, not a certificate' : 'is not a PEM certificate');
+  if (!blocks)
+    throw fail(/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? 'holds a private key, not a certificate' : 'is not a PEM certificate');
   for (const block of blocks) {
     try {
       new X509Certificate(block);
@@ -74,7 +75,8 @@ export function readCAFiles(files: readonly string[]): string[] {
 export function proxyConfigPatch(a: Record<string, unknown>, command: string): Partial<ProxyConfig> {
   const patch: Partial<ProxyConfig> = {};
   if (a.port !== undefined) {
-    if (!Number.isInteger(a.port) || (a.port as number) < 0 || (a.port as number) > 65535) throw bad(`${command}: "port" must be a whole number 0–65535`);
+    if (!Number.isInteger(a.port) || (a.port as number) < 0 || (a.port as number) > 65535)
+      throw bad(`${command}: "port" must be a whole number 0–65535`);
     patch.port = a.port as number;
   }
   for (const key of ['intercept', 'http2', 'nagle', 'insecureUpstream'] as const) {

@@ -49,7 +49,8 @@ interface Serving {
 }
 
 function sessionId(a: Record<string, unknown>, command: string): string {
-  if (typeof a.id !== 'string' || a.id.length === 0 || a.id.length > 500) throw bad(`${command}: "id" must be a session id (a non-empty string)`);
+  if (typeof a.id !== 'string' || a.id.length === 0 || a.id.length > 500)
+    throw bad(`${command}: "id" must be a session id (a non-empty string)`);
   return a.id;
 }
 
@@ -131,7 +132,12 @@ export class ReplayService {
       const replay = new ServerReplay(entries, { extra });
       let proxy: ProxyHandle;
       try {
-        proxy = await this.deps.startProxy({ ...this.deps.proxyExtras(), port: port as number, dataDir: this.deps.dataDir, respond: replay });
+        proxy = await this.deps.startProxy({
+          ...this.deps.proxyExtras(),
+          port: port as number,
+          dataDir: this.deps.dataDir,
+          respond: replay,
+        });
       } catch (err) {
         const e = err as Error | undefined;
         const code = errorCodeOf(err, ErrorCodes.LISTEN_FAILED);
@@ -151,7 +157,8 @@ export class ReplayService {
 
   async stop(): Promise<ReplayServerStatus> {
     return this.serialize(async () => {
-      if (!this.serving) throw new NetlensError(ErrorCodes.REPLAY_NOT_RUNNING, 'No replay server is running: start one with Serve on a session.');
+      if (!this.serving)
+        throw new NetlensError(ErrorCodes.REPLAY_NOT_RUNNING, 'No replay server is running: start one with Serve on a session.');
       await this.stopNow();
       this.pushStatus();
       return this.last;
@@ -169,7 +176,8 @@ export class ReplayService {
 
   async resend(raw: CommandArgs<'resendSession'>): Promise<ResendReport> {
     const id = sessionId(obj(raw, 'resendSession'), 'resendSession');
-    if (this.resending) throw new NetlensError(ErrorCodes.REPLAY_RUNNING, 'A resend is already running: wait for its diff, then resend again.');
+    if (this.resending)
+      throw new NetlensError(ErrorCodes.REPLAY_RUNNING, 'A resend is already running: wait for its diff, then resend again.');
     const abort = new AbortController();
     this.resending = abort;
     try {

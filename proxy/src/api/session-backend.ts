@@ -52,7 +52,12 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     async saveCapture(name, exchanges: Exchange[], timeline) {
       // The socket timeline goes into the log head as `_connections`… (timeline/har.ts reads it back).
       const head = timeline ? { head: { extra: { ...timeline } } } : {};
-      return toInfo(await store.saveEntries(exchanges.map((x) => exchangeToEntry(x)), { name, source: 'capture', ...head }));
+      return toInfo(
+        await store.saveEntries(
+          exchanges.map((x) => exchangeToEntry(x)),
+          { name, source: 'capture', ...head },
+        ),
+      );
     },
     async rename(id, name) {
       return toInfo(await store.rename(id, name));

@@ -39,7 +39,8 @@ function args(a: unknown, command: string): Record<string, unknown> {
 
 function sessionId(a: Record<string, unknown>, command: string): string {
   const id = a.id;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 500) throw bad(`${command}: "id" must be a session id (a string of 1–500 characters)`);
+  if (typeof id !== 'string' || id.length === 0 || id.length > 500)
+    throw bad(`${command}: "id" must be a session id (a string of 1–500 characters)`);
   return id;
 }
 
@@ -98,11 +99,16 @@ export class SessionCommands {
   }
 
   /** With `cap`, long strings are cut while reading (rows and Details); bodies and saved values read whole. */
-  private async entry(a: Record<string, unknown>, command: string, cap?: number): Promise<{ id: string; index: number; entry: LooseHarEntry }> {
+  private async entry(
+    a: Record<string, unknown>,
+    command: string,
+    cap?: number,
+  ): Promise<{ id: string; index: number; entry: LooseHarEntry }> {
     const id = sessionId(a, command);
     const index = wholeNumber(a.index, 'index', command);
     const { info, entries } = await this.index(id);
-    if (index >= entries.count) throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no entry ${index} (it has ${entries.count}).`);
+    if (index >= entries.count)
+      throw new NetlensError(ErrorCodes.NOT_FOUND, `Session "${info.name}" has no entry ${index} (it has ${entries.count}).`);
     return { id, index, entry: await entries.entry(index, cap) };
   }
 

@@ -27,7 +27,13 @@ export function pageCsp(port: number): string {
   ].join('; ');
 }
 
-export function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, rawPath: string, staticDir: string | undefined, port: number): void {
+export function serveStatic(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  rawPath: string,
+  staticDir: string | undefined,
+  port: number,
+): void {
   // A malformed path is the client's error whether or not the UI is built: 400 first.
   const isPage = rawPath === '/' || rawPath === '/index.html';
   const decoded = isPage ? '/index.html' : decodePath(rawPath);

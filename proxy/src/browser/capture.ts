@@ -22,7 +22,7 @@ import { ErrorCodes, NetlensError } from '../errors.js';
 import type { BrowserHandle } from './launch.js';
 import { plural } from '../plural.js';
 
-const cdp = lazyRequire<typeof import('chrome-remote-interface')['default']>('chrome-remote-interface');
+const cdp = lazyRequire<(typeof import('chrome-remote-interface'))['default']>('chrome-remote-interface');
 const harCapturer = lazyRequire<typeof import('chrome-har-capturer')>('chrome-har-capturer');
 
 export interface CaptureOptions {
@@ -73,7 +73,10 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
   let deadlineTimer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopper = new Promise<never>((_, reject) => {
-    deadlineTimer = setTimeout(() => reject(new NetlensError(ErrorCodes.PAGE_LOAD, `${options.url} did not finish loading within ${timeoutMs} ms (${stage})`)), timeoutMs);
+    deadlineTimer = setTimeout(
+      () => reject(new NetlensError(ErrorCodes.PAGE_LOAD, `${options.url} did not finish loading within ${timeoutMs} ms (${stage})`)),
+      timeoutMs,
+    );
     onAbort = () => reject(new NetlensError(ErrorCodes.LAB_ABORTED, 'Cancelled while the page was loading'));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
@@ -114,7 +117,8 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
         case 'Network.loadingFinished':
         case 'Network.loadingFailed':
           if (inflight.has(p.requestId!)) {
-            if (message.method === 'Network.loadingFailed') failed.push({ url: inflight.get(p.requestId!)!, errorText: p.errorText ?? 'failed' });
+            if (message.method === 'Network.loadingFailed')
+              failed.push({ url: inflight.get(p.requestId!)!, errorText: p.errorText ?? 'failed' });
             inflight.delete(p.requestId!);
             lastEndS = Math.max(lastEndS, p.timestamp!);
           }
@@ -152,10 +156,18 @@ export async function capturePage(browser: Pick<BrowserHandle, 'port'>, options:
     }
     const expected = options.expectedRequests ?? 1;
     if (har.log.entries.length < expected) {
-      const failedWhy = failed.length ? `; failed: ${failed.slice(0, 3).map((f) => `${f.url} (${f.errorText})`).join(', ')}` : '';
+      const failedWhy = failed.length
+        ? `; failed: ${failed
+            .slice(0, 3)
+            .map((f) => `${f.url} (${f.errorText})`)
+            .join(', ')}`
+        : '';
       // A page answered with an error (a proxy's 502, a 404) loads none of its subresources: say so, it is the cause.
       const doc = har.log.entries.find((e) => e.request.url === options.url);
-      const status = doc && doc.response.status >= 400 ? `; the page itself answered ${doc.response.status}${doc.response.statusText ? ` ${doc.response.statusText}` : ''}` : '';
+      const status =
+        doc && doc.response.status >= 400
+          ? `; the page itself answered ${doc.response.status}${doc.response.statusText ? ` ${doc.response.statusText}` : ''}`
+          : '';
       const why = status + failedWhy;
       throw new NetlensError(
         ErrorCodes.PAGE_LOAD,

@@ -193,7 +193,13 @@ function waitForDevTools(child: ChildProcess, userDataDir: string, timeoutMs: nu
       );
     const onAbort = () => done(new NetlensError(ErrorCodes.LAB_ABORTED, 'Cancelled while starting the browser'));
     const timer = setTimeout(
-      () => done(new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Chrome did not open its DevTools port within ${timeoutMs} ms. Last output:\n${stderr.trim().slice(-1000)}`)),
+      () =>
+        done(
+          new NetlensError(
+            ErrorCodes.BROWSER_LAUNCH,
+            `Chrome did not open its DevTools port within ${timeoutMs} ms. Last output:\n${stderr.trim().slice(-1000)}`,
+          ),
+        ),
       timeoutMs,
     );
     const poll = setInterval(() => {

@@ -22,7 +22,8 @@ export function collectFailures(events: EventStream): { failures: FailedRequest[
   const stop = events.subscribe((e) => {
     if (e.type !== 'error' || !e.exchange.error || e.exchange.error.side === 'client') return;
     total++;
-    if (failures.length < KEEP) failures.push({ url: e.exchange.request.url, code: e.exchange.error.code, message: e.exchange.error.message });
+    if (failures.length < KEEP)
+      failures.push({ url: e.exchange.request.url, code: e.exchange.error.code, message: e.exchange.error.message });
   });
   return { failures, total: () => total, stop: () => void stop() };
 }

@@ -3,7 +3,8 @@ import type { Exchange } from '../model.js';
 /** One terminal line per exchange: method, URL, status (or error code), protocols, time. */
 export function formatExchangeLine(x: Exchange): string {
   const status = x.error ? `ERR ${x.error.code}` : String(x.response?.status ?? '-');
-  const proto = x.upstreamProtocol && x.upstreamProtocol !== x.clientProtocol ? `${x.clientProtocol}→${x.upstreamProtocol}` : x.clientProtocol;
+  const proto =
+    x.upstreamProtocol && x.upstreamProtocol !== x.clientProtocol ? `${x.clientProtocol}→${x.upstreamProtocol}` : x.clientProtocol;
   const ms = x.clientTimings.total >= 0 ? `${x.clientTimings.total.toFixed(1)} ms` : '-';
   // Which rules touched it (`[rules: api, slow]`), and whether the answer was made up (`mocked`).
   const rules = x.rules?.length ? ` [${x.mocked ? 'mocked, ' : ''}rules: ${x.rules.map((r) => r.id).join(', ')}]` : '';

@@ -19,7 +19,12 @@ function opener(url: string, platform: NodeJS.Platform): [string, string[]] {
  * did not fail within `waitMs`, or with the reason it could not open the URL.
  * Never rejects and never keeps the process alive.
  */
-export function openInBrowser(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, waitMs = 3000): Promise<string | undefined> {
+export function openInBrowser(
+  url: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  waitMs = 3000,
+): Promise<string | undefined> {
   const noDisplay = noDisplayReason(env, platform);
   if (noDisplay) return Promise.resolve(noDisplay);
   const [cmd, args] = opener(url, platform);
@@ -36,7 +41,9 @@ export function openInBrowser(url: string, env: NodeJS.ProcessEnv, platform: Nod
     timer.unref();
     try {
       const child = spawn(cmd, args, { stdio: 'ignore', detached: true, env });
-      child.once('error', (err: NodeJS.ErrnoException) => finish(err.code === 'ENOENT' ? `"${cmd}" is not installed` : `"${cmd}" failed: ${err.message}`));
+      child.once('error', (err: NodeJS.ErrnoException) =>
+        finish(err.code === 'ENOENT' ? `"${cmd}" is not installed` : `"${cmd}" failed: ${err.message}`),
+      );
       child.once('exit', (code) => finish(code ? `"${cmd}" exited with code ${code} (no browser configured?)` : undefined));
       child.unref();
     } catch (err) {

@@ -25,7 +25,12 @@ export interface DecodedBody {
  * capture limit, so decoding flushes what it has instead of requiring a
  * complete stream.
  */
-export function decodeContent(bytes: Uint8Array, contentEncoding: string | undefined, truncated: boolean, maxOutput = MAX_DECODED_BODY): DecodedBody {
+export function decodeContent(
+  bytes: Uint8Array,
+  contentEncoding: string | undefined,
+  truncated: boolean,
+  maxOutput = MAX_DECODED_BODY,
+): DecodedBody {
   const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const codings = (contentEncoding ?? '')
     .split(',')
@@ -67,7 +72,8 @@ function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buff
   }
 }
 
-const TEXT_MIME = /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json)\b|image\/svg\+xml)/i;
+const TEXT_MIME =
+  /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json)\b|image\/svg\+xml)/i;
 
 /** Whether a MIME type names text (charset aside). */
 export function isTextMime(mimeType: string): boolean {

@@ -37,7 +37,8 @@ export function responseCookies(headers: RawHeaders, startedDateTime: string): H
 function parseSetCookie(header: string, startedDateTime: string): HarCookie | undefined {
   const [first, ...attrs] = header.split(';');
   const eq = first.indexOf('=');
-  const cookie: HarCookie = eq < 0 ? { name: '', value: first.trim() } : { name: first.slice(0, eq).trim(), value: first.slice(eq + 1).trim() };
+  const cookie: HarCookie =
+    eq < 0 ? { name: '', value: first.trim() } : { name: first.slice(0, eq).trim(), value: first.slice(eq + 1).trim() };
   let maxAge: number | undefined;
   for (const attr of attrs) {
     const i = attr.indexOf('=');

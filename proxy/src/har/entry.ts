@@ -210,7 +210,9 @@ function harContent(x: Exchange): HarContent {
     if (!decoded.partial) content.compression = decoded.bytes.length - body.size;
   }
   if (body.bytes.length > 0) {
-    const text = decoded.error ? { text: decoded.bytes.toString('base64'), encoding: 'base64' as const } : bodyText(decoded.bytes, mimeType, decoded.partial);
+    const text = decoded.error
+      ? { text: decoded.bytes.toString('base64'), encoding: 'base64' as const }
+      : bodyText(decoded.bytes, mimeType, decoded.partial);
     content.text = text.text;
     if (text.encoding) content.encoding = text.encoding;
   }

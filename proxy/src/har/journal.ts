@@ -60,7 +60,13 @@ export class JournalWriter {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'wx', 0o600);
     const journal = new JournalWriter(file, fd);
-    journal.writeLine({ t: 'meta', format: JOURNAL_FORMAT, creator: meta.creator ?? NETLENS_CREATOR, created: meta.created, ...(meta.name ? { name: meta.name } : {}) });
+    journal.writeLine({
+      t: 'meta',
+      format: JOURNAL_FORMAT,
+      creator: meta.creator ?? NETLENS_CREATOR,
+      created: meta.created,
+      ...(meta.name ? { name: meta.name } : {}),
+    });
     return journal;
   }
 
@@ -248,7 +254,12 @@ async function* journalLines(file: string, scan: JournalScan, order: 'started' |
 }
 
 /** The journal's entries (parsed), in start order or as written; damaged lines are skipped and counted. */
-export async function* journalEntries(file: string, scan: JournalScan, onDamaged?: () => void, order: 'started' | 'written' = 'started'): AsyncGenerator<HarEntry> {
+export async function* journalEntries(
+  file: string,
+  scan: JournalScan,
+  onDamaged?: () => void,
+  order: 'started' | 'written' = 'started',
+): AsyncGenerator<HarEntry> {
   for await (const line of journalLines(file, scan, order)) {
     let record: { entry?: HarEntry } | undefined;
     try {
@@ -295,7 +306,12 @@ export interface JournalExport extends WriteResult {
 }
 
 /** Assembles a HAR file from a journal, streaming (bounded memory whatever its length). */
-export async function exportJournal(journalFile: string, harFile: string, head: Partial<HarHead> = {}, options: { mode?: number } = {}): Promise<JournalExport> {
+export async function exportJournal(
+  journalFile: string,
+  harFile: string,
+  head: Partial<HarHead> = {},
+  options: { mode?: number } = {},
+): Promise<JournalExport> {
   const scan = await scanJournal(journalFile);
   let skipped = scan.damagedLines + (scan.incompleteTail > 0 ? 1 : 0);
   const result = await writeHar(

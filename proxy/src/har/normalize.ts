@@ -27,7 +27,6 @@ import { timeOf } from './entry.js';
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : v === null || v === undefined ? fallback : String(v));
 const int = (v: unknown, fallback = -1): number => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : fallback);
 const num = (v: unknown, fallback = -1): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -89,7 +88,11 @@ function normalizeRequest(r: Record<string, unknown>): HarRequest {
 function normalizeContent(c: unknown): HarContent {
   if (!isObject(c)) return { size: 0, mimeType: 'x-unknown' };
   const text = typeof c.text === 'string' ? c.text : undefined;
-  const content: HarContent = { ...c, size: int(c.size, text !== undefined && c.encoding !== 'base64' ? Buffer.byteLength(text) : 0), mimeType: str(c.mimeType, 'x-unknown') };
+  const content: HarContent = {
+    ...c,
+    size: int(c.size, text !== undefined && c.encoding !== 'base64' ? Buffer.byteLength(text) : 0),
+    mimeType: str(c.mimeType, 'x-unknown'),
+  };
   if ('text' in c && text === undefined) delete content.text;
   if ('compression' in c && typeof c.compression !== 'number') delete content.compression;
   else if (typeof c.compression === 'number') content.compression = Math.round(c.compression);
@@ -115,7 +118,10 @@ function normalizeResponse(r: Record<string, unknown>): HarResponse {
 function normalizeCache(c: unknown): HarCache {
   if (!isObject(c)) return {};
   const cache: HarCache = { ...c };
-  for (const [key, valid] of [['beforeRequest', isValidBeforeRequest], ['afterRequest', isValidAfterRequest]] as const) {
+  for (const [key, valid] of [
+    ['beforeRequest', isValidBeforeRequest],
+    ['afterRequest', isValidAfterRequest],
+  ] as const) {
     if (key in c && c[key] !== null && !valid(c[key])) {
       cache[`_${key}`] = c[key];
       delete cache[key];
@@ -126,7 +132,12 @@ function normalizeCache(c: unknown): HarCache {
 
 function normalizeTimings(t: unknown): HarTimings {
   const src = isObject(t) ? t : {};
-  const timings: HarTimings = { ...src, send: Math.max(0, num(src.send, 0)), wait: Math.max(0, num(src.wait, 0)), receive: Math.max(0, num(src.receive, 0)) };
+  const timings: HarTimings = {
+    ...src,
+    send: Math.max(0, num(src.send, 0)),
+    wait: Math.max(0, num(src.wait, 0)),
+    receive: Math.max(0, num(src.receive, 0)),
+  };
   for (const k of ['blocked', 'dns', 'connect', 'ssl'] as const) {
     if (k in src) timings[k] = num(src[k]) < 0 ? -1 : num(src[k]);
   }

@@ -47,7 +47,8 @@ export class PageTracker {
     for (let i = this.pages.length - 1; i >= 0; i--) if (this.pages[i].url === referer) return { pageref: this.pages[i].id };
     // Referrer-Policy often cuts cross-origin referers to the origin.
     const refOrigin = origin(referer);
-    for (let i = this.pages.length - 1; i >= 0; i--) if (refOrigin && origin(this.pages[i].url) === refOrigin) return { pageref: this.pages[i].id };
+    for (let i = this.pages.length - 1; i >= 0; i--)
+      if (refOrigin && origin(this.pages[i].url) === refOrigin) return { pageref: this.pages[i].id };
     return {};
   }
 

@@ -79,13 +79,21 @@ function jsonError(text: string, err: Error): HarIssue {
   const end = text.trimEnd().length;
   // Truncated: the text is a prefix of JSON (brackets left open) and parsing failed at its very end.
   if (/end of JSON input|Unterminated string/i.test(err.message) || (unclosed(text) && (!Number.isFinite(pos) || pos >= end - 1))) {
-    return { path: '', message: `truncated: the JSON ends before the HAR is complete (was the file cut short while being written?)`, count: 1 };
+    return {
+      path: '',
+      message: `truncated: the JSON ends before the HAR is complete (was the file cut short while being written?)`,
+      count: 1,
+    };
   }
   if (Number.isFinite(pos)) {
     const before = text.slice(0, pos);
     const line = before.split('\n').length;
     const column = pos - before.lastIndexOf('\n');
-    return { path: '', message: `not valid JSON at line ${line}, column ${column}: ${err.message.replace(/ in JSON at position \d+.*$/, '')}`, count: 1 };
+    return {
+      path: '',
+      message: `not valid JSON at line ${line}, column ${column}: ${err.message.replace(/ in JSON at position \d+.*$/, '')}`,
+      count: 1,
+    };
   }
   return { path: '', message: `not valid JSON: ${err.message}`, count: 1 };
 }
@@ -105,7 +113,6 @@ function unclosed(text: string): boolean {
   }
   return inString || depth > 0;
 }
-
 
 /** What makes a HAR unusable. Reports at most a few, the first one first. */
 function structuralErrors(json: unknown): HarIssue[] {
@@ -153,7 +160,11 @@ export function schemaWarning(p: { path: string; message: string; value: unknown
   const v = p.value;
   let note = '';
   if (p.path.endsWith('.serverIPAddress') && typeof v === 'string') {
-    note = v.startsWith('[') ? ' (IPv6 in brackets, as Chrome writes it; read without them)' : v === '' ? ' (empty, as Chrome writes for cached responses; ignored)' : ' (ignored)';
+    note = v.startsWith('[')
+      ? ' (IPv6 in brackets, as Chrome writes it; read without them)'
+      : v === ''
+        ? ' (empty, as Chrome writes for cached responses; ignored)'
+        : ' (ignored)';
   } else if (p.path.endsWith('.redirectURL') && v === null) note = ' (null, as Charles writes it; read as "")';
   else if (/\.url$/.test(p.path) && typeof v === 'string' && /\s/.test(v)) note = ' (contains spaces; read with them percent-encoded)';
   else if (/\.cache\.(before|after)Request$/.test(p.path)) note = ' (non-standard cache object, as Firefox writes it; kept as a `_` field)';

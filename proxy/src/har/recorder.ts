@@ -69,7 +69,10 @@ export class HarRecorder {
   /** performance.now() when recording began: the timeline written on stop starts here. */
   private readonly startedAt = performance.now();
 
-  constructor(events: EventStream, private readonly options: RecorderOptions) {
+  constructor(
+    events: EventStream,
+    private readonly options: RecorderOptions,
+  ) {
     this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
     if (options.pages !== false) this.pages = new PageTracker();
     this.unsubscribe = events.subscribe((e) => this.onEvent(e));

@@ -20,7 +20,15 @@ export interface SchemaProblem {
   value: unknown;
 }
 
-let compiled: { har: ValidateFunction; log: ValidateFunction; entry: ValidateFunction; beforeRequest: ValidateFunction; afterRequest: ValidateFunction } | undefined;
+let compiled:
+  | {
+      har: ValidateFunction;
+      log: ValidateFunction;
+      entry: ValidateFunction;
+      beforeRequest: ValidateFunction;
+      afterRequest: ValidateFunction;
+    }
+  | undefined;
 
 function validators() {
   if (compiled) return compiled;
@@ -88,7 +96,8 @@ function problems(validate: ValidateFunction, har: unknown, base: string): Schem
   if (validate(har)) return [];
   const byPath = new Map<string, ErrorObject>();
   for (const err of validate.errors ?? []) {
-    const pointer = err.keyword === 'required' ? `${err.instancePath}/${(err.params as { missingProperty: string }).missingProperty}` : err.instancePath;
+    const pointer =
+      err.keyword === 'required' ? `${err.instancePath}/${(err.params as { missingProperty: string }).missingProperty}` : err.instancePath;
     const prev = byPath.get(pointer);
     // Prefer the summary (oneOf) over its branches; otherwise keep the first.
     if (!prev || err.keyword === 'oneOf') byPath.set(pointer, err);
@@ -96,11 +105,13 @@ function problems(validate: ValidateFunction, har: unknown, base: string): Schem
   // Inside a field whose every allowed form failed, the branches' own complaints are noise.
   const summaries = [...byPath].filter(([, e]) => e.keyword === 'oneOf').map(([p]) => p);
   const inSummary = (p: string) => summaries.some((s) => p.startsWith(`${s}/`));
-  return [...byPath].filter(([pointer]) => !inSummary(pointer)).map(([pointer, err]) => ({
-    path: dottedPath(base + pointer),
-    message: describe(err),
-    value: err.keyword === 'required' ? undefined : valueAt(har, pointer),
-  }));
+  return [...byPath]
+    .filter(([pointer]) => !inSummary(pointer))
+    .map(([pointer, err]) => ({
+      path: dottedPath(base + pointer),
+      message: describe(err),
+      value: err.keyword === 'required' ? undefined : valueAt(har, pointer),
+    }));
 }
 
 function describe(err: ErrorObject): string {

@@ -162,7 +162,10 @@ export async function scanHarFile(file: string, onEntry?: (entry: HarEntry, inde
   }
   if (errors.length) return result();
 
-  if (!isObject(root)) fail(`not a HAR: the file holds a JSON ${Array.isArray(root) ? 'array' : root === null ? 'null' : typeof root}, not an object with "log"`);
+  if (!isObject(root))
+    fail(
+      `not a HAR: the file holds a JSON ${Array.isArray(root) ? 'array' : root === null ? 'null' : typeof root}, not an object with "log"`,
+    );
   else if (!('log' in root)) fail('missing (not a HAR file)', 'log');
   else if (!isObject(root.log)) fail('must be an object', 'log');
   else if (!('entries' in root.log)) fail('missing', 'log.entries');

@@ -109,7 +109,12 @@ export async function writeHar(
   } catch (err) {
     // The file may still be opening (nothing was written yet: entries are batched), and
     // an open that completes after the rm would leave it behind: wait for the close first.
-    const closed = out.closed ? Promise.resolve() : once(out, 'close').then(() => undefined, () => undefined);
+    const closed = out.closed
+      ? Promise.resolve()
+      : once(out, 'close').then(
+          () => undefined,
+          () => undefined,
+        );
     out.destroy();
     await closed;
     await fs.promises.rm(tmp, { force: true });

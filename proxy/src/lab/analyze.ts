@@ -5,8 +5,16 @@
  */
 import { baselineFor, cellId, cellSettings } from './cells.js';
 import { compare, describe, NOISY_CV } from './stats.js';
-import { METRICS, type CellId, type CellResult, type CellSettings, type Dimension, type Effect, type MetricName, type RunMeasurement }
-  from './types.js';
+import {
+  METRICS,
+  type CellId,
+  type CellResult,
+  type CellSettings,
+  type Dimension,
+  type Effect,
+  type MetricName,
+  type RunMeasurement,
+} from './types.js';
 
 /**
  * The successful runs' values of one metric. Every metric is a time (≥ 0); -1 means

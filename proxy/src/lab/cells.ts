@@ -113,7 +113,10 @@ function cellParts(id: CellId): string[] {
 export function parseCells(list: string, viaNames: readonly string[] = []): CellId[] {
   const universe = allCells(viaNames);
   const wanted = new Set<CellId>();
-  for (const raw of list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)) {
     if (raw === 'all') {
       defaultCells(viaNames).forEach((c) => wanted.add(c));
       continue;

@@ -25,10 +25,13 @@ export function parseBudget(data: unknown, viaNames: readonly string[] = []): Bu
       if (!(METRICS as readonly string[]).includes(metric)) {
         throw new Error(`budget: unknown metric "${metric}" in "${cell}" (valid: ${METRICS.join(', ')})`);
       }
-      if (typeof limits !== 'object' || limits === null) throw new Error(`budget: "${cell}.${metric}" must be an object like {"median": 1500}`);
+      if (typeof limits !== 'object' || limits === null)
+        throw new Error(`budget: "${cell}.${metric}" must be an object like {"median": 1500}`);
       for (const [stat, limit] of Object.entries(limits as object)) {
-        if (!(STATS as readonly string[]).includes(stat)) throw new Error(`budget: unknown statistic "${stat}" in "${cell}.${metric}" (valid: ${STATS.join(', ')})`);
-        if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0) throw new Error(`budget: "${cell}.${metric}.${stat}" must be a number of ms`);
+        if (!(STATS as readonly string[]).includes(stat))
+          throw new Error(`budget: unknown statistic "${stat}" in "${cell}.${metric}" (valid: ${STATS.join(', ')})`);
+        if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0)
+          throw new Error(`budget: "${cell}.${metric}.${stat}" must be a number of ms`);
       }
     }
   }
@@ -49,7 +52,11 @@ export function checkBudget(cells: readonly CellResult[], budget: Budget): Check
       for (const stat of STATS) {
         const limit = limits[stat];
         if (limit !== undefined && stats[stat] > limit) {
-          failures.push({ cell, metric, message: `${cell}: ${metric} ${stat} ${stats[stat].toFixed(1)} ms exceeds the budget of ${limit} ms` });
+          failures.push({
+            cell,
+            metric,
+            message: `${cell}: ${metric} ${stat} ${stats[stat].toFixed(1)} ms exceeds the budget of ${limit} ms`,
+          });
         }
       }
     }

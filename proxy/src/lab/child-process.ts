@@ -28,7 +28,10 @@ const CLOSE_TIMEOUT_MS = 5_000;
 
 /** `entry` is one of appPaths().labChildren: a bundle next to the parent's, or a TypeScript source run with tsx. */
 export async function startLabChild<Info, Result>(what: string, entry: LabChildEntry, options: unknown): Promise<LabChild<Info, Result>> {
-  const child: ChildProcess = fork(entry.file, [JSON.stringify(appPaths())], { execArgv: entry.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(entry.file, [JSON.stringify(appPaths())], {
+    execArgv: entry.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const info = await new Promise<Info>((resolve, reject) => {
@@ -62,7 +65,9 @@ export async function startLabChild<Info, Result>(what: string, entry: LabChildE
       });
       child.send({ type: 'close' });
       const timer = setTimeout(() => {
-        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, { code: ErrorCodes.LAB_CHILD_KILLED });
+        process.emitWarning(`The ${what} process (pid ${child.pid}) did not close within ${CLOSE_TIMEOUT_MS} ms; killed`, {
+          code: ErrorCodes.LAB_CHILD_KILLED,
+        });
         child.kill('SIGKILL');
       }, CLOSE_TIMEOUT_MS);
       const r = await result;

@@ -26,7 +26,8 @@ export function isRunId(s: unknown): s is string {
 
 export function targetLabel(t: LabTarget): string {
   if (t.kind === 'url') return t.url;
-  const conn = t.connectionLatencyMs !== undefined && t.connectionLatencyMs !== t.latencyMs ? `, ${t.connectionLatencyMs} ms per connection` : '';
+  const conn =
+    t.connectionLatencyMs !== undefined && t.connectionLatencyMs !== t.latencyMs ? `, ${t.connectionLatencyMs} ms per connection` : '';
   return `test site, ${t.images} images, ${t.latencyMs} ms latency${conn}`;
 }
 
@@ -69,11 +70,17 @@ export async function readRunDir(dir: string): Promise<LabResult> {
   try {
     stat = await fs.promises.stat(file);
   } catch {
-    throw new NetlensError(ErrorCodes.NOT_FOUND, `${dir} has no results.json (the run was interrupted before it finished, or this is not a lab run directory)`);
+    throw new NetlensError(
+      ErrorCodes.NOT_FOUND,
+      `${dir} has no results.json (the run was interrupted before it finished, or this is not a lab run directory)`,
+    );
   }
   if (!stat.isFile()) throw new NetlensError(ErrorCodes.LAB_RESULT_INVALID, `${file} is not a file`);
   if (stat.size > RESULT_FILE_MAX_BYTES) {
-    throw new NetlensError(ErrorCodes.LAB_RESULT_INVALID, `${file} is ${stat.size} bytes, more than the ${RESULT_FILE_MAX_BYTES} a lab result can be`);
+    throw new NetlensError(
+      ErrorCodes.LAB_RESULT_INVALID,
+      `${file} is ${stat.size} bytes, more than the ${RESULT_FILE_MAX_BYTES} a lab result can be`,
+    );
   }
   return parseLabResult(await fs.promises.readFile(file, 'utf8'), file);
 }
@@ -118,9 +125,16 @@ export class LabHistory {
     try {
       entry = historyEntry(runId, await readRunDir(dir));
     } catch (err) {
-      const modified = await fs.promises.stat(dir).then((s) => s.mtime.toISOString()).catch(() => undefined);
+      const modified = await fs.promises
+        .stat(dir)
+        .then((s) => s.mtime.toISOString())
+        .catch(() => undefined);
       // The run's own directory is implied: "results.json is not valid JSON…", not the full path.
-      const reason = (err as Error).message.split(dir + path.sep).join('').split(dir).join('this run directory');
+      const reason = (err as Error).message
+        .split(dir + path.sep)
+        .join('')
+        .split(dir)
+        .join('this run directory');
       entry = { runId, state: 'damaged', reason, ...(modified ? { modifiedAt: modified } : {}) };
     }
     this.cache.set(runId, { key, entry });
@@ -148,7 +162,11 @@ function dateOf(e: LabHistoryEntry): string {
  * Run `b` against run `a`, cell by cell, on load time and TTFB: ratio of medians
  * and Mann-Whitney p of b's runs against a's. Both must have loaded the same target.
  */
-export function compareRuns(a: { runId: string; result: LabResult }, b: { runId: string; result: LabResult }, alpha = 0.05): LabRunComparison {
+export function compareRuns(
+  a: { runId: string; result: LabResult },
+  b: { runId: string; result: LabResult },
+  alpha = 0.05,
+): LabRunComparison {
   const ka = targetKey(a.result.config.target);
   const kb = targetKey(b.result.config.target);
   if (ka !== kb) {

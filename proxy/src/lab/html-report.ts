@@ -49,7 +49,9 @@ function resultsTable(result: LabResult): string {
     const s = c.stats.loadMs;
     const t = c.stats.ttfbMedianMs;
     const ok = c.runs.filter((r) => r.ok).length;
-    const noisy = isNoisy(c) ? `<span class="tag noisy" title="load time CV above 10%">noisy, CV ${((s?.cv ?? 0) * 100).toFixed(0)}%</span>` : '';
+    const noisy = isNoisy(c)
+      ? `<span class="tag noisy" title="load time CV above 10%">noisy, CV ${((s?.cv ?? 0) * 100).toFixed(0)}%</span>`
+      : '';
     const base = isBase ? '<span class="tag">baseline</span>' : '';
     const vs = c.comparisons.loadMs?.baseline ?? c.comparisons.ttfbMedianMs?.baseline;
     return `<tr><td class="mono">${esc(c.id)}${base}${noisy}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
@@ -116,7 +118,9 @@ function waterfalls(result: LabResult, hars: ReadonlyMap<CellId, WaterfallEntry[
   const parts = result.cells.map((c: CellResult) => {
     const w = hars.get(c.id);
     const rep = c.representativeRun !== undefined ? c.runs[c.representativeRun] : undefined;
-    const which = rep ? ` <span class="muted">— run ${rep.round + 1}, load ${fmtMs(rep.loadMs)} (median ${fmtMs(c.stats.loadMs?.median)})</span>` : '';
+    const which = rep
+      ? ` <span class="muted">— run ${rep.round + 1}, load ${fmtMs(rep.loadMs)} (median ${fmtMs(c.stats.loadMs?.median)})</span>`
+      : '';
     const head = `<h3 class="mono">${esc(c.id)}${which}</h3>`;
     if (typeof w === 'string' || !w) return `${head}<p class="muted">${esc(w ?? 'No successful run with a browser HAR.')}</p>`;
     const more = w.length > 150 ? `<p class="muted">First 150 of ${w.length} requests.</p>` : '';

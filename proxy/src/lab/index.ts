@@ -3,7 +3,17 @@ export * from './types.js';
 export { runLab, resolveLabConfig } from './runner.js';
 export type { RunLabOptions } from './runner.js';
 export {
-  ALL_CELLS, NAIVE_CELLS, allCells, defaultCells, viaCells, cellSettings, cellId, parseCells, baselineFor, isCellId, isViaCellId,
+  ALL_CELLS,
+  NAIVE_CELLS,
+  allCells,
+  defaultCells,
+  viaCells,
+  cellSettings,
+  cellId,
+  parseCells,
+  baselineFor,
+  isCellId,
+  isViaCellId,
 } from './cells.js';
 export { validateVia, parseViaFlag } from './via.js';
 export { probeViaProxy } from './via-probe.js';

@@ -62,7 +62,7 @@ export const NOISY_CV = 0.1;
 export function limitProblem(name: LabLimitName, value: unknown, label: string = name): string | undefined {
   const { min, max } = LAB_LIMITS[name];
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const got = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? String(value);
+    const got = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
     return `${label} must be a whole number from ${min} to ${max.toLocaleString('en-US')} (got ${got})`;
   }
   return undefined;

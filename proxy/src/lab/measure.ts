@@ -10,7 +10,9 @@ import type { ConnectionTimeline } from '../timeline/types.js';
 import { mean, median } from './stats.js';
 import type { RunMeasurement } from './types.js';
 
-export type BrowserMetrics = Required<Pick<RunMeasurement, 'onLoadMs' | 'ttfbMeanMs' | 'ttfbMedianMs' | 'requests' | 'connections' | 'bytes' | 'protocols'>>;
+export type BrowserMetrics = Required<
+  Pick<RunMeasurement, 'onLoadMs' | 'ttfbMeanMs' | 'ttfbMedianMs' | 'requests' | 'connections' | 'bytes' | 'protocols'>
+>;
 
 /** Metrics of one page load from its browser-side HAR (load time comes from the capture, not from here). */
 export function browserMetrics(har: Har): BrowserMetrics {

@@ -83,7 +83,9 @@ export function waterfallEntries(har: unknown): WaterfallEntry[] {
     const tm = e?.timings ?? {};
     const connect = pos(tm.blocked) + pos(tm.dns) + pos(tm.connect) + pos(tm.send);
     const url = String(e?.request?.url ?? '');
-    return [{ url, status: Number(e?.response?.status) || 0, t, connect, wait: pos(tm.wait), receive: pos(tm.receive), total: pos(e?.time) }];
+    return [
+      { url, status: Number(e?.response?.status) || 0, t, connect, wait: pos(tm.wait), receive: pos(tm.receive), total: pos(e?.time) },
+    ];
   });
   const t0 = Math.min(...rows.map((r) => r.t));
   return rows
@@ -107,21 +109,30 @@ export function waterfallSvg(entries: readonly WaterfallEntry[], maxRows = 150):
     let name = e.url.replace(/^https?:\/\/[^/]+/, '') || e.url;
     if (name.length > 42) name = `…${name.slice(-41)}`;
     const seg = (from: number, len: number, cls: string) =>
-      len > 0 ? `<rect x="${num(x(from))}" y="${y + 2}" width="${num(Math.max(0.5, x(from + len) - x(from)))}" height="8" class="${cls}"/>` : '';
+      len > 0
+        ? `<rect x="${num(x(from))}" y="${y + 2}" width="${num(Math.max(0.5, x(from + len) - x(from)))}" height="8" class="${cls}"/>`
+        : '';
     const tip =
-      `${e.url} — ${e.status || 'failed'}, start ${fmtMs(e.start)}, connect ${fmtMs(e.connect)}, ` + `TTFB ${fmtMs(e.wait)}, download ${fmtMs(e.receive)}`;
+      `${e.url} — ${e.status || 'failed'}, start ${fmtMs(e.start)}, connect ${fmtMs(e.connect)}, ` +
+      `TTFB ${fmtMs(e.wait)}, download ${fmtMs(e.receive)}`;
     const bad = e.status >= 400 || e.status === 0 ? ' bad' : '';
     return (
       `<g><title>${esc(tip)}</title><text x="${left - 6}" y="${y + 10}" text-anchor="end" class="wfn${bad}">${esc(name)}</text>` +
-      seg(e.start, e.connect, 'sc') + seg(e.start + e.connect, e.wait, 'sw') + seg(e.start + e.connect + e.wait, e.receive, 'sr') + '</g>'
+      seg(e.start, e.connect, 'sc') +
+      seg(e.start + e.connect, e.wait, 'sw') +
+      seg(e.start + e.connect + e.wait, e.receive, 'sr') +
+      '</g>'
     );
   });
   // The last label ends at the right edge instead of centring on it (it would be cut off).
   const axis = [0, 0.25, 0.5, 0.75, 1].map(
-    (f) => `<text x="${num(x(end * f))}" y="${height - 4}" text-anchor="${f === 1 ? 'end' : 'middle'}" class="tick">${esc(fmtMs(end * f))}</text>`,
+    (f) =>
+      `<text x="${num(x(end * f))}" y="${height - 4}" text-anchor="${f === 1 ? 'end' : 'middle'}" class="tick">${esc(fmtMs(end * f))}</text>`,
   );
   return (
     `<svg class="wf" role="img" aria-label="waterfall" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
-    rows.join('') + axis.join('') + '</svg>'
+    rows.join('') +
+    axis.join('') +
+    '</svg>'
   );
 }

@@ -39,8 +39,27 @@ function stallsText(c: CellResult): string {
 /** The per-cell table: load time stats, ratio to baseline, p-value, Cliff's delta, TTFB, connections. */
 export function formatTable(result: LabResult): string {
   const header = [
-    'cell', 'ok', 'load med', 'p95', 'min', 'max', 'IQR', 'CV%', 'ratio', 'p', 'δ', 'onLoad',
-    'TTFB mean', 'TTFB med', 'TTFB ratio', 'TTFB p', 'conns', 'proto', 'stalls', 'verdict', 'TTFB verdict',
+    'cell',
+    'ok',
+    'load med',
+    'p95',
+    'min',
+    'max',
+    'IQR',
+    'CV%',
+    'ratio',
+    'p',
+    'δ',
+    'onLoad',
+    'TTFB mean',
+    'TTFB med',
+    'TTFB ratio',
+    'TTFB p',
+    'conns',
+    'proto',
+    'stalls',
+    'verdict',
+    'TTFB verdict',
   ];
   const rows = result.cells.map((c) => {
     const s: MetricStats | undefined = c.stats.loadMs;
@@ -93,7 +112,9 @@ export function formatTable(result: LabResult): string {
     '',
     pad([header, ...rows]),
     ...formatEffects(result),
-    ...(failures.length ? ['', 'Failed runs:', ...failures.map((r) => `  ${r.cell} #${r.round + 1}: [${r.error?.code}] ${r.error?.message}`)] : []),
+    ...(failures.length
+      ? ['', 'Failed runs:', ...failures.map((r) => `  ${r.cell} #${r.round + 1}: [${r.error?.code}] ${r.error?.message}`)]
+      : []),
   ].join('\n');
 }
 
@@ -112,7 +133,12 @@ export function progressLine(p: LabProgress, width = 30): string {
 }
 
 const DIMENSION_LABEL = {
-  http2: 'HTTP/2 on', nagle: 'Nagle on', intercept: 'interception on', naive: 'naive relay on', proxy: 'proxy on', variant: 'variant on',
+  http2: 'HTTP/2 on',
+  nagle: 'Nagle on',
+  intercept: 'interception on',
+  naive: 'naive relay on',
+  proxy: 'proxy on',
+  variant: 'variant on',
 } as const;
 
 /** "What each setting does": one line per pair of cells differing in one setting. */
@@ -121,7 +147,18 @@ export function formatEffects(result: LabResult): string[] {
   const rows = result.effects.map((e) => {
     const c = e.comparison;
     const word = !c.significant ? 'no significant difference' : c.ratio < 1 ? `faster (${c.magnitude})` : `slower (${c.magnitude})`;
-    return [DIMENSION_LABEL[e.dimension] ?? String(e.dimension), `${e.cell} vs ${e.versus}`, `${c.ratio.toFixed(2)}×`, pValue(c.p), c.cliffsDelta.toFixed(2), word];
+    return [
+      DIMENSION_LABEL[e.dimension] ?? String(e.dimension),
+      `${e.cell} vs ${e.versus}`,
+      `${c.ratio.toFixed(2)}×`,
+      pValue(c.p),
+      c.cliffsDelta.toFixed(2),
+      word,
+    ];
   });
-  return ['', 'Effects on load time (one setting switched on, all else equal):', pad([['setting', 'cells', 'ratio', 'p', 'δ', 'verdict'], ...rows])];
+  return [
+    '',
+    'Effects on load time (one setting switched on, all else equal):',
+    pad([['setting', 'cells', 'ratio', 'p', 'δ', 'verdict'], ...rows]),
+  ];
 }

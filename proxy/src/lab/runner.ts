@@ -29,7 +29,16 @@ import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
-import { LAB_SCHEMA_VERSION, type CellId, type LabConfig, type LabProgress, type LabResult, type MachineInfo, type RunMeasurement, type ViaProbe } from './types.js';
+import {
+  LAB_SCHEMA_VERSION,
+  type CellId,
+  type LabConfig,
+  type LabProgress,
+  type LabResult,
+  type MachineInfo,
+  type RunMeasurement,
+  type ViaProbe,
+} from './types.js';
 import { validateVia } from './via.js';
 import { takesVariants, validateVariants, variantBaseDir, withVariantCells } from './variants.js';
 import { probeOriginTrust } from './origin-trust.js';
@@ -56,7 +65,8 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   const variants = validateVariants(config.variants ?? []);
   const unknown = (config.cells ?? []).filter((c) => !isCellId(c, viaNames));
   if (unknown.length === 1) throw new NetlensError(ErrorCodes.USAGE, unknownCellMessage(unknown[0], viaNames));
-  if (unknown.length) throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${allCells(viaNames).join(', ')}`);
+  if (unknown.length)
+    throw new NetlensError(ErrorCodes.USAGE, `unknown cell(s) ${unknown.join(', ')}; valid: ${allCells(viaNames).join(', ')}`);
   const universe = allCells(viaNames);
   let cells: CellId[] = config.cells?.length ? universe.filter((c) => config.cells!.includes(c)) : defaultCells(viaNames);
   // External proxies given but none of their cells picked: the user surely wants them run.
@@ -75,7 +85,8 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   if (config.target.kind === 'site') {
     usage(limitProblem('images', config.target.images, 'images'));
     usage(limitProblem('latencyMs', config.target.latencyMs, 'latency (ms)'));
-    if (config.target.connectionLatencyMs !== undefined) usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
+    if (config.target.connectionLatencyMs !== undefined)
+      usage(limitProblem('latencyMs', config.target.connectionLatencyMs, 'connection latency (ms)'));
   }
   if (config.target.kind === 'url') {
     const { expectedRequests } = config.target;
@@ -113,7 +124,9 @@ function toolVersion(): string {
 
 function browserVersion(chromePath: string): string {
   try {
-    return execFileSync(chromePath, ['--version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync(chromePath, ['--version'], { timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
@@ -172,7 +185,9 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     if (settings.variant && !variant) throw new NetlensError(ErrorCodes.INTERNAL, `no variant named ${settings.variant}`);
     if (settings.proxy && !settings.via) {
       // In the proxy host process, recording there: see proxy-process.ts.
-      proxy = await (await ctx.proxyHost()).startRun({
+      proxy = await (
+        await ctx.proxyHost()
+      ).startRun({
         proxy: {
           port: 0,
           intercept: settings.intercept,

@@ -22,7 +22,10 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
 }
 
 export function median(values: readonly number[]): number {
-  return quantileSorted([...values].sort((a, b) => a - b), 0.5);
+  return quantileSorted(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 export function mean(values: readonly number[]): number {
@@ -108,7 +111,7 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
   const pooled = [...x.map((v) => ({ v, g: 0 })), ...y.map((v) => ({ v, g: 1 }))].sort((a, b) => a.v - b.v);
   const ranks = new Array<number>(pooled.length);
   const tieSizes: number[] = [];
-  for (let i = 0; i < pooled.length; ) {
+  for (let i = 0; i < pooled.length;) {
     let j = i;
     while (j + 1 < pooled.length && pooled[j + 1].v === pooled[i].v) j++;
     const r = (i + j) / 2 + 1;

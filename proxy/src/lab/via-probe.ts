@@ -76,7 +76,12 @@ function openTunnel(proxy: ViaProxy, authority: string, timeoutMs: number): Prom
     let stage: 'connect' | 'answer' = 'connect';
     let head = Buffer.alloc(0);
     const timer = setTimeout(
-      () => fail(stage === 'connect' ? `${where} did not accept a connection within ${timeoutMs / 1000} s: is the address right?` : `${where} did not answer CONNECT ${authority} within ${timeoutMs / 1000} s: is it an HTTP proxy?`),
+      () =>
+        fail(
+          stage === 'connect'
+            ? `${where} did not accept a connection within ${timeoutMs / 1000} s: is the address right?`
+            : `${where} did not answer CONNECT ${authority} within ${timeoutMs / 1000} s: is it an HTTP proxy?`,
+        ),
       timeoutMs,
     );
     const cleanup = () => {
@@ -93,7 +98,11 @@ function openTunnel(proxy: ViaProxy, authority: string, timeoutMs: number): Prom
     const onError = (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED') fail(`${where} refused the connection: is it running?`, err);
       else if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') fail(`${where}: the host name ${u.hostname} did not resolve`, err);
-      else if (stage === 'answer') fail(`${where} dropped the connection without answering CONNECT ${authority} (${err.code ?? err.message}): is it an HTTP proxy?`, err);
+      else if (stage === 'answer')
+        fail(
+          `${where} dropped the connection without answering CONNECT ${authority} (${err.code ?? err.message}): is it an HTTP proxy?`,
+          err,
+        );
       else fail(`${where}: cannot connect (${err.message})`, err);
     };
     const onClose = () => fail(`${where} closed the connection without answering CONNECT ${authority}: is it an HTTP proxy?`);
@@ -101,7 +110,9 @@ function openTunnel(proxy: ViaProxy, authority: string, timeoutMs: number): Prom
       head = Buffer.concat([head, chunk]);
       // Anything but an HTTP status line is not a proxy (a TLS port, SSH, a database…): say so now, not after the timeout.
       if (!'HTTP/'.startsWith(head.subarray(0, 5).toString('latin1'))) {
-        return fail(`${where} did not answer CONNECT like an HTTP proxy (it sent ${JSON.stringify(head.subarray(0, 40).toString('latin1'))}): is the URL the proxy's HTTP port?`);
+        return fail(
+          `${where} did not answer CONNECT like an HTTP proxy (it sent ${JSON.stringify(head.subarray(0, 40).toString('latin1'))}): is the URL the proxy's HTTP port?`,
+        );
       }
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) {
@@ -110,13 +121,19 @@ function openTunnel(proxy: ViaProxy, authority: string, timeoutMs: number): Prom
       }
       const statusLine = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
       const m = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(statusLine);
-      if (!m) return fail(`${where} did not answer CONNECT like an HTTP proxy (it said ${JSON.stringify(statusLine.slice(0, 80))}): is the URL the proxy's HTTP port?`);
+      if (!m)
+        return fail(
+          `${where} did not answer CONNECT like an HTTP proxy (it said ${JSON.stringify(statusLine.slice(0, 80))}): is the URL the proxy's HTTP port?`,
+        );
       const status = Number(m[1]);
       if (status < 200 || status > 299) {
-        return fail(`${where} refused CONNECT ${authority} with "${status}${m[2] ? ` ${m[2]}` : ''}": does it allow tunnels to this host and port (or need authentication, which the lab cannot give)?`);
+        return fail(
+          `${where} refused CONNECT ${authority} with "${status}${m[2] ? ` ${m[2]}` : ''}": does it allow tunnels to this host and port (or need authentication, which the lab cannot give)?`,
+        );
       }
       // A TLS server never speaks first, so bytes after the head are the proxy's (a body on a 200?), not the tunnel's.
-      if (head.length > end + 4) return fail(`${where} sent data after accepting CONNECT ${authority}, before the TLS handshake: is it an HTTP proxy?`);
+      if (head.length > end + 4)
+        return fail(`${where} sent data after accepting CONNECT ${authority}, before the TLS handshake: is it an HTTP proxy?`);
       cleanup();
       resolve(socket);
     };

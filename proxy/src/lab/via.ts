@@ -16,7 +16,10 @@ export function validateVia(via: readonly ViaProxy[]): ViaProxy[] {
   const seen = new Set<string>();
   return via.map(({ name, url }) => {
     if (typeof name !== 'string' || !VIA_NAME.test(name)) {
-      throw new NetlensError(ErrorCodes.USAGE, `external proxy name "${name}" is not valid: use 1-32 lowercase letters, digits and "-", starting with a letter or digit (e.g. "mitmproxy")`);
+      throw new NetlensError(
+        ErrorCodes.USAGE,
+        `external proxy name "${name}" is not valid: use 1-32 lowercase letters, digits and "-", starting with a letter or digit (e.g. "mitmproxy")`,
+      );
     }
     if (seen.has(name)) throw new NetlensError(ErrorCodes.USAGE, `external proxy name "${name}" is given twice`);
     seen.add(name);
@@ -45,7 +48,8 @@ function normaliseProxyUrl(name: string, url: string): string {
 /** `NAME=URL` as typed after `--via`; throws NL_USAGE saying what is wrong. */
 export function parseViaFlag(value: string): ViaProxy {
   const eq = value.indexOf('=');
-  if (eq <= 0) throw new NetlensError(ErrorCodes.USAGE, `--via takes NAME=URL, e.g. --via mitmproxy=http://127.0.0.1:8081 (got "${value}")`);
+  if (eq <= 0)
+    throw new NetlensError(ErrorCodes.USAGE, `--via takes NAME=URL, e.g. --via mitmproxy=http://127.0.0.1:8081 (got "${value}")`);
   const [proxy] = validateVia([{ name: value.slice(0, eq).trim(), url: value.slice(eq + 1).trim() }]);
   return proxy;
 }

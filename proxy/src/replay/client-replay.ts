@@ -67,7 +67,19 @@ export interface ResendResult {
 }
 
 /** Headers that describe the recorded connection or framing; recomputed for the new request. */
-const DROP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'host', 'http2-settings']);
+const DROP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+  'http2-settings',
+]);
 const MAX_BODY = 64 * 1024 * 1024;
 
 function requestHeaders(e: HarEntry, url: URL, body: Buffer | null): RawHeaders {
@@ -118,7 +130,14 @@ function tlsConnection(url: URL, proxy: URL | undefined, tlsOpts: tls.Connection
   if (!proxy) return secure({ host, port, autoSelectFamily: true } as tls.ConnectionOptions);
   return new Promise((resolve, reject) => {
     const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const req = http.request({ host: proxy.hostname, port: Number(proxy.port) || 80, method: 'CONNECT', path: authority, headers: { Host: authority }, timeout: timeoutMs });
+    const req = http.request({
+      host: proxy.hostname,
+      port: Number(proxy.port) || 80,
+      method: 'CONNECT',
+      path: authority,
+      headers: { Host: authority },
+      timeout: timeoutMs,
+    });
     req.once('connect', (res, socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
@@ -150,10 +169,22 @@ async function sendOne(e: HarEntry, opts: ResendOptions): Promise<Sent> {
   } else if (proxy) {
     options = { host: proxy.hostname, port: Number(proxy.port) || 80, path: url.href, agent: false };
   } else {
-    options = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 80, path: url.pathname + url.search, agent: false, autoSelectFamily: true } as http.RequestOptions;
+    options = {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port) || 80,
+      path: url.pathname + url.search,
+      agent: false,
+      autoSelectFamily: true,
+    } as http.RequestOptions;
   }
   return new Promise<Sent>((resolve, reject) => {
-    const req = http.request({ ...options, method: e.request.method, headers: headers as unknown as http.OutgoingHttpHeaders, timeout: timeoutMs, signal: opts.signal });
+    const req = http.request({
+      ...options,
+      method: e.request.method,
+      headers: headers as unknown as http.OutgoingHttpHeaders,
+      timeout: timeoutMs,
+      signal: opts.signal,
+    });
     req.once('response', (res) => {
       const ttfb = performance.now() - start;
       const chunks: Buffer[] = [];
@@ -165,7 +196,15 @@ async function sendOne(e: HarEntry, opts: ResendOptions): Promise<Sent> {
       res.once('end', () => {
         const pairs: RawHeaders = [];
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: pairs, wire: Buffer.concat(chunks), startedDateTime, ttfb, total: performance.now() - start });
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: pairs,
+          wire: Buffer.concat(chunks),
+          startedDateTime,
+          ttfb,
+          total: performance.now() - start,
+        });
       });
       res.once('error', reject);
     });
@@ -216,7 +255,12 @@ function clientEntry(e: HarEntry, sent: Sent, decoded: Buffer, index: number): H
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: nameValues(sent.headers),
-      content: { size: decoded.length, mimeType, ...(decoded.length ? { text: text.text } : {}), ...(text.encoding ? { encoding: text.encoding } : {}) },
+      content: {
+        size: decoded.length,
+        mimeType,
+        ...(decoded.length ? { text: text.text } : {}),
+        ...(text.encoding ? { encoding: text.encoding } : {}),
+      },
       redirectURL: header(sent.headers, 'location') ?? '',
       headersSize: -1,
       bodySize: sent.wire.length,
@@ -232,7 +276,17 @@ function failedEntry(e: HarEntry, error: { code: string; message: string }, inde
     startedDateTime: new Date().toISOString(),
     time: 0,
     request: e.request,
-    response: { status: 0, statusText: '', httpVersion: '', cookies: [], headers: [], content: { size: 0, mimeType: 'x-unknown' }, redirectURL: '', headersSize: -1, bodySize: -1 },
+    response: {
+      status: 0,
+      statusText: '',
+      httpVersion: '',
+      cookies: [],
+      headers: [],
+      content: { size: 0, mimeType: 'x-unknown' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+    },
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     _error: error.message,

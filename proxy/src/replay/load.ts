@@ -13,7 +13,8 @@ import type { MatchRequest } from './matcher.js';
 export function notReplayable(e: HarEntry): string | undefined {
   if (!e.response || !(e.response.status > 0)) return 'no response (the request failed when recorded)';
   // The proxy's own 502 for an origin it could not reach (X-Netlens-Error; `_error` says why): not the origin's answer.
-  if (e._error && e.response.headers?.some((h) => h.name.toLowerCase() === 'x-netlens-error')) return 'no response (the request failed when recorded)';
+  if (e._error && e.response.headers?.some((h) => h.name.toLowerCase() === 'x-netlens-error'))
+    return 'no response (the request failed when recorded)';
   if (e.request.method.toUpperCase() === 'CONNECT' || e._transport === 'tunnel') return 'a CONNECT tunnel, not a request';
   if (e._websocket) return 'a WebSocket upgrade';
   if (!/^https?:\/\//i.test(e.request.url)) return `not an http(s) URL (${e.request.url.slice(0, 80)})`;
@@ -54,7 +55,10 @@ export async function loadReplayHar(file: string): Promise<{ har: Har; entries: 
   const read = await readHarFile(file);
   if (!read.har) {
     const first = read.errors[0];
-    throw new NetlensError(ErrorCodes.HAR_INVALID, `${file} cannot be replayed: ${first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'not a HAR'}. Check it with "netlens har validate ${file}".`);
+    throw new NetlensError(
+      ErrorCodes.HAR_INVALID,
+      `${file} cannot be replayed: ${first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'not a HAR'}. Check it with "netlens har validate ${file}".`,
+    );
   }
   return { har: read.har, entries: replayableEntries(read.har, file), warnings: read.warnings.map((w) => formatIssue('warning', w)) };
 }
@@ -74,5 +78,10 @@ export function recordedResponseBody(e: HarEntry): Buffer {
 }
 
 export function recordedMatchRequest(e: HarEntry): MatchRequest {
-  return { method: e.request.method, url: e.request.url, headers: (e.request.headers ?? []).map((h) => [h.name, h.value]), body: recordedRequestBody(e) };
+  return {
+    method: e.request.method,
+    url: e.request.url,
+    headers: (e.request.headers ?? []).map((h) => [h.name, h.value]),
+    body: recordedRequestBody(e),
+  };
 }

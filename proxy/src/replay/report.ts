@@ -48,6 +48,8 @@ export function formatResendRow(r: ResendRow): string {
 export function formatResendReport(result: ResendResult): string {
   const s = summarizeResend(result);
   const lines = result.rows.map(formatResendRow);
-  lines.push(`Resent ${s.total} request${s.total === 1 ? '' : 's'}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged${s.slower ? `, ${s.slower} more than twice as slow` : ''}.`);
+  lines.push(
+    `Resent ${s.total} request${s.total === 1 ? '' : 's'}: ${s.changed} changed, ${s.failed} failed, ${s.total - s.changed - s.failed} unchanged${s.slower ? `, ${s.slower} more than twice as slow` : ''}.`,
+  );
   return lines.join('\n');
 }

@@ -59,10 +59,25 @@ export interface ServerReplayReport {
 const MAX_LISTED = 200;
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 /** Headers that describe the recorded connection or body framing, never replayed as they were. */
-const DROP = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'alt-svc']);
+const DROP = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+  'alt-svc',
+]);
 
 /** The recorded response, fitted to a new connection (see the file comment). */
-export function replayResponse(e: HarEntry, method: string, options: Pick<ServerReplayOptions, 'refreshDates' | 'pacing'> = {}, now = Date.now()): HookAnswer {
+export function replayResponse(
+  e: HarEntry,
+  method: string,
+  options: Pick<ServerReplayOptions, 'refreshDates' | 'pacing'> = {},
+  now = Date.now(),
+): HookAnswer {
   const r = e.response;
   const content = r.content;
   let body = recordedResponseBody(e);
@@ -134,10 +149,23 @@ export class ServerReplay implements RespondHook {
   private readonly matcher: Matcher<ReplayEntry>;
   private readonly stats: ServerReplayReport;
 
-  constructor(entries: ReplayEntry[], private readonly options: ServerReplayOptions = {}) {
+  constructor(
+    entries: ReplayEntry[],
+    private readonly options: ServerReplayOptions = {},
+  ) {
     this.maxBodyBytes = options.matchBody === false ? 0 : (options.maxBodyBytes ?? DEFAULT_MAX_BODY);
-    this.matcher = new Matcher(entries.map((r) => ({ request: recordedMatchRequest(r.entry), value: r })), options);
-    this.stats = { recorded: entries.length, served: 0, reused: 0, unmatched: { forward: 0, '404': 0, kill: 0 }, unmatchedRequests: [], unused: entries.length };
+    this.matcher = new Matcher(
+      entries.map((r) => ({ request: recordedMatchRequest(r.entry), value: r })),
+      options,
+    );
+    this.stats = {
+      recorded: entries.length,
+      served: 0,
+      reused: 0,
+      unmatched: { forward: 0, '404': 0, kill: 0 },
+      unmatchedRequests: [],
+      unused: entries.length,
+    };
   }
 
   async respond(req: HookRequest): Promise<HookAnswer | 'forward' | 'kill'> {
@@ -149,13 +177,19 @@ export class ServerReplay implements RespondHook {
     }
     const action = this.options.extra ?? 'forward';
     this.stats.unmatched[action]++;
-    if (this.stats.unmatchedRequests.length < MAX_LISTED) this.stats.unmatchedRequests.push({ method: req.method, url: req.url.href, action });
+    if (this.stats.unmatchedRequests.length < MAX_LISTED)
+      this.stats.unmatchedRequests.push({ method: req.method, url: req.url.href, action });
     if (action === '404') return notFound(req);
     return action;
   }
 
   report(): ServerReplayReport {
-    return { ...this.stats, unmatched: { ...this.stats.unmatched }, unmatchedRequests: [...this.stats.unmatchedRequests], unused: this.matcher.unused().length };
+    return {
+      ...this.stats,
+      unmatched: { ...this.stats.unmatched },
+      unmatchedRequests: [...this.stats.unmatchedRequests],
+      unused: this.matcher.unused().length,
+    };
   }
 }
 
@@ -165,7 +199,11 @@ export interface ReplayServerHandle {
 }
 
 /** Starts a proxy that serves `entries` (the same CA and options as `netlens proxy`). */
-export async function startReplayServer(entries: ReplayEntry[], replayOptions: ServerReplayOptions, proxyOptions: Omit<ProxyOptions, 'respond'>): Promise<ReplayServerHandle> {
+export async function startReplayServer(
+  entries: ReplayEntry[],
+  replayOptions: ServerReplayOptions,
+  proxyOptions: Omit<ProxyOptions, 'respond'>,
+): Promise<ReplayServerHandle> {
   const replay = new ServerReplay(entries, replayOptions);
   const proxy = await startProxy({ ...proxyOptions, respond: replay });
   return { proxy, replay };

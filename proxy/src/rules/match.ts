@@ -8,7 +8,6 @@ import { RequestView } from './request-view.js';
 
 export { RequestView };
 
-
 export type CompiledMatcher = (r: RequestView) => boolean;
 
 /** Glob to an anchored regex: `*` any run of characters, `?` one; everything else literal. */

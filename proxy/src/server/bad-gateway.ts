@@ -14,7 +14,14 @@ import type { ClientResponse } from './client.js';
 export const NETLENS_ERROR_HEADER = 'X-Netlens-Error';
 
 /** Writes the 502 and records it on `x.response`; false when a response head already went out (then the caller resets). */
-export function answerBadGateway(res: ClientResponse, x: Exchange, protocol: HttpProtocol, code: string, message: string, bodyUnread: boolean): boolean {
+export function answerBadGateway(
+  res: ClientResponse,
+  x: Exchange,
+  protocol: HttpProtocol,
+  code: string,
+  message: string,
+  bodyUnread: boolean,
+): boolean {
   if (res.headersSent || res.writableEnded || res.destroyed) return false;
   const body = Buffer.from(`${message.replace(/[\r\n]+/g, ' ').trim()}\n`);
   const headers: RawHeaders = [

@@ -97,7 +97,10 @@ export function answerClientError(maxHeaderSize: number) {
       return;
     }
     const status = clientErrorStatus(err.code, err.rawPacket);
-    const why = err.code === 'HPE_HEADER_OVERFLOW' ? `request head larger than ${maxHeaderSize} bytes` : `malformed request (${err.code ?? err.message})`;
+    const why =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? `request head larger than ${maxHeaderSize} bytes`
+        : `malformed request (${err.code ?? err.message})`;
     s.refusal = `HTTP/1.1 ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nNetlens: ${why}\n`;
     // The request the bad bytes belong to (not parsed completely) may already have its
     // answer from the handler (e.g. a 400 for its Transfer-Encoding): a second one would

@@ -31,5 +31,5 @@ export function admitClient(socket: net.Socket, allowRemote: boolean): boolean {
 export function isSelf(host: string, port: number, listen: { host: string; port: number }): boolean {
   if (port !== listen.port) return false;
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || isLoopbackAddress(h) || h === listen.host || (listen.host === '0.0.0.0' || listen.host === '::');
+  return h === 'localhost' || isLoopbackAddress(h) || h === listen.host || listen.host === '0.0.0.0' || listen.host === '::';
 }

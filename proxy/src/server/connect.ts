@@ -59,7 +59,13 @@ function refuse(socket: net.Socket, status: string, message: string, errorCode?:
   socket.destroySoon();
 }
 
-export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: IncomingMessage, socket: net.Socket & WithOrigin, head: Buffer): void {
+export function handleConnect(
+  ctx: ProxyContext,
+  targets: ConnectTargets,
+  req: IncomingMessage,
+  socket: net.Socket & WithOrigin,
+  head: Buffer,
+): void {
   // The HTTP server no longer listens for this socket's errors: a reset must not become an uncaught exception.
   socket.on('error', () => socket.destroy());
   const target = parseAuthority(req.url);
@@ -111,7 +117,13 @@ export function handleConnect(ctx: ProxyContext, targets: ConnectTargets, req: I
   else socket.once('data', dispatch);
 }
 
-function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socket & WithOrigin, origin: RequestOrigin, req: IncomingMessage): void {
+function intercept(
+  ctx: ProxyContext,
+  targets: ConnectTargets,
+  socket: net.Socket & WithOrigin,
+  origin: RequestOrigin,
+  req: IncomingMessage,
+): void {
   const host = origin.target!.host;
   const start = performance.now();
   socket[ORIGIN] = origin;
@@ -121,7 +133,14 @@ function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socke
   try {
     targets.interceptor.accept(socket, host, ({ error, timedOut }) => {
       if (timedOut) {
-        recordConnectFailure(ctx, req, origin, start, ErrorCodes.CLIENT_TIMEOUT, `No TLS handshake from the client for ${host}: ${error.message}`);
+        recordConnectFailure(
+          ctx,
+          req,
+          origin,
+          start,
+          ErrorCodes.CLIENT_TIMEOUT,
+          `No TLS handshake from the client for ${host}: ${error.message}`,
+        );
         return;
       }
       // Usually: the client does not trust the Netlens CA. Record it so users see why.
@@ -136,7 +155,14 @@ function intercept(ctx: ProxyContext, targets: ConnectTargets, socket: net.Socke
     });
   } catch (err) {
     socket.destroy();
-    recordConnectFailure(ctx, req, origin, start, ErrorCodes.INTERNAL, `Cannot create a certificate for ${host}: ${(err as Error).message}`);
+    recordConnectFailure(
+      ctx,
+      req,
+      origin,
+      start,
+      ErrorCodes.INTERNAL,
+      `Cannot create a certificate for ${host}: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -158,7 +184,14 @@ function connectExchange(ctx: ProxyContext, req: IncomingMessage, origin: Reques
   });
 }
 
-function recordConnectFailure(ctx: ProxyContext, req: IncomingMessage, origin: RequestOrigin, start: number, code: string, message: string): void {
+function recordConnectFailure(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  origin: RequestOrigin,
+  start: number,
+  code: string,
+  message: string,
+): void {
   const x = connectExchange(ctx, req, origin, start);
   x.timestamps.clientResponseEnd = performance.now();
   finishExchange(ctx, x, { code, message, side: 'client' });

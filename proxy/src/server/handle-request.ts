@@ -54,7 +54,8 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
   }
   const scheme = origin.transport === 'intercepted' ? 'https' : 'http';
   // An empty Host is legal (RFC 9110 §7.2); the tunnel's target names the server then.
-  const authority = (req.headers[':authority'] as string | undefined) || req.headers.host || `${origin.target?.host}:${origin.target?.port}`;
+  const authority =
+    (req.headers[':authority'] as string | undefined) || req.headers.host || `${origin.target?.host}:${origin.target?.port}`;
   // Only host[:port] may come from Host/:authority: a '/', '?', '#', '@' or space would
   // move into the URL's path or userinfo (Host "h/x" turned GET /a into GET /x/a upstream).
   if (!/^(?:\[[0-9a-fA-F:.]+\]|[^\s/?#@[\]\\]+)(?::\d*)?$/.test(authority)) return `Invalid Host "${authority.slice(0, 200)}"`;
@@ -105,7 +106,11 @@ function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
   if (res instanceof http.ServerResponse) {
     // Node would add its own Date; the origin's (or none) is what the client must see.
     res.sendDate = false;
-    res.writeHead(up.status, up.statusText || http.STATUS_CODES[up.status] || '', flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders);
+    res.writeHead(
+      up.status,
+      up.statusText || http.STATUS_CODES[up.status] || '',
+      flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
+    );
   } else {
     res.writeHead(up.status, h2HeaderObject(headers));
   }
@@ -138,7 +143,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       turn.done();
       req.resume();
       x.timestamps.clientResponseEnd = performance.now();
-      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The connection was closed before this pipelined request was forwarded', side: 'client' });
+      finishExchange(ctx, x, {
+        code: ErrorCodes.CLIENT_ABORTED,
+        message: 'The connection was closed before this pipelined request was forwarded',
+        side: 'client',
+      });
       return;
     }
   }
@@ -170,7 +179,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   if (ctx.events.hasListeners) emitRequest(ctx, x);
 
   const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
-  const hasBody = clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
+  const hasBody =
+    clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
   if (!hasBody) markRequestEnd();
   else req.once('end', markRequestEnd);
@@ -193,7 +203,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     // (e.g. nghttp2 found DATA longer or shorter than content-length): forwarded as is, the
     // origin would process a cut-short request the client saw fail. Make the reset an error.
     const h2body = body;
-    const aborted = () => h2body.destroy(Object.assign(new Error('The client reset the HTTP/2 stream during the request body'), { code: 'ECONNRESET' }));
+    const aborted = () =>
+      h2body.destroy(Object.assign(new Error('The client reset the HTTP/2 stream during the request body'), { code: 'ECONNRESET' }));
     // The upstream request sees the error through its own listener; this one keeps an
     // error on a body nobody reads yet from being an uncaught exception.
     h2body.on('error', () => {});
@@ -216,7 +227,9 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: ruled ? ruled.url : target,
-      headers: (ruled?.headers ?? noEdit)(requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? ''))),
+      headers: (ruled?.headers ?? noEdit)(
+        requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
+      ),
       ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
       body: ruled ? ruled.body : body,
       onBodyChunk: (c) => reqCapture.push(c),
@@ -229,7 +242,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     x.retries = (err as { retries?: number }).retries ?? 0;
     const { code, message } = classifyUpstreamError(err, target.host);
     if (clientGone) {
-      finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+      finishExchange(ctx, x, {
+        code: ErrorCodes.CLIENT_ABORTED,
+        message: 'The client closed the connection before the response arrived',
+        side: 'client',
+      });
       return;
     }
     // A failure retrying cannot fix gets a 502 naming it; the rest close the connection or stream, which browsers retry.
@@ -256,7 +273,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up.abort();
     x.request.body = reqCapture.result();
     const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the response was not forwarded`;
-    if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false)) x.timestamps.clientResponseHeaders = performance.now();
+    if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false))
+      x.timestamps.clientResponseHeaders = performance.now();
     else endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, { code: ErrorCodes.BREAKPOINT_ABORTED, message, side: 'proxy' });
@@ -265,7 +283,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   if (clientGone) {
     up.abort();
     x.request.body = reqCapture.result();
-    finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response arrived', side: 'client' });
+    finishExchange(ctx, x, {
+      code: ErrorCodes.CLIENT_ABORTED,
+      message: 'The client closed the connection before the response arrived',
+      side: 'client',
+    });
     return;
   }
 
@@ -275,19 +297,20 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   x.upstreamConnectionId = response.connection.id;
   x.upstreamConnectionNew = response.newConnection;
   x.serverIPAddress = response.serverIPAddress;
-  if (ctx.events.hasListeners) ctx.events.emit({
-    type: 'response',
-    response: {
-      id: x.id,
-      status: response.status,
-      statusText: response.statusText,
-      httpVersion: response.protocol,
-      headers: response.headers,
-      upstreamConnectionId: response.connection.id,
-      serverIPAddress: response.serverIPAddress,
-      at: x.timestamps.responseHeaders ?? performance.now(),
-    },
-  });
+  if (ctx.events.hasListeners)
+    ctx.events.emit({
+      type: 'response',
+      response: {
+        id: x.id,
+        status: response.status,
+        statusText: response.statusText,
+        httpVersion: response.protocol,
+        headers: response.headers,
+        upstreamConnectionId: response.connection.id,
+        serverIPAddress: response.serverIPAddress,
+        at: x.timestamps.responseHeaders ?? performance.now(),
+      },
+    });
 
   const resCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
   const naive = ctx.options.relay === 'naive' && res instanceof http.ServerResponse ? res : undefined;
@@ -299,7 +322,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     response.abort();
     endClient(req, res);
     x.request.body = reqCapture.result();
-    finishExchange(ctx, x, { code: ErrorCodes.UPSTREAM_PROTOCOL, message: `Response cannot be forwarded to the client: ${(err as Error).message}`, side: 'proxy' });
+    finishExchange(ctx, x, {
+      code: ErrorCodes.UPSTREAM_PROTOCOL,
+      message: `Response cannot be forwarded to the client: ${(err as Error).message}`,
+      side: 'proxy',
+    });
     return;
   }
   x.timestamps.clientResponseHeaders = performance.now();

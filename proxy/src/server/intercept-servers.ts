@@ -126,10 +126,7 @@ export function createInterceptor(ctx: ProxyContext, hooks: InterceptHooks): Int
       tlsSocket.destroy();
       onFail({ error, timedOut });
     };
-    const timer = setTimeout(
-      () => fail(new Error(`no TLS handshake within ${opts.headerTimeoutMs} ms`), true),
-      opts.headerTimeoutMs,
-    );
+    const timer = setTimeout(() => fail(new Error(`no TLS handshake within ${opts.headerTimeoutMs} ms`), true), opts.headerTimeoutMs);
     timer.unref();
     // Handshake errors (the socket is already being destroyed by TLS) and EOF mid-handshake.
     const onTlsError = (err: Error) => fail(err);

@@ -87,7 +87,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     clientTimeoutReason: (id) => timeouts.reasonFor(id),
     refuseTarget: (url) => {
       const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-      if (isSelf(url.hostname, port, listenAddr)) return { status: 400, message: 'Refusing to forward a request to the proxy itself (request loop)' };
+      if (isSelf(url.hostname, port, listenAddr))
+        return { status: 400, message: 'Refusing to forward a request to the proxy itself (request loop)' };
       return null;
     },
   };
@@ -107,8 +108,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       answerProxyError(res, 500, 'Netlens internal error (see the proxy log)');
     });
   };
-  const fallbackOrigin = (transport: RequestOrigin['transport']) => (req: ClientRequest): RequestOrigin =>
-    originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
+  const fallbackOrigin =
+    (transport: RequestOrigin['transport']) =>
+    (req: ClientRequest): RequestOrigin =>
+      originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
 
   // The listener: absolute-form HTTP requests, CONNECT, and upgrades (ws:// via the proxy).
   // Node's own timers are off (requestTimeout 0, headersTimeout 0): ClientTimeouts bounds every client leg.
@@ -126,7 +129,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const onClientError = answerClientError(opts.maxHeaderSize);
   server.on('clientError', onClientError);
   // One more header line than the limit is kept, so a request over it is refused (request-checks.ts), not truncated.
-  const limitHeaders = (srv: { maxHeadersCount: number | null; maxHeaderSize?: number; requireHostHeader?: boolean } & NodeJS.EventEmitter) => {
+  const limitHeaders = (
+    srv: { maxHeadersCount: number | null; maxHeaderSize?: number; requireHostHeader?: boolean } & NodeJS.EventEmitter,
+  ) => {
     srv.maxHeadersCount = MAX_HEADER_COUNT + 1;
     // Node answers a missing Host (400) and an unknown Expect (417) itself, before any handler:
     // unrecorded, and out of turn, so a request pipelined behind it was forwarded at once.
@@ -177,7 +182,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   });
 
   // Cleartext HTTP inside a CONNECT tunnel (e.g. ws:// over CONNECT).
-  const tunnelHttpServer = http.createServer({ ...H1_SERVER_OPTIONS, maxHeaderSize: opts.maxHeaderSize }, onRequest(fallbackOrigin('connect-plain')));
+  const tunnelHttpServer = http.createServer(
+    { ...H1_SERVER_OPTIONS, maxHeaderSize: opts.maxHeaderSize },
+    onRequest(fallbackOrigin('connect-plain')),
+  );
   limitHeaders(tunnelHttpServer);
   tunnelHttpServer.on('clientError', onClientError);
   tunnelHttpServer.on('upgrade', (req: http.IncomingMessage, socket: Socket, head: Buffer) => {
@@ -204,7 +212,13 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     const onError = (err: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       if (err.code === 'EADDRINUSE') {
-        reject(new NetlensError(ErrorCodes.PORT_IN_USE, `Port ${opts.port} on ${opts.host} is already in use. Stop the other program, choose another --port, or use --port 0 for any free port.`, { cause: err }));
+        reject(
+          new NetlensError(
+            ErrorCodes.PORT_IN_USE,
+            `Port ${opts.port} on ${opts.host} is already in use. Stop the other program, choose another --port, or use --port 0 for any free port.`,
+            { cause: err },
+          ),
+        );
       } else {
         reject(new NetlensError(ErrorCodes.LISTEN_FAILED, `Cannot listen on ${opts.host}:${opts.port}: ${err.message}`, { cause: err }));
       }
@@ -221,7 +235,14 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   listenAddr.port = bound.port;
   const displayHost = bound.address.includes(':') ? `[${bound.address}]` : bound.address;
   const address: ProxyAddress = { host: bound.address, port: bound.port, url: `http://${displayHost}:${bound.port}` };
-  const settings: ProxySettings = { host: bound.address, port: bound.port, intercept: opts.intercept, http2: opts.http2, nagle: opts.nagle, dataDir: opts.dataDir };
+  const settings: ProxySettings = {
+    host: bound.address,
+    port: bound.port,
+    intercept: opts.intercept,
+    http2: opts.http2,
+    nagle: opts.nagle,
+    dataDir: opts.dataDir,
+  };
   events.emit({ type: 'listening', address });
 
   let stopping: Promise<void> | undefined;

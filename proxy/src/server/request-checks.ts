@@ -54,10 +54,18 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeade
   }
   const lines = req.rawHeaders.length / 2;
   if (lines > MAX_HEADER_COUNT) {
-    return { status: 431, code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE, message: `The request has more than ${MAX_HEADER_COUNT} header lines` };
+    return {
+      status: 431,
+      code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE,
+      message: `The request has more than ${MAX_HEADER_COUNT} header lines`,
+    };
   }
   if (!h1 && headBytes(req.rawHeaders) > maxHeaderSize) {
-    return { status: 431, code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE, message: `The request's headers are larger than ${maxHeaderSize} bytes` };
+    return {
+      status: 431,
+      code: ErrorCodes.REQUEST_HEADERS_TOO_LARGE,
+      message: `The request's headers are larger than ${maxHeaderSize} bytes`,
+    };
   }
   if (req.url === '*' && !isAsteriskForm(req, origin)) {
     return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: 'The request target "*" is only valid with OPTIONS' };
@@ -66,7 +74,11 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeade
   // lifecycle (and out of turn with pipelined requests); the proxy's servers hand it here.
   const expect = req.headers.expect;
   if (expect !== undefined && String(expect).trim().toLowerCase() !== '100-continue') {
-    return { status: 417, code: ErrorCodes.CLIENT_MALFORMED, message: `The request expects "${String(expect).slice(0, 200)}"; only "Expect: 100-continue" is understood` };
+    return {
+      status: 417,
+      code: ErrorCodes.CLIENT_MALFORMED,
+      message: `The request expects "${String(expect).slice(0, 200)}"; only "Expect: 100-continue" is understood`,
+    };
   }
   if (!h1) return null;
   // RFC 9112 §6.3: a request whose Transfer-Encoding does not end in chunked has no
@@ -76,12 +88,22 @@ export function checkRequest(req: ClientRequest, origin: RequestOrigin, maxHeade
   if (te !== undefined) {
     const last = String(te).split(',').pop()!.trim().toLowerCase();
     if (last !== 'chunked') {
-      return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: `Transfer-Encoding "${String(te).slice(0, 200)}" does not end in chunked: the body length is unknown` };
+      return {
+        status: 400,
+        code: ErrorCodes.CLIENT_MALFORMED,
+        message: `Transfer-Encoding "${String(te).slice(0, 200)}" does not end in chunked: the body length is unknown`,
+      };
     }
   }
   let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
-  if (hosts > 1) return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: `The request has ${hosts} Host headers; HTTP/1.1 allows exactly one` };
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1)
+    return {
+      status: 400,
+      code: ErrorCodes.CLIENT_MALFORMED,
+      message: `The request has ${hosts} Host headers; HTTP/1.1 allows exactly one`,
+    };
   if (hosts === 0 && req.httpVersionMinor >= 1) {
     return { status: 400, code: ErrorCodes.CLIENT_MALFORMED, message: 'The HTTP/1.1 request has no Host header; HTTP/1.1 requires one' };
   }

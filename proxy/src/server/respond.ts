@@ -80,12 +80,25 @@ async function readBounded(req: ClientRequest, hasBody: boolean, max: number): P
   return { whole: null, forward: Readable.from(rest()) };
 }
 
-export async function runRespondHook(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, target: URL, hasBody: boolean): Promise<HookOutcome> {
+export async function runRespondHook(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  x: Exchange,
+  target: URL,
+  hasBody: boolean,
+): Promise<HookOutcome> {
   const hook = ctx.options.respond!;
   const body = await readBounded(req, hasBody, hook.maxBodyBytes);
   let decision: HookAnswer | 'forward' | 'kill';
   try {
-    decision = await hook.respond({ method: x.request.method, url: target, headers: x.request.headers, body: body.whole, protocol: x.clientProtocol });
+    decision = await hook.respond({
+      method: x.request.method,
+      url: target,
+      headers: x.request.headers,
+      body: body.whole,
+      protocol: x.clientProtocol,
+    });
   } catch (err) {
     // A bug in the hook must not take the request down: forward it and say so.
     process.emitWarning(`Netlens: respond hook failed, forwarding: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
@@ -105,7 +118,11 @@ export async function runRespondHook(ctx: ProxyContext, req: ClientRequest, res:
     x.replayed = false;
     endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
-    finishExchange(ctx, x, { code: ErrorCodes.REPLAY_UNMATCHED, message: 'No recorded response matches this request; the replay policy is "kill", so the connection was closed', side: 'proxy' });
+    finishExchange(ctx, x, {
+      code: ErrorCodes.REPLAY_UNMATCHED,
+      message: 'No recorded response matches this request; the replay policy is "kill", so the connection was closed',
+      side: 'proxy',
+    });
     return { handled: true };
   }
   await writeAnswer(ctx, req, res, x, decision);
@@ -121,14 +138,18 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
   const headers = stripHopByHop(a.headers);
   const statusText = a.statusText || http.STATUS_CODES[a.status] || '';
   x.timestamps.responseHeaders = performance.now();
-  ctx.events.emit({ type: 'response', response: { id: x.id, status: a.status, statusText, httpVersion: x.clientProtocol, headers, at: x.timestamps.responseHeaders } });
+  ctx.events.emit({
+    type: 'response',
+    response: { id: x.id, status: a.status, statusText, httpVersion: x.clientProtocol, headers, at: x.timestamps.responseHeaders },
+  });
   const finish = (error?: ExchangeError) => {
     const capture = new BodyCapturer(ctx.options.bodyCaptureLimit);
     capture.push(a.body);
     x.response = { status: a.status, statusText, httpVersion: x.clientProtocol, headers, body: capture.result() };
     finishExchange(ctx, x, error);
   };
-  if (res.destroyed) return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
+  if (res.destroyed)
+    return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
   try {
     if (res instanceof http.ServerResponse) {
       res.sendDate = false;
@@ -138,7 +159,11 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
     }
   } catch (err) {
     endClient(req, res);
-    return finish({ code: ErrorCodes.UPSTREAM_PROTOCOL, message: `Recorded response cannot be written to the client: ${(err as Error).message}`, side: 'proxy' });
+    return finish({
+      code: ErrorCodes.UPSTREAM_PROTOCOL,
+      message: `Recorded response cannot be written to the client: ${(err as Error).message}`,
+      side: 'proxy',
+    });
   }
   x.timestamps.clientResponseHeaders = performance.now();
   const ended = new Promise<boolean>((resolve) => {
@@ -158,5 +183,7 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
   }
   const ok = await ended;
   x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
-  finish(ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+  finish(
+    ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' },
+  );
 }

@@ -145,7 +145,14 @@ export class ClientTimeouts {
   /** Starts watching an HTTP/2 session on an intercepted connection. */
   watchH2(session: http2.ServerHttp2Session): void {
     const now = performance.now();
-    const conn: H2Conn = { session, streams: 0, since: now, lastRead: bytesRead(session.socket as net.Socket), lastReadAt: now, pinged: false };
+    const conn: H2Conn = {
+      session,
+      streams: 0,
+      since: now,
+      lastRead: bytesRead(session.socket as net.Socket),
+      lastReadAt: now,
+      pinged: false,
+    };
     this.h2.add(conn);
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
       conn.streams++;
@@ -300,7 +307,10 @@ export class ClientTimeouts {
 
   private expire(conn: H1Conn, message: string): void {
     this.h1.delete(conn.socket);
-    this.reasons.set(conn.id, { error: { code: ErrorCodes.CLIENT_TIMEOUT, message: `Client timeout: ${message}`, side: 'client' }, at: performance.now() });
+    this.reasons.set(conn.id, {
+      error: { code: ErrorCodes.CLIENT_TIMEOUT, message: `Client timeout: ${message}`, side: 'client' },
+      at: performance.now(),
+    });
     this.arm();
   }
 

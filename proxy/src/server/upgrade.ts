@@ -28,9 +28,21 @@ function rawHead(statusLine: string, headers: string[]): string {
   return `${out}\r\n`;
 }
 
-export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, socket: Duplex, head: Buffer, origin: RequestOrigin, ruleHits?: RuleHit[]): void {
+export function handleUpgrade(
+  ctx: ProxyContext,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  origin: RequestOrigin,
+  ruleHits?: RuleHit[],
+): void {
   // Rules (rules/upgrade-rules.ts) may refuse or delay the handshake; they call back here with what matched.
-  if (!ruleHits && ctx.options.rules?.current && upgradeRules(ctx, req, socket, origin, (hits) => handleUpgrade(ctx, req, socket, head, origin, hits))) return;
+  if (
+    !ruleHits &&
+    ctx.options.rules?.current &&
+    upgradeRules(ctx, req, socket, origin, (hits) => handleUpgrade(ctx, req, socket, head, origin, hits))
+  )
+    return;
   const start = performance.now();
   const target = targetUrl(req, origin);
   const headers = pairsFromFlat(req.rawHeaders);
@@ -87,7 +99,9 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
   });
   // An origin that never answers the handshake (or stalls it): the same head deadline as any request.
   const headMs = ctx.options.upstreamTimeoutMs;
-  upstreamReq.setTimeout(headMs, () => upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT })));
+  upstreamReq.setTimeout(headMs, () =>
+    upstreamReq.destroy(Object.assign(new Error(`no response within ${headMs} ms`), { code: ErrorCodes.UPSTREAM_TIMEOUT })),
+  );
   let answered = false;
   // The client gave up before the origin answered (closed, or half-closed: nginx's 499 too):
   // release both sides and record it.
@@ -96,7 +110,11 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     answered = true;
     upstreamReq.destroy();
     socket.destroy();
-    finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the upgrade was answered', side: 'client' });
+    finish({
+      code: ErrorCodes.CLIENT_ABORTED,
+      message: 'The client closed the connection before the upgrade was answered',
+      side: 'client',
+    });
   };
   socket.once('close', onClientGone);
   socket.once('end', onClientGone);
@@ -119,7 +137,13 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     x.upstreamConnectionId = connectionInfo(upSocket).id;
     x.upstreamConnectionNew = true;
     x.serverIPAddress = upSocket.remoteAddress;
-    x.response = { status: res.statusCode ?? 101, statusText: res.statusMessage ?? '', httpVersion: 'http/1.1', headers: pairsFromFlat(res.rawHeaders), body: emptyBody() };
+    x.response = {
+      status: res.statusCode ?? 101,
+      statusText: res.statusMessage ?? '',
+      httpVersion: 'http/1.1',
+      headers: pairsFromFlat(res.rawHeaders),
+      body: emptyBody(),
+    };
     upSocket.setNoDelay(noDelay);
     socket.write(rawHead(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}`, res.rawHeaders));
     x.timestamps.clientResponseHeaders = performance.now();
@@ -149,7 +173,13 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
     socket.off('close', onClientGone);
     socket.off('end', onClientGone);
     x.timestamps.responseHeaders = performance.now();
-    x.response = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', httpVersion: 'http/1.1', headers: pairsFromFlat(res.rawHeaders), body: emptyBody() };
+    x.response = {
+      status: res.statusCode ?? 0,
+      statusText: res.statusMessage ?? '',
+      httpVersion: 'http/1.1',
+      headers: pairsFromFlat(res.rawHeaders),
+      body: emptyBody(),
+    };
     const h = stripHopByHop(pairsFromFlat(res.rawHeaders));
     socket.write(rawHead(`HTTP/1.1 ${res.statusCode} ${res.statusMessage}`, [...flatFromPairs(h), 'Connection', 'close']));
     res.pipe(socket);
@@ -178,7 +208,8 @@ export function handleUpgrade(ctx: ProxyContext, req: http.IncomingMessage, sock
 
 /** Body framing of an Upgrade request: a byte count (0: none), or why it cannot be forwarded. */
 function upgradeBody(headers: RawHeaders): number | string {
-  if (getHeader(headers, 'transfer-encoding') !== undefined) return 'an Upgrade request with a chunked body cannot be forwarded; send Content-Length';
+  if (getHeader(headers, 'transfer-encoding') !== undefined)
+    return 'an Upgrade request with a chunked body cannot be forwarded; send Content-Length';
   const cl = getHeader(headers, 'content-length');
   if (cl === undefined) return 0;
   if (!/^\d{1,15}$/.test(cl.trim())) return `invalid Content-Length "${cl.slice(0, 40)}"`;

@@ -105,7 +105,14 @@ export async function scanHarEntries(file: string): Promise<EntryFileScan> {
         case OPEN_ARR: {
           stack.push(b);
           const depth = stack.length;
-          if (depth === 3 && b === OPEN_ARR && keyAt[2] === 'entries' && keyAt[1] === 'log' && stack[0] === OPEN_OBJ && stack[1] === OPEN_OBJ) {
+          if (
+            depth === 3 &&
+            b === OPEN_ARR &&
+            keyAt[2] === 'entries' &&
+            keyAt[1] === 'log' &&
+            stack[0] === OPEN_OBJ &&
+            stack[1] === OPEN_OBJ
+          ) {
             // `{"log":{…,"entries":[` : from here on, bytes belong to entries, not the head.
             entriesDepth = depth;
             keep(chunk, copyFrom, i + 1);
@@ -244,7 +251,9 @@ export class EntryFile {
   }
 
   private async readFrom(fh: fs.promises.FileHandle, ref: { offset: number; length: number }, cap?: number): Promise<HarEntry> {
-    const value = JSON.parse(cap === undefined ? await this.whole(fh, ref) : await this.capped(fh, ref, cap)) as { entry?: HarEntry } & HarEntry;
+    const value = JSON.parse(cap === undefined ? await this.whole(fh, ref) : await this.capped(fh, ref, cap)) as {
+      entry?: HarEntry;
+    } & HarEntry;
     if (!this.wrapped) return value;
     // (A journal line's own keys are never long: the cut cannot touch "entry".)
     if (!value.entry) throw new EntryFileError(`${this.file}: a journal line without an entry`);
@@ -261,7 +270,7 @@ export class EntryFile {
   private async capped(fh: fs.promises.FileHandle, ref: { offset: number; length: number }, cap: number): Promise<string> {
     const capper = new JsonCapper(cap);
     const buf = Buffer.allocUnsafe(Math.min(ref.length, READ_PIECE));
-    for (let done = 0; done < ref.length; ) {
+    for (let done = 0; done < ref.length;) {
       const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, ref.length - done), ref.offset + done);
       if (bytesRead === 0) throw new EntryFileError(`${this.file} changed on disk while open`);
       capper.write(buf.subarray(0, bytesRead));

@@ -62,7 +62,9 @@ export class SessionIndex {
       text = await fs.readFile(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new NetlensError(ErrorCodes.SESSION_STORE, `cannot read the session index ${this.file}: ${(err as Error).message}`, { cause: err });
+      throw new NetlensError(ErrorCodes.SESSION_STORE, `cannot read the session index ${this.file}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     try {
       const parsed = JSON.parse(text) as IndexFile;
@@ -122,7 +124,10 @@ export class SessionIndex {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new NetlensError(ErrorCodes.SESSION_STORE, `the session index is locked by another Netlens process (${this.lockDir}); try again, or remove that directory if no Netlens is running.`);
+        throw new NetlensError(
+          ErrorCodes.SESSION_STORE,
+          `the session index is locked by another Netlens process (${this.lockDir}); try again, or remove that directory if no Netlens is running.`,
+        );
       }
       await sleep(Math.min(5 + attempt * 5, 50));
     }

@@ -44,7 +44,10 @@ export interface Recording {
 function invalidHar(source: string, errors: HarIssue[]): NetlensError {
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return new NetlensError(ErrorCodes.HAR_INVALID, `${source} cannot be imported: ${first.path ? `${first.path}: ` : ''}${first.message}${more}. Nothing was imported.`);
+  return new NetlensError(
+    ErrorCodes.HAR_INVALID,
+    `${source} cannot be imported: ${first.path ? `${first.path}: ` : ''}${first.message}${more}. Nothing was imported.`,
+  );
 }
 
 function newId(): string {
@@ -100,7 +103,10 @@ export class SessionStore {
     const byName = sessions.filter((s) => s.name === idOrName);
     if (byName.length === 1) return byName[0];
     if (byName.length > 1) {
-      throw new NetlensError(ErrorCodes.NOT_FOUND, `${byName.length} sessions are named "${idOrName}"; use an id (${byName.map((s) => s.id).join(', ')}).`);
+      throw new NetlensError(
+        ErrorCodes.NOT_FOUND,
+        `${byName.length} sessions are named "${idOrName}"; use an id (${byName.map((s) => s.id).join(', ')}).`,
+      );
     }
     throw new NetlensError(ErrorCodes.NOT_FOUND, `No session "${idOrName}". "netlens sessions list" shows the sessions there are.`);
   }
@@ -117,11 +123,17 @@ export class SessionStore {
       const scan = await scanJournal(this.journalPath(info.id));
       const entries: HarEntry[] = [];
       for await (const e of journalEntries(this.journalPath(info.id), scan)) entries.push(e);
-      return { info: { ...info, entryCount: entries.length }, har: { log: { version: '1.2', creator: scan.meta?.creator ?? NETLENS_CREATOR, pages: scan.pages, entries } } };
+      return {
+        info: { ...info, entryCount: entries.length },
+        har: { log: { version: '1.2', creator: scan.meta?.creator ?? NETLENS_CREATOR, pages: scan.pages, entries } },
+      };
     }
     const result = await readHarFile(this.harPath(info.id));
     if (!result.har) {
-      throw new NetlensError(ErrorCodes.SESSION_STORE, `session "${info.name}" (${this.harPath(info.id)}) cannot be read: ${result.errors.map((e) => formatIssue('error', e)).join('; ')}`);
+      throw new NetlensError(
+        ErrorCodes.SESSION_STORE,
+        `session "${info.name}" (${this.harPath(info.id)}) cannot be read: ${result.errors.map((e) => formatIssue('error', e)).join('; ')}`,
+      );
     }
     return { info, har: result.har };
   }
@@ -134,7 +146,10 @@ export class SessionStore {
       if (!s) throw new NetlensError(ErrorCodes.NOT_FOUND, `No session "${id}" (it was deleted meanwhile).`);
       const clash = sessions.find((x) => x.id !== id && x.name === name.trim());
       if (clash) {
-        throw new NetlensError(ErrorCodes.SESSION_NAME_TAKEN, `Session ${clash.id} is already named "${name.trim()}"; names are unique, choose another one.`);
+        throw new NetlensError(
+          ErrorCodes.SESSION_NAME_TAKEN,
+          `Session ${clash.id} is already named "${name.trim()}"; names are unique, choose another one.`,
+        );
       }
       s.name = name.trim();
       return { ...s };
@@ -167,7 +182,12 @@ export class SessionStore {
           yield e;
         }
       }
-      const info = await this.saveEntries(entries(), { name, source: options.source ?? 'import', origin, head: { creator, browser, pages: pages ?? [], comment, extra } });
+      const info = await this.saveEntries(entries(), {
+        name,
+        source: options.source ?? 'import',
+        origin,
+        head: { creator, browser, pages: pages ?? [], comment, extra },
+      });
       return { info, warnings: scan.warnings, ...(info.name !== name ? { requestedName: name } : {}) };
     } finally {
       journal.close();
@@ -179,11 +199,19 @@ export class SessionStore {
     return this.importParsed(parseHar(text), { name: options.name, source: options.source ?? 'import', origin: options.origin });
   }
 
-  private async importParsed(result: ReturnType<typeof parseHar>, meta: { name: string; source: SessionSource; origin?: string }): Promise<ImportResult> {
+  private async importParsed(
+    result: ReturnType<typeof parseHar>,
+    meta: { name: string; source: SessionSource; origin?: string },
+  ): Promise<ImportResult> {
     if (!result.har) throw invalidHar(meta.origin ?? meta.name, result.errors);
     const { log } = result.har;
     const { version: _v, creator, browser, pages, entries, comment, ...extra } = log;
-    const info = await this.saveEntries(entries, { name: meta.name, source: meta.source, origin: meta.origin, head: { creator, browser, pages: pages ?? [], comment, extra } });
+    const info = await this.saveEntries(entries, {
+      name: meta.name,
+      source: meta.source,
+      origin: meta.origin,
+      head: { creator, browser, pages: pages ?? [], comment, extra },
+    });
     return { info, warnings: result.warnings, ...(info.name !== meta.name ? { requestedName: meta.name } : {}) };
   }
 
@@ -207,7 +235,10 @@ export class SessionStore {
     };
     await this.index.update((sessions) => {
       // Chosen under the index lock: two imports at once cannot both take the free name.
-      info.name = uniqueName(options.name, sessions.map((s) => s.name));
+      info.name = uniqueName(
+        options.name,
+        sessions.map((s) => s.name),
+      );
       sessions.push(info);
     });
     return info;
@@ -246,7 +277,10 @@ export class SessionStore {
       throw err;
     }
     if (info.state === 'recording' && !this.isInterrupted(info)) {
-      throw new NetlensError(ErrorCodes.SESSION_STORE, `session "${info.name}" is being recorded by process ${info.pid}; stop that recording first.`);
+      throw new NetlensError(
+        ErrorCodes.SESSION_STORE,
+        `session "${info.name}" is being recorded by process ${info.pid}; stop that recording first.`,
+      );
     }
     await this.index.update((sessions) => {
       const i = sessions.findIndex((s) => s.id === info.id);
@@ -265,7 +299,16 @@ export class SessionStore {
     const id = newId();
     const name = options.name ?? `Recording ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const info: SessionRecord = { id, name, createdAt: new Date().toISOString(), entryCount: 0, source: options.source ?? 'capture', sizeBytes: 0, state: 'recording', pid: process.pid };
+    const info: SessionRecord = {
+      id,
+      name,
+      createdAt: new Date().toISOString(),
+      entryCount: 0,
+      source: options.source ?? 'capture',
+      sizeBytes: 0,
+      state: 'recording',
+      pid: process.pid,
+    };
     // Journal first: if the index cannot be written, recover() still finds the journal.
     const recorder = new HarRecorder(events, {
       journalFile: this.journalPath(id),
@@ -275,7 +318,10 @@ export class SessionStore {
     });
     try {
       await this.index.update((sessions) => {
-        info.name = uniqueName(info.name, sessions.map((s) => s.name));
+        info.name = uniqueName(
+          info.name,
+          sessions.map((s) => s.name),
+        );
         sessions.push(info);
       });
     } catch (err) {
@@ -286,10 +332,11 @@ export class SessionStore {
     return {
       id,
       recorder,
-      stop: () => (stopped ??= (async () => {
-        recorder.stop();
-        return this.finishJournal(id);
-      })()),
+      stop: () =>
+        (stopped ??= (async () => {
+          recorder.stop();
+          return this.finishJournal(id);
+        })()),
     };
   }
 
@@ -300,7 +347,15 @@ export class SessionStore {
       let s = sessions.find((x) => x.id === id);
       if (!s) {
         // A journal the index never heard of (the process died before the index was written).
-        s = { id, name: result.meta?.name ?? `Recovered ${id}`, createdAt: result.meta?.created || new Date().toISOString(), entryCount: 0, source: 'capture', sizeBytes: 0, state: 'saved' };
+        s = {
+          id,
+          name: result.meta?.name ?? `Recovered ${id}`,
+          createdAt: result.meta?.created || new Date().toISOString(),
+          entryCount: 0,
+          source: 'capture',
+          sizeBytes: 0,
+          state: 'saved',
+        };
         sessions.push(s);
       }
       s.state = 'saved';
@@ -321,7 +376,10 @@ export class SessionStore {
     const sessions = await this.list();
     const known = new Set(sessions.map((s) => s.id));
     const files = await fs.readdir(this.dir).catch(() => [] as string[]);
-    const stray = files.filter((f) => f.endsWith('.journal')).map((f) => f.slice(0, -'.journal'.length)).filter((id) => !known.has(id));
+    const stray = files
+      .filter((f) => f.endsWith('.journal'))
+      .map((f) => f.slice(0, -'.journal'.length))
+      .filter((id) => !known.has(id));
     const ids = [...sessions.filter((s) => this.isInterrupted(s)).map((s) => s.id), ...stray];
     const recovered: SessionRecord[] = [];
     for (const id of ids) {
@@ -355,10 +413,26 @@ export class SessionStore {
       if (f.endsWith('.har')) {
         const r = await readHarFile(full);
         if (!r.har) continue;
-        sessions.push({ id: f.slice(0, -4), name: f.slice(0, -4), createdAt, entryCount: r.har.log.entries.length, source: 'import', sizeBytes: stat.size, state: 'saved' });
+        sessions.push({
+          id: f.slice(0, -4),
+          name: f.slice(0, -4),
+          createdAt,
+          entryCount: r.har.log.entries.length,
+          source: 'import',
+          sizeBytes: stat.size,
+          state: 'saved',
+        });
       } else if (f.endsWith('.journal')) {
         // No pid: list() reports it as interrupted, recover() saves it.
-        sessions.push({ id: f.slice(0, -8), name: `Recovered ${f.slice(0, -8)}`, createdAt, entryCount: 0, source: 'capture', sizeBytes: stat.size, state: 'recording' });
+        sessions.push({
+          id: f.slice(0, -8),
+          name: `Recovered ${f.slice(0, -8)}`,
+          createdAt,
+          entryCount: 0,
+          source: 'capture',
+          sizeBytes: stat.size,
+          state: 'recording',
+        });
       }
     }
     await this.index.replace(sessions);

@@ -206,5 +206,16 @@ function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: strin
     return ctx;
   };
 
-  return { dir, certPath: f.certPath, keyPath: f.keyPath, certPem, leafSpkiHash, fingerprint, issue, hostCredentials, secureContext, limitHostCache };
+  return {
+    dir,
+    certPath: f.certPath,
+    keyPath: f.keyPath,
+    certPem,
+    leafSpkiHash,
+    fingerprint,
+    issue,
+    hostCredentials,
+    secureContext,
+    limitHostCache,
+  };
 }

@@ -91,7 +91,7 @@ function read(buf: Buffer, at = 0): Element & { end: number } {
 
 function children(el: Element): Element[] {
   const out: Element[] = [];
-  for (let at = 0; at < el.content.length; ) {
+  for (let at = 0; at < el.content.length;) {
     const c = read(el.content, at);
     out.push(c);
     at = c.end;

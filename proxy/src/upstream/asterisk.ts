@@ -13,7 +13,13 @@ import { connectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
 import { ErrorCodes } from '../errors.js';
 
-export function sendAsteriskH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host: string, port: number): Promise<UpstreamResponse> {
+export function sendAsteriskH1(
+  pool: UpstreamPool,
+  req: UpstreamRequest,
+  secure: boolean,
+  host: string,
+  port: number,
+): Promise<UpstreamResponse> {
   const t = req.timestamps;
   return new Promise((resolve, reject) => {
     t.upstreamAssigned = performance.now();

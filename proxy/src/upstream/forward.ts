@@ -109,7 +109,9 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
 }
 
 function refusedStream(): Error {
-  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), { code: ErrorCodes.H2_REFUSED_STREAM });
+  return Object.assign(new Error('the origin refused the stream (REFUSED_STREAM) before processing it'), {
+    code: ErrorCodes.H2_REFUSED_STREAM,
+  });
 }
 
 function timeoutError(ms: number): Error {
@@ -274,7 +276,9 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
           body?.push(null);
           return;
         }
-        const error = markStarted(nodeStyleError(err, { firstStatus: watch?.firstStatus, headReceived: settled, parserError: watch?.parserError }));
+        const error = markStarted(
+          nodeStyleError(err, { firstStatus: watch?.firstStatus, headReceived: settled, parserError: watch?.parserError }),
+        );
         if (!settled) {
           settled = true;
           deadline.clear();
@@ -395,9 +399,12 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
             // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
             incomplete: () =>
               stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
-                ? Object.assign(new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`), {
-                    code: 'ERR_HTTP2_STREAM_ERROR',
-                  })
+                ? Object.assign(
+                    new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`),
+                    {
+                      code: 'ERR_HTTP2_STREAM_ERROR',
+                    },
+                  )
                 : undefined,
           });
         });

@@ -212,7 +212,11 @@ export class UpstreamPool {
     socket.on('error', destroyOnError);
     socket.once('close', () => {
       const l = this.stash.get(key);
-      if (l) this.stash.set(key, l.filter((s) => s !== socket));
+      if (l)
+        this.stash.set(
+          key,
+          l.filter((s) => s !== socket),
+        );
     });
   }
 

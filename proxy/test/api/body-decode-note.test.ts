@@ -17,8 +17,27 @@ function entry(content: Partial<HarContent>): LooseHarEntry {
   return {
     startedDateTime: '2026-01-01T00:00:00.000Z',
     time: 1,
-    request: { method: 'GET', url: 'http://127.0.0.1/x', httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0 },
-    response: { status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [], content: { size: 42, mimeType: 'text/html', ...content }, redirectURL: '', headersSize: -1, bodySize: 42 },
+    request: {
+      method: 'GET',
+      url: 'http://127.0.0.1/x',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
+    response: {
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      content: { size: 42, mimeType: 'text/html', ...content },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 42,
+    },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
   };
@@ -26,11 +45,17 @@ function entry(content: Partial<HarContent>): LooseHarEntry {
 
 describe('undecodable bodies', () => {
   it('live: corrupt gzip → raw bytes with the note; good gzip → decoded, no note', () => {
-    const bad = bodyView(capture(corrupt), [['Content-Type', 'text/html'], ['Content-Encoding', 'gzip']]);
+    const bad = bodyView(capture(corrupt), [
+      ['Content-Type', 'text/html'],
+      ['Content-Encoding', 'gzip'],
+    ]);
     expect(bad.decodeError).toMatch(NOTE);
     expect(bad.kind).toBe('base64');
     expect(Buffer.from(bad.data, 'base64')).toEqual(corrupt);
-    const good = bodyView(capture(zlib.gzipSync('<p>hi</p>')), [['Content-Type', 'text/html'], ['Content-Encoding', 'gzip']]);
+    const good = bodyView(capture(zlib.gzipSync('<p>hi</p>')), [
+      ['Content-Type', 'text/html'],
+      ['Content-Encoding', 'gzip'],
+    ]);
     expect(good).toMatchObject({ kind: 'text', data: '<p>hi</p>', contentEncoding: 'gzip' });
     expect(good.decodeError).toBeUndefined();
   });
@@ -55,9 +80,15 @@ describe('undecodable bodies', () => {
   });
 
   it('decodeFailureNote', () => {
-    expect(decodeFailureNote('br', 'Decompression failed')).toBe('Content-Encoding br could not be decoded: Decompression failed; showing the raw bytes.');
-    expect(decodeFailureNote(undefined, 'x-gzip: unexpected end of file')).toBe('Content-Encoding x-gzip could not be decoded: unexpected end of file; showing the raw bytes.');
-    expect(decodeFailureNote(undefined, 'something odd')).toBe('Content-Encoding content could not be decoded: something odd; showing the raw bytes.');
+    expect(decodeFailureNote('br', 'Decompression failed')).toBe(
+      'Content-Encoding br could not be decoded: Decompression failed; showing the raw bytes.',
+    );
+    expect(decodeFailureNote(undefined, 'x-gzip: unexpected end of file')).toBe(
+      'Content-Encoding x-gzip could not be decoded: unexpected end of file; showing the raw bytes.',
+    );
+    expect(decodeFailureNote(undefined, 'something odd')).toBe(
+      'Content-Encoding content could not be decoded: something odd; showing the raw bytes.',
+    );
     expect(decodeFailureNote('gzip', 'deflate: x')).toMatch(/^Content-Encoding gzip could not be decoded: deflate: x;/);
   });
 });

@@ -49,7 +49,10 @@ function fakeLab(loadMs = 5): LabBackend {
         completed++;
       }
       fs.mkdirSync(path.join(config.outDir!, 'har'), { recursive: true });
-      fs.writeFileSync(path.join(config.outDir!, 'har', 'run.har'), JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [] } }));
+      fs.writeFileSync(
+        path.join(config.outDir!, 'har', 'run.har'),
+        JSON.stringify({ log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [] } }),
+      );
       return { aborted: signal.aborted, cells: [], config: { ...config, alpha: 0.05 } } as unknown as LabResult;
     },
   };
@@ -59,14 +62,20 @@ describe('core service: lab runs', () => {
   it('says clearly when the lab is not installed', async () => {
     const { s } = service();
     expect((await s.getLabOptions()).available).toBe(false);
-    await expect(s.startLab({ target: { kind: 'site', images: 5, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toMatchObject({ code: 'NL_FEATURE_UNAVAILABLE' });
+    await expect(s.startLab({ target: { kind: 'site', images: 5, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toMatchObject({
+      code: 'NL_FEATURE_UNAVAILABLE',
+    });
   });
 
   it('validates the configuration with messages naming the field', async () => {
     const { s } = service(fakeLab());
-    await expect(s.startLab({ target: { kind: 'site', images: -1, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/images/);
+    await expect(s.startLab({ target: { kind: 'site', images: -1, latencyMs: 0 }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(
+      /images/,
+    );
     await expect(s.startLab({ target: { kind: 'url', url: 'file:///etc/passwd' }, cells: ['direct+h2'], runs: 1 })).rejects.toThrow(/http/);
-    await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h3' as never], runs: 1 })).rejects.toThrow(/cell/);
+    await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h3' as never], runs: 1 })).rejects.toThrow(
+      /cell/,
+    );
     await expect(s.startLab({ target: { kind: 'site', images: 3, latencyMs: 0 }, cells: ['direct+h2'], runs: 0 })).rejects.toThrow(/runs/);
   });
 
@@ -85,16 +94,25 @@ describe('core service: lab runs', () => {
   it('refuses a baseline that is not among the cells, and runs outside the shared limits (issue 15)', async () => {
     const { s } = service(fakeLab());
     const target = { kind: 'site' as const, images: 3, latencyMs: 0 };
-    await expect(s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'proxy+h1+intercept' })).rejects.toMatchObject({
+    await expect(
+      s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'proxy+h1+intercept' }),
+    ).rejects.toMatchObject({
       code: 'NL_API_BAD_REQUEST',
       message: expect.stringMatching(/baseline cell "proxy\+h1\+intercept" is not among the cells being run/),
     });
-    await expect(s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'direct' })).rejects.toThrow(/no direct cell/);
+    await expect(s.startLab({ target, cells: ['proxy+h1+intercept+nagle'], runs: 2, baseline: 'direct' })).rejects.toThrow(
+      /no direct cell/,
+    );
     await expect(s.startLab({ target, cells: ['direct+h2'], runs: 2, baseline: 'bogus' as never })).rejects.toThrow(/baseline must be/);
-    for (const runs of [0, -1, 1.5, 1e9, '5' as never]) await expect(s.startLab({ target, cells: ['direct+h2'], runs })).rejects.toThrow(/runs must be a whole number from 1 to 1,000/);
+    for (const runs of [0, -1, 1.5, 1e9, '5' as never])
+      await expect(s.startLab({ target, cells: ['direct+h2'], runs })).rejects.toThrow(/runs must be a whole number from 1 to 1,000/);
     // Good ones next to them: the baseline among the cells, and the limits' edges.
-    await expect(s.startLab({ target, cells: ['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], runs: 1, baseline: 'proxy+h1+intercept' })).resolves.toHaveProperty('runId');
-    await expect(s.startLab({ target: { ...target, images: 0 }, cells: ['direct+h2'], runs: 1, baseline: 'direct' })).resolves.toHaveProperty('runId');
+    await expect(
+      s.startLab({ target, cells: ['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], runs: 1, baseline: 'proxy+h1+intercept' }),
+    ).resolves.toHaveProperty('runId');
+    await expect(
+      s.startLab({ target: { ...target, images: 0 }, cells: ['direct+h2'], runs: 1, baseline: 'direct' }),
+    ).resolves.toHaveProperty('runId');
     const o = await s.getLabOptions();
     expect(o.defaults).toMatchObject({ runs: 5, baseline: 'direct', target: { kind: 'site', images: 1000 } });
     expect(o.defaults.cells).toContain('direct+h2');
@@ -121,7 +139,9 @@ describe('core service: lab runs', () => {
     await expect(s.getLabRun({ runId: 'no-such-run' })).rejects.toMatchObject({ code: 'NL_NOT_FOUND' });
     const cmp = await s.compareLabRuns({ a: '2026-11-23T09-00-00-000Z-1', b: '2026-11-23T10-00-00-000Z-2' });
     expect(cmp.cells).toHaveLength(2);
-    await expect(s.compareLabRuns({ a: '2026-11-23T09-00-00-000Z-1', b: '2026-11-23T09-00-00-000Z-1' })).rejects.toThrow(/two different runs/);
+    await expect(s.compareLabRuns({ a: '2026-11-23T09-00-00-000Z-1', b: '2026-11-23T09-00-00-000Z-1' })).rejects.toThrow(
+      /two different runs/,
+    );
     const report = await s.exportLabReport({ runId: '2026-11-23T09-00-00-000Z-1' });
     expect(report.fileName).toBe('netlens-lab-2026-11-23T09-00-00-000Z-1.html');
     expect(report.text).toContain('<svg class="wf"');
@@ -173,7 +193,11 @@ describe('core service: proxy settings', () => {
 });
 
 describe('body view', () => {
-  const json = (enc: string, bytes: Buffer, truncated = false) => bodyView({ size: bytes.length, bytes, truncated }, [['content-type', 'application/json'], ['content-encoding', enc]]);
+  const json = (enc: string, bytes: Buffer, truncated = false) =>
+    bodyView({ size: bytes.length, bytes, truncated }, [
+      ['content-type', 'application/json'],
+      ['content-encoding', enc],
+    ]);
 
   it('decodes br, deflate (zlib and raw) and a truncated gzip body', () => {
     const text = JSON.stringify({ a: 'x'.repeat(5000) });

@@ -23,7 +23,14 @@ export function fakeProxy(): FakeProxy {
       const port = options.port || 18080;
       return {
         address: { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}` },
-        settings: { host: '127.0.0.1', port, intercept: options.intercept ?? true, http2: options.http2 ?? true, nagle: options.nagle ?? false, dataDir: options.dataDir ?? '' },
+        settings: {
+          host: '127.0.0.1',
+          port,
+          intercept: options.intercept ?? true,
+          http2: options.http2 ?? true,
+          nagle: options.nagle ?? false,
+          dataDir: options.dataDir ?? '',
+        },
         events,
         ca: { certPath: '/tmp/netlens-ca.pem', fingerprint: 'AA:BB', leafSpkiHash: 'spki=' } as ProxyHandle['ca'],
         stop: async () => undefined,
@@ -46,8 +53,25 @@ export function exchange(id: string, opts: { body?: string; gzip?: boolean; stat
     clientProtocol: 'h2',
     upstreamProtocol: 'http/1.1',
     nagle: false,
-    request: { method: 'GET', url: `https://example.test/items/${id}?q=1`, httpVersion: 'h2', headers: [[':authority', 'example.test'], ['accept', '*/*']], body: { size: 0, bytes: new Uint8Array(), truncated: false } },
-    response: opts.error ? undefined : { status: opts.status ?? 200, statusText: 'OK', httpVersion: 'http/1.1', headers, body: { size: bytes.length, bytes, truncated: false } },
+    request: {
+      method: 'GET',
+      url: `https://example.test/items/${id}?q=1`,
+      httpVersion: 'h2',
+      headers: [
+        [':authority', 'example.test'],
+        ['accept', '*/*'],
+      ],
+      body: { size: 0, bytes: new Uint8Array(), truncated: false },
+    },
+    response: opts.error
+      ? undefined
+      : {
+          status: opts.status ?? 200,
+          statusText: 'OK',
+          httpVersion: 'http/1.1',
+          headers,
+          body: { size: bytes.length, bytes, truncated: false },
+        },
     retries: 0,
     timestamps: { start: 1 },
     timings: { blocked: 0.5, dns: 1, connect: 4, ssl: 3, send: 0.2, wait: 10, receive: 1, total: 16.7 },

@@ -60,7 +60,9 @@ function openSocket(
 ): Promise<{ ws: WebSocket; events: NetlensEvent[]; protocol: string } | { status: number }> {
   return new Promise((resolve) => {
     const auth: Record<string, string> = token !== null && !protocols ? { authorization: `Bearer ${token}` } : {};
-    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events${query}`, protocols, { headers: { origin: base, ...auth, ...headers } });
+    const ws = new WebSocket(`ws://127.0.0.1:${transport.port}/api/events${query}`, protocols, {
+      headers: { origin: base, ...auth, ...headers },
+    });
     const events: NetlensEvent[] = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m))));
     ws.on('open', () => resolve({ ws, events, protocol: ws.protocol }));
@@ -105,7 +107,11 @@ describe('serve transport: token and origin', () => {
     expect((await fetch(`${base}/../../etc/passwd`)).status).toBe(404);
     expect((await fetch(`${base}/assets/%2e%2e/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
     // The address-bar token, a cookie or a query parameter do not open the API: only the Bearer header does.
-    const viaQuery = await fetch(`${base}/api/getStatus?token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+    const viaQuery = await fetch(`${base}/api/getStatus?token=${TOKEN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     expect(viaQuery.status).toBe(401);
     const viaCookie = await fetch(`${base}/api/getStatus`, {
       method: 'POST',
@@ -124,10 +130,15 @@ describe('serve transport: token and origin', () => {
     expect(await raw(`GET /\\ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
     expect(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
     expect(await raw(`GET * HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
-    expect(await raw(`GET /%E0%A4%A?token=${TOKEN} HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect(await raw(`GET /%E0%A4%A?token=${TOKEN} HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe(
+      'HTTP/1.1 400 Bad Request',
+    );
     expect(await raw(`GET /assets/%00 HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
-    expect(await raw(`POST //api/x HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\nContent-Length: 0\r\n\r\n`)).toBe('HTTP/1.1 405 Method Not Allowed');
-    const upgrade = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+    expect(await raw(`POST //api/x HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\nContent-Length: 0\r\n\r\n`)).toBe(
+      'HTTP/1.1 405 Method Not Allowed',
+    );
+    const upgrade =
+      'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
     expect(await raw(`GET // HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 404 Not Found');
     expect(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 400 Bad Request');
     expect(await raw(`GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:${transport.port}\r\n${upgrade}\r\n`)).toBe('HTTP/1.1 401 Unauthorized');
@@ -147,16 +158,25 @@ describe('serve transport: token and origin', () => {
     const http = await import('node:http');
     const status = await new Promise<number>((resolve) => {
       http
-        .request({ host: '127.0.0.1', port: transport.port, path: '/api/getStatus', method: 'POST', headers: { host: 'attacker.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        })
+        .request(
+          {
+            host: '127.0.0.1',
+            port: transport.port,
+            path: '/api/getStatus',
+            method: 'POST',
+            headers: { host: 'attacker.example', authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
         .end();
     });
     expect(status).toBe(403);
   });
 
-  it('refuses event sockets without the token or from another origin; accepts the Bearer header or the page\'s subprotocols', async () => {
+  it("refuses event sockets without the token or from another origin; accepts the Bearer header or the page's subprotocols", async () => {
     expect(await openSocket({}, 'nope')).toEqual({ status: 401 });
     expect(await openSocket({}, null)).toEqual({ status: 401 });
     // A token in the socket's URL is not accepted: URLs end up in logs and history.
@@ -274,7 +294,20 @@ describe('serve transport: commands and events', () => {
     const n = 60;
     for (let i = 0; i < n; i++) {
       const x = exchange(`x${i}`);
-      proxy.emit({ type: 'request', exchange: { id: x.id, clientConnectionId: 'c1', startedDateTime: x.startedDateTime, transport: x.transport, clientProtocol: 'h2', method: 'GET', url: x.request.url, headers: x.request.headers, timestamps: { start: 1 } } });
+      proxy.emit({
+        type: 'request',
+        exchange: {
+          id: x.id,
+          clientConnectionId: 'c1',
+          startedDateTime: x.startedDateTime,
+          transport: x.transport,
+          clientProtocol: 'h2',
+          method: 'GET',
+          url: x.request.url,
+          headers: x.request.headers,
+          timestamps: { start: 1 },
+        },
+      });
       proxy.emit({ type: 'complete', exchange: x });
     }
     const deadline = Date.now() + 5_000;
@@ -300,11 +333,17 @@ describe('serve transport: commands and events', () => {
   it('gives details without bodies, and bodies decoded on request', async () => {
     proxy.emit({ type: 'complete', exchange: exchange('x1', { gzip: true, body: '{"hello":"wörld"}' }) });
     proxy.emit({ type: 'error', exchange: exchange('x2', { error: true }) });
-    const detail = await ok<{ response: { headers: string[][] }; request: { headers: string[][] }; clientTimings: { total: number } }>('getExchange', { id: 'x1' });
+    const detail = await ok<{ response: { headers: string[][] }; request: { headers: string[][] }; clientTimings: { total: number } }>(
+      'getExchange',
+      { id: 'x1' },
+    );
     expect(detail.response.headers).toContainEqual(['Content-Encoding', 'gzip']);
     expect(detail.request.headers[0]).toEqual([':authority', 'example.test']);
     expect(JSON.stringify(detail)).not.toContain('bytes');
-    const body = await ok<{ kind: string; data: string; contentEncoding: string; mimeType: string }>('getExchangeBody', { id: 'x1', side: 'response' });
+    const body = await ok<{ kind: string; data: string; contentEncoding: string; mimeType: string }>('getExchangeBody', {
+      id: 'x1',
+      side: 'response',
+    });
     expect(body).toMatchObject({ kind: 'text', data: '{"hello":"wörld"}', contentEncoding: 'gzip', mimeType: 'application/json' });
     const failed = await ok<Array<{ id: string; state: string; error?: { code: string } }>>('listExchanges');
     expect(failed.find((r) => r.id === 'x2')).toMatchObject({ state: 'error', error: { code: 'NL_UPSTREAM_REFUSED' } });

@@ -28,7 +28,13 @@ describe('invoke', () => {
   });
 
   it('answers null for a command that returns nothing', async () => {
-    expect(await call(service(() => undefined), 'stopProxy', undefined)).toEqual({ ok: true, result: null });
+    expect(
+      await call(
+        service(() => undefined),
+        'stopProxy',
+        undefined,
+      ),
+    ).toEqual({ ok: true, result: null });
   });
 
   it('refuses an unknown command, and names that are not commands, without calling anything', async () => {

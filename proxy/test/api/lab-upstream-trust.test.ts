@@ -38,7 +38,12 @@ describe('LabService: Settings trust for URL targets', () => {
 
   it('with no CA files and insecure off the config carries neither', async () => {
     const seen: LabConfig[] = [];
-    const labs = new LabService(fakeLab(seen), dir, () => undefined, () => ({ upstreamCA: [], insecure: false }));
+    const labs = new LabService(
+      fakeLab(seen),
+      dir,
+      () => undefined,
+      () => ({ upstreamCA: [], insecure: false }),
+    );
     await labs.start({ target: { kind: 'url', url: 'https://staging.example/' }, cells: ['direct+h2'], runs: 1 });
     expect(seen[0]).not.toHaveProperty('upstreamCA');
     expect(seen[0]).not.toHaveProperty('insecure');

@@ -46,7 +46,10 @@ function files() {
     bundle: write('bundle.pem', `# a comment\n${certPem}\n${certPem}`),
     der: write('ca.der', Buffer.from([0x30, 0x82, 0x01, 0x0a, 0x02, 0x82])),
     text: write('notes.txt', 'not a certificate\n'),
-    key: write('key.pem', keyFile ? fs.readFileSync(path.join(keyDir, keyFile)) : '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n'),
+    key: write(
+      'key.pem',
+      keyFile ? fs.readFileSync(path.join(keyDir, keyFile)) : '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n',
+    ),
     broken: write('broken.pem', '-----BEGIN CERTIFICATE-----\nnot base64 at all!!\n-----END CERTIFICATE-----\n'),
     big: write('big.pem', Buffer.alloc(1024 * 1024 + 1, 0x41)),
     missing: path.join(d, 'nope.pem'),
@@ -111,14 +114,20 @@ describe('upstream CA files', () => {
 describe('body capture limit and insecure', () => {
   it('takes whole bytes 0–64 MiB and true/false, and hands them to the proxy', async () => {
     for (const v of [-1, 1.5, MAX_BODY_CAPTURE_LIMIT + 1, '1024', null, Number.NaN]) {
-      expect(() => proxyConfigPatch({ bodyCaptureLimit: v }, 'configureProxy'), String(v)).toThrow(/"bodyCaptureLimit" must be a whole number of bytes from 0/);
+      expect(() => proxyConfigPatch({ bodyCaptureLimit: v }, 'configureProxy'), String(v)).toThrow(
+        /"bodyCaptureLimit" must be a whole number of bytes from 0/,
+      );
     }
     expect(() => proxyConfigPatch({ insecureUpstream: 'yes' }, 'configureProxy')).toThrow(/"insecureUpstream" must be true or false/);
     expect(proxyConfigPatch({ bodyCaptureLimit: 0, insecureUpstream: true }, 'c')).toEqual({ bodyCaptureLimit: 0, insecureUpstream: true });
     expect(proxyConfigPatch({ bodyCaptureLimit: MAX_BODY_CAPTURE_LIMIT }, 'c')).toEqual({ bodyCaptureLimit: MAX_BODY_CAPTURE_LIMIT });
 
     const { s, fake } = service();
-    expect((await s.getStatus()).proxy.config).toMatchObject({ bodyCaptureLimit: 4 * 1024 * 1024, insecureUpstream: false, upstreamCAFiles: [] });
+    expect((await s.getStatus()).proxy.config).toMatchObject({
+      bodyCaptureLimit: 4 * 1024 * 1024,
+      insecureUpstream: false,
+      upstreamCAFiles: [],
+    });
     await s.startProxy();
     await expect(s.configureProxy({ bodyCaptureLimit: -5 })).rejects.toMatchObject({ code: 'NL_API_BAD_REQUEST' });
     expect(fake.starts).toHaveLength(1);
@@ -136,7 +145,10 @@ describe('proxy port', () => {
     try {
       const { s, fake } = service();
       const first = await s.startProxy({ port: 0 });
-      await expect(s.configureProxy({ port: taken })).rejects.toMatchObject({ code: 'NL_PORT_IN_USE', message: expect.stringContaining(String(taken)) });
+      await expect(s.configureProxy({ port: taken })).rejects.toMatchObject({
+        code: 'NL_PORT_IN_USE',
+        message: expect.stringContaining(String(taken)),
+      });
       const after = await s.getStatus();
       expect(after.proxy).toMatchObject({ running: true, address: first.address, config: { port: 0 } });
       expect(fake.starts).toHaveLength(1);

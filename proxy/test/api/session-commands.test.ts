@@ -59,7 +59,9 @@ function bigHar(): string {
     log: {
       version: '1.2',
       creator: { name: 'test', version: '1' },
-      pages: [{ id: 'p1', title: 't'.repeat(5000), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } }],
+      pages: [
+        { id: 'p1', title: 't'.repeat(5000), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } },
+      ],
       entries: [
         entry('http://small.test/first'),
         entry('http://big.test/h', {
@@ -106,14 +108,25 @@ describe('openSession', () => {
     const opened = await core.openSession({ id: info.id });
     expect(opened.info).toMatchObject({ id: info.id, entryCount: 6 });
     expect(opened.rows.map((r) => r.id)).toEqual(['h0', 'h1', 'h2', 'h3', 'h4', 'h5']);
-    expect(opened.rows[0]).toMatchObject({ method: 'GET', url: 'http://small.test/first', host: 'small.test', status: 200, state: 'complete' });
+    expect(opened.rows[0]).toMatchObject({
+      method: 'GET',
+      url: 'http://small.test/first',
+      host: 'small.test',
+      status: 200,
+      state: 'complete',
+    });
     expect(opened.rows[0]!.urlCut).toBeUndefined();
     const cut = opened.rows[2]!;
     expect(cut.url.length).toBeLessThanOrEqual(ROW_URL_CAP);
     expect(cut.urlCut).toEqual({ fullBytes: `http://big.test/u?q=`.length + BIG, shownBytes: cut.url.length });
     // No header values and no bodies travel with the rows.
     expect(JSON.stringify(opened).length).toBeLessThan(6 * (ROW_URL_CAP + 2000));
-    const page = { id: 'p1', title: expect.any(String), startedDateTime: '2026-01-01T00:00:00.000Z', pageTimings: { onContentLoad: 5, onLoad: 9 } };
+    const page = {
+      id: 'p1',
+      title: expect.any(String),
+      startedDateTime: '2026-01-01T00:00:00.000Z',
+      pageTimings: { onContentLoad: 5, onLoad: 9 },
+    };
     expect(opened.pages).toEqual([page]);
     expect(opened.pages[0]!.title.length).toBeLessThan(1100);
   });
@@ -211,7 +224,7 @@ describe('getSessionField', () => {
     const id = (await core.importHar({ fileName: 'big.har', text: bigHar() })).id;
     const whole = async (field: Parameters<CoreService['getSessionField']>[0]['field'], index = field.kind === 'url' ? 2 : 1) => {
       let text = '';
-      for (let chunk: SessionFieldChunk | undefined; !chunk?.done; ) {
+      for (let chunk: SessionFieldChunk | undefined; !chunk?.done;) {
         chunk = await core.getSessionField({ id, index, field, offset: text.length });
         expect(chunk.offset).toBe(text.length);
         text += chunk.text;
@@ -224,7 +237,10 @@ describe('getSessionField', () => {
     expect(await whole({ kind: 'request-body' }, 4)).toBe(bigValue);
     expect(await whole({ kind: 'response-body' }, 4)).toBe('r'.repeat(3 * 1024 * 1024));
     // Past the end: an empty last chunk, not an error.
-    expect(await core.getSessionField({ id, index: 1, field: { kind: 'url' }, offset: 10_000_000 })).toMatchObject({ text: '', done: true });
+    expect(await core.getSessionField({ id, index: 1, field: { kind: 'url' }, offset: 10_000_000 })).toMatchObject({
+      text: '',
+      done: true,
+    });
   });
 
   it('refuses bad fields and offsets', async () => {
@@ -232,10 +248,14 @@ describe('getSessionField', () => {
     const field = { kind: 'request-header', header: 1, part: 'value' } as const;
     expect((await failure(core.getSessionField({ id, index: 1, field: { ...field, header: 99 } }))).code).toBe('NL_NOT_FOUND');
     for (const bad of [{ kind: 'cookie' }, { ...field, part: 'both' }, { ...field, header: -1 }, { ...field, header: 0.5 }, null, 'url']) {
-      expect((await failure(core.getSessionField({ id, index: 1, field: bad } as never))).code, JSON.stringify(bad)).toBe('NL_API_BAD_REQUEST');
+      expect((await failure(core.getSessionField({ id, index: 1, field: bad } as never))).code, JSON.stringify(bad)).toBe(
+        'NL_API_BAD_REQUEST',
+      );
     }
     for (const offset of [-1, 2.5, '0', 1e300]) {
-      expect((await failure(core.getSessionField({ id, index: 1, field, offset } as never))).code, String(offset)).toBe('NL_API_BAD_REQUEST');
+      expect((await failure(core.getSessionField({ id, index: 1, field, offset } as never))).code, String(offset)).toBe(
+        'NL_API_BAD_REQUEST',
+      );
     }
     expect((await failure(core.getSessionField({ id: 'nope', index: 0, field }))).code).toBe('NL_NOT_FOUND');
     const noBody = await failure(core.getSessionField({ id, index: 0, field: { kind: 'request-body' } }));
@@ -250,11 +270,13 @@ describe('getSessionField on binary bodies', () => {
     const b64 = bytes.toString('base64').replace(/(.{76})/g, '$1\n');
     const e = entry('http://bin.test/');
     const content = { size: bytes.length, mimeType: 'application/octet-stream', encoding: 'base64', text: b64 };
-    const har = { log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [{ ...e, response: { ...e.response, content } }] } };
+    const har = {
+      log: { version: '1.2', creator: { name: 't', version: '1' }, entries: [{ ...e, response: { ...e.response, content } }] },
+    };
     const id = (await core.importHar({ fileName: 'bin.har', text: JSON.stringify(har) })).id;
     const parts: Buffer[] = [];
     let offset = 1; // not on a group boundary: the answer starts at the group's start
-    for (let chunk: SessionFieldChunk | undefined; !chunk?.done; ) {
+    for (let chunk: SessionFieldChunk | undefined; !chunk?.done;) {
       chunk = await core.getSessionField({ id, index: 0, field: { kind: 'response-body' }, offset });
       expect(chunk.encoding).toBe('base64');
       expect(chunk.offset % 4).toBe(0);

@@ -35,7 +35,13 @@ function exchange(over: Partial<Exchange> = {}): Exchange {
     upstreamProtocol: 'http/1.1',
     upstreamConnectionNew: true,
     nagle: false,
-    request: { method: 'POST', url: 'https://example.test/items?q=1', httpVersion: 'h2', headers: [['content-type', 'text/plain']], body: body('hello') },
+    request: {
+      method: 'POST',
+      url: 'https://example.test/items?q=1',
+      httpVersion: 'h2',
+      headers: [['content-type', 'text/plain']],
+      body: body('hello'),
+    },
     response: {
       status: 201,
       statusText: 'Created',
@@ -73,7 +79,9 @@ describe('pendingSummary', () => {
   });
 
   it('drops the default port from the host and keeps the path of a tunnel URL', () => {
-    const row = pendingSummary(start({ method: 'CONNECT', transport: 'tunnel', clientProtocol: 'http/1.1', url: 'https://example.test:443' }));
+    const row = pendingSummary(
+      start({ method: 'CONNECT', transport: 'tunnel', clientProtocol: 'http/1.1', url: 'https://example.test:443' }),
+    );
     expect([row.host, row.path]).toEqual(['example.test', '/']);
   });
 
@@ -105,7 +113,14 @@ describe('withResponseHead', () => {
   it('adds the status, the bare lower-case MIME type, the connection and the server address', () => {
     const row = pendingSummary(start());
     const next = withResponseHead(row, head);
-    expect(next).toEqual({ ...row, status: 304, statusText: 'Not Modified', mimeType: 'text/html', connection: 'u9', serverIPAddress: '::1' });
+    expect(next).toEqual({
+      ...row,
+      status: 304,
+      statusText: 'Not Modified',
+      mimeType: 'text/html',
+      connection: 'u9',
+      serverIPAddress: '::1',
+    });
     expect(next.state).toBe('pending');
   });
 
@@ -172,7 +187,10 @@ describe('exchangeSummary', () => {
   });
 
   it('marks a failed exchange as an error with its code and message, and no response', () => {
-    const x = exchange({ response: undefined, error: { code: 'NL_UPSTREAM_REFUSED', message: 'example.test refused the connection', side: 'upstream' } });
+    const x = exchange({
+      response: undefined,
+      error: { code: 'NL_UPSTREAM_REFUSED', message: 'example.test refused the connection', side: 'upstream' },
+    });
     const row = exchangeSummary(x);
     expect(row).toMatchObject({ state: 'error', status: undefined, statusText: undefined, mimeType: '', responseSize: -1, requestSize: 5 });
     // The contract's error has no `side`.
@@ -193,7 +211,13 @@ describe('exchangeSummary', () => {
       response: { status: 200, statusText: 'Connection Established', httpVersion: 'http/1.1', headers: [], body: body('') },
       tunnelBytes: { up: 517, down: 6120 },
     });
-    expect(exchangeSummary(x)).toMatchObject({ status: 200, requestSize: 517, responseSize: 6120, host: 'example.test', state: 'complete' });
+    expect(exchangeSummary(x)).toMatchObject({
+      status: 200,
+      requestSize: 517,
+      responseSize: 6120,
+      host: 'example.test',
+      state: 'complete',
+    });
   });
 
   it('sizes a passed-through WebSocket by its frames, not by the empty 101 body', () => {

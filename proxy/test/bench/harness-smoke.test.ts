@@ -15,8 +15,26 @@ describe('npm run bench harness', () => {
   it('produces the plain-HTTP table and a report', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-smoke-')), 'benchmarks.md');
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--rounds', '1', '--only', 'plain', '--peers', 'none', '--out', out], { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' }, (err, stdout) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      execFile(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'bench/run.ts',
+          '--quick',
+          '--duration',
+          '1',
+          '--rounds',
+          '1',
+          '--only',
+          'plain',
+          '--peers',
+          'none',
+          '--out',
+          out,
+        ],
+        { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
+        (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
       );
     });
     expect(code, stdout).toBe(0);

@@ -19,30 +19,47 @@ function run(cmd: string, args: string[]): Promise<{ code: number; out: string; 
     });
   });
 }
-const script = (file: string, args: string[]) => run(process.execPath, [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file, ...args]);
+const script = (file: string, args: string[]) =>
+  run(process.execPath, [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file, ...args]);
 
 /** Runs `jobs` at most `n` at a time (the machine is shared: no 30 processes at once). */
 async function limited<T>(jobs: (() => Promise<T>)[], n = 3): Promise<T[]> {
   const out: T[] = new Array(jobs.length);
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await jobs[i]();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]();
+      }
+    }),
+  );
   return out;
 }
 
 /** Every runnable script: the bench and soak entry points, the bench's child processes, scripts/. */
 const SCRIPTS = [
-  'bench/run.ts', 'bench/profile.ts', 'bench/live-100k.ts', 'bench/render-100k.ts',
-  'bench/soak/soak.ts', 'bench/soak/journal-flush-cost.ts', 'bench/soak/journal-stop.ts',
-  'bench/servers/origin.ts', 'bench/load/https-client.ts', 'bench/load/h2-burst.ts',
+  'bench/run.ts',
+  'bench/profile.ts',
+  'bench/live-100k.ts',
+  'bench/render-100k.ts',
+  'bench/soak/soak.ts',
+  'bench/soak/journal-flush-cost.ts',
+  'bench/soak/journal-stop.ts',
+  'bench/servers/origin.ts',
+  'bench/load/https-client.ts',
+  'bench/load/h2-burst.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
-  ...fs.readdirSync(path.join(ROOT, 'bench/peers')).filter((f) => f.endsWith('.ts') && !['index.ts', 'nginx.ts'].includes(f)).map((f) => `bench/peers/${f}`),
-  'bench/rules-match.ts', 'scripts/rules-schema.ts',
-  'scripts/build-cli.mjs', 'scripts/build-electron.mjs', 'scripts/lock-optional-platforms.mjs', 'scripts/test.js',
+  ...fs
+    .readdirSync(path.join(ROOT, 'bench/peers'))
+    .filter((f) => f.endsWith('.ts') && !['index.ts', 'nginx.ts'].includes(f))
+    .map((f) => `bench/peers/${f}`),
+  'bench/rules-match.ts',
+  'scripts/rules-schema.ts',
+  'scripts/build-cli.mjs',
+  'scripts/build-electron.mjs',
+  'scripts/lock-optional-platforms.mjs',
+  'scripts/test.js',
 ];
 
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
@@ -79,9 +96,18 @@ describe('--help everywhere', () => {
       ['scripts/test.js', ['--e2e-only'], /unexpected argument: --e2e-only/],
       ['scripts/build-cli.mjs', ['--watch'], /unexpected argument: --watch/],
     ];
-    const results = await limited(cases.map(([f, args]) => () => script(f, args)));
+    const results = await limited(
+      cases.map(
+        ([f, args]) =>
+          () =>
+            script(f, args),
+      ),
+    );
     for (const [i, r] of results.entries()) {
-      expect({ case: cases[i][0] + ' ' + cases[i][1].join(' '), code: r.code }).toEqual({ case: cases[i][0] + ' ' + cases[i][1].join(' '), code: 2 });
+      expect({ case: cases[i][0] + ' ' + cases[i][1].join(' '), code: r.code }).toEqual({
+        case: cases[i][0] + ' ' + cases[i][1].join(' '),
+        code: 2,
+      });
       expect(r.err).toMatch(cases[i][2]);
       expect(r.err).toMatch(/\n\nUsage: /);
       noStack(r.err);

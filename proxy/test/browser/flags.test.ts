@@ -9,7 +9,21 @@ import { chromePath } from './chrome-available.js';
 describe('chromeArgs', () => {
   it('keeps Chrome from calling home and uses a fresh profile', () => {
     const args = chromeArgs({ userDataDir: '/tmp/p1', noSandbox: false });
-    for (const f of ['--user-data-dir=/tmp/p1', '--headless', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-extensions', '--disable-pings', '--no-default-browser-check', '--gaia-url=http://127.0.0.1:9', '--component-updater=url-source=http://127.0.0.1:9/', '--remote-debugging-port=0']) {
+    for (const f of [
+      '--user-data-dir=/tmp/p1',
+      '--headless',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-extensions',
+      '--disable-pings',
+      '--no-default-browser-check',
+      '--gaia-url=http://127.0.0.1:9',
+      '--component-updater=url-source=http://127.0.0.1:9/',
+      '--remote-debugging-port=0',
+    ]) {
       expect(args).toContain(f);
     }
     // Exactly one --disable-features (Chrome honours only one), with the time queries off.
@@ -21,7 +35,14 @@ describe('chromeArgs', () => {
   });
 
   it('wires the proxy, loopback proxying and SPKI trust; never a blanket certificate bypass', () => {
-    const args = chromeArgs({ userDataDir: '/tmp/p', proxyUrl: 'http://127.0.0.1:8123', trustSpkiHashes: ['abc=', 'def='], http2: false, headless: false, noSandbox: true });
+    const args = chromeArgs({
+      userDataDir: '/tmp/p',
+      proxyUrl: 'http://127.0.0.1:8123',
+      trustSpkiHashes: ['abc=', 'def='],
+      http2: false,
+      headless: false,
+      noSandbox: true,
+    });
     expect(args).toContain('--proxy-server=http://127.0.0.1:8123');
     expect(args).toContain('--proxy-bypass-list=<-loopback>');
     expect(args).toContain('--ignore-certificate-errors-spki-list=abc=,def=');
@@ -51,12 +72,26 @@ describe('findChrome', () => {
   });
 
   it('says clearly when CHROME_PATH is wrong', () => {
-    expect(() => findChrome({ env: { CHROME_PATH: '/no/such/chrome' } })).toThrow(expect.objectContaining({ code: 'NL_BROWSER_NOT_FOUND', message: expect.stringContaining('CHROME_PATH is set to "/no/such/chrome"') }));
+    expect(() => findChrome({ env: { CHROME_PATH: '/no/such/chrome' } })).toThrow(
+      expect.objectContaining({
+        code: 'NL_BROWSER_NOT_FOUND',
+        message: expect.stringContaining('CHROME_PATH is set to "/no/such/chrome"'),
+      }),
+    );
   });
 
   it('tells how to install a browser when none is found', () => {
-    expect(() => findChrome({ env: {}, search: () => ['/no/such/chromium'] })).toThrow(expect.objectContaining({ code: 'NL_BROWSER_NOT_FOUND', message: expect.stringMatching(/apt-get install chromium.*CHROME_PATH/) }));
-    expect(() => findChrome({ env: {}, search: () => { throw new Error('unsupported platform'); } })).toThrow(expect.objectContaining({ code: 'NL_BROWSER_NOT_FOUND' }));
+    expect(() => findChrome({ env: {}, search: () => ['/no/such/chromium'] })).toThrow(
+      expect.objectContaining({ code: 'NL_BROWSER_NOT_FOUND', message: expect.stringMatching(/apt-get install chromium.*CHROME_PATH/) }),
+    );
+    expect(() =>
+      findChrome({
+        env: {},
+        search: () => {
+          throw new Error('unsupported platform');
+        },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'NL_BROWSER_NOT_FOUND' }));
   });
 
   it.skipIf(!chromePath)("finds this machine's Chromium through chrome-launcher's search", () => {

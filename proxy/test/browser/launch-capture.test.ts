@@ -8,7 +8,11 @@ import { capturePage } from '../../src/browser/capture.js';
 import { chromePath } from './chrome-available.js';
 import { alive } from '../proxy/harness.js';
 
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
+const profileDirs = () =>
+  fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`))
+    .sort();
 
 /** A page with 3 images, one added 300 ms after load, and a resource that fails. */
 let server: http.Server;
@@ -116,7 +120,9 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
       expect(err.message).toMatch(/did not finish loading within 1500 ms \(no response head yet\)/);
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 300);
-      await expect(capturePage(b, { url: `${base}/stall?2`, timeoutMs: 20_000, signal: ac.signal })).rejects.toMatchObject({ code: 'NL_LAB_ABORTED' });
+      await expect(capturePage(b, { url: `${base}/stall?2`, timeoutMs: 20_000, signal: ac.signal })).rejects.toMatchObject({
+        code: 'NL_LAB_ABORTED',
+      });
     } finally {
       await b.close();
     }
@@ -149,7 +155,9 @@ describe.skipIf(!chromePath)('browser lifetime is tied to ours', () => {
       const b = await launchBrowser({ chromePath: ${JSON.stringify(chromePath)} });
       console.log(JSON.stringify({ pid: b.pid, dir: b.userDataDir }));
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (c) => {

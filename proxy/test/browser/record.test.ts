@@ -29,10 +29,26 @@ describe.skipIf(!chromePath)('netlens record (real Chromium through the real pro
     let text = '';
     stdout.on('data', (c) => (text += c));
     stderr.on('data', (c) => (text += c));
-    const code = await main(['record', site.url, '--out', out, '--browser-har', browserHar, '--quiet-ms', '200', '--timeout-ms', '15000', '--data-dir', path.join(dir, 'data')], {
-      stdout: stdout as unknown as typeof process.stdout,
-      stderr: stderr as unknown as typeof process.stderr,
-    });
+    const code = await main(
+      [
+        'record',
+        site.url,
+        '--out',
+        out,
+        '--browser-har',
+        browserHar,
+        '--quiet-ms',
+        '200',
+        '--timeout-ms',
+        '15000',
+        '--data-dir',
+        path.join(dir, 'data'),
+      ],
+      {
+        stdout: stdout as unknown as typeof process.stdout,
+        stderr: stderr as unknown as typeof process.stderr,
+      },
+    );
     expect(code, text).toBe(0);
     const proxyHar = JSON.parse(fs.readFileSync(out, 'utf8'));
     const urls = proxyHar.log.entries.map((e: { request: { url: string } }) => new URL(e.request.url).pathname);

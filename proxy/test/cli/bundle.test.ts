@@ -54,7 +54,9 @@ describe('scripts/build-cli.mjs', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     const info = JSON.parse(out) as { certPath: string };
     expect(fs.existsSync(info.certPath)).toBe(true);
-    const version = execFileSync(process.execPath, ['--input-type=module', '-e', `${load} await cli.main(['--version']);`], { encoding: 'utf8' });
+    const version = execFileSync(process.execPath, ['--input-type=module', '-e', `${load} await cli.main(['--version']);`], {
+      encoding: 'utf8',
+    });
     expect(version.trim()).toBe(`netlens ${JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version}`);
   });
   it('tells the caller that forgot the app paths what to do, instead of guessing a location', () => {

@@ -51,7 +51,9 @@ describe('netlens serve: upstream CA and insecure reach Settings', () => {
     const ca = await loadOrCreateCA(path.join(dataDir, 'staging'));
     fs.writeFileSync(path.join(dataDir, 'staging.pem'), ca.certPem);
     const { result, out } = await withServe(['--upstream-ca', 'staging.pem', '--insecure'], async (o) => status(o()));
-    expect(result, out).toMatchObject({ proxy: { running: true, config: { upstreamCAFiles: [path.join(dataDir, 'staging.pem')], insecureUpstream: true } } });
+    expect(result, out).toMatchObject({
+      proxy: { running: true, config: { upstreamCAFiles: [path.join(dataDir, 'staging.pem')], insecureUpstream: true } },
+    });
   }, 60_000);
 
   it('a file that is not a certificate: the proxy does not start and says which file and why', async () => {

@@ -16,8 +16,15 @@ const dataDir = tempDataDir();
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs `netlens serve ARGS` until it printed its UI URL and whatever --open said, then Ctrl-C. */
-async function serveOnce(args: string[], env: NodeJS.ProcessEnv, until: RegExp): Promise<{ out: string; err: string; code: number | null }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+async function serveOnce(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  until: RegExp,
+): Promise<{ out: string; err: string; code: number | null }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (c) => (out += c));
@@ -44,11 +51,17 @@ describe('netlens serve (CLI)', () => {
     try {
       const r = await serveOnce(['--proxy-port', String(port), '--open'], baseEnv(), /no browser was opened/);
       expect(r.out).toMatch(/Netlens UI: http:\/\/127\.0\.0\.1:\d+\//);
-      expect(r.err).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--proxy-port N \\(--proxy-port 0 for any free port\\).*\\[NL_PORT_IN_USE\\]`));
+      expect(r.err).toMatch(
+        new RegExp(
+          `port ${port} on 127\\.0\\.0\\.1 is already in use.*--proxy-port N \\(--proxy-port 0 for any free port\\).*\\[NL_PORT_IN_USE\\]`,
+        ),
+      );
       expect(r.err).not.toMatch(/another --port|use --port 0/);
       expect(r.out).toContain(`CA certificate: ${path.join(dataDir)}`);
       expect(r.out).toMatch(/CA certificate: \S+\.pem/);
-      expect(r.err).toMatch(/--open: no browser was opened: there is no display \(\$DISPLAY and \$WAYLAND_DISPLAY are unset\)\. Open the "Netlens UI" URL above/);
+      expect(r.err).toMatch(
+        /--open: no browser was opened: there is no display \(\$DISPLAY and \$WAYLAND_DISPLAY are unset\)\. Open the "Netlens UI" URL above/,
+      );
       expect(r.code).toBe(0);
     } finally {
       blocker.close();
@@ -56,7 +69,11 @@ describe('netlens serve (CLI)', () => {
   }, 60_000);
 
   it('--open with a display but no opener installed says so; the proxy starts on a free port', async () => {
-    const r = await serveOnce(['--proxy-port', '0', '--open'], { ...baseEnv(), DISPLAY: ':99', PATH: path.join(dataDir, 'no-bin') }, /no browser was opened/);
+    const r = await serveOnce(
+      ['--proxy-port', '0', '--open'],
+      { ...baseEnv(), DISPLAY: ':99', PATH: path.join(dataDir, 'no-bin') },
+      /no browser was opened/,
+    );
     expect(r.out).toMatch(/Proxy listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(r.err).toMatch(/--open: no browser was opened: "xdg-open" is not installed/);
     expect(r.code).toBe(0);

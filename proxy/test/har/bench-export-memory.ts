@@ -27,7 +27,15 @@ async function child(mode: string, journal: string, out: string, n: number): Pro
     const j = JournalWriter.create(journal, { created: new Date().toISOString() });
     const html = '<p>Netlens benchmark body</p>'.repeat(30); // ~900 bytes of text per response
     for (let i = 0; i < n; i++) {
-      j.appendEntry(exchangeToEntry(makeExchange({ startedDateTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), resHeaders: [['Content-Type', 'text/html']], resBody: body(html) })));
+      j.appendEntry(
+        exchangeToEntry(
+          makeExchange({
+            startedDateTime: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+            resHeaders: [['Content-Type', 'text/html']],
+            resBody: body(html),
+          }),
+        ),
+      );
     }
     j.close();
     return;
@@ -45,7 +53,14 @@ async function child(mode: string, journal: string, out: string, n: number): Pro
     const base = process.memoryUsage().rss;
     const t1 = performance.now();
     await new SessionStore(path.dirname(out)).importFile(out);
-    process.stdout.write(JSON.stringify({ baselineMiB: base / MiB, peakMiB: process.resourceUsage().maxRSS / 1024, ms: performance.now() - t1, bytes: fs.statSync(out).size }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        baselineMiB: base / MiB,
+        peakMiB: process.resourceUsage().maxRSS / 1024,
+        ms: performance.now() - t1,
+        bytes: fs.statSync(out).size,
+      }) + '\n',
+    );
     return;
   } else {
     // What a non-streaming exporter does: every entry in memory, one big string.
@@ -62,7 +77,9 @@ async function child(mode: string, journal: string, out: string, n: number): Pro
   }
   const ms = performance.now() - t0;
   // maxRSS is in KiB (getrusage).
-  process.stdout.write(JSON.stringify({ baselineMiB: before / MiB, peakMiB: process.resourceUsage().maxRSS / 1024, ms, bytes: fs.statSync(out).size }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ baselineMiB: before / MiB, peakMiB: process.resourceUsage().maxRSS / 1024, ms, bytes: fs.statSync(out).size }) + '\n',
+  );
 }
 
 interface Measure {
@@ -74,7 +91,10 @@ interface Measure {
 }
 
 function run(mode: string, journal: string, out: string, n: number): Measure | undefined {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, '--child', mode, journal, out, String(n)], { encoding: 'utf8', maxBuffer: 10 * MiB });
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', SELF, '--child', mode, journal, out, String(n)], {
+    encoding: 'utf8',
+    maxBuffer: 10 * MiB,
+  });
   if (r.status !== 0) {
     console.error(`${mode} ${n}: exited ${r.status} ${r.signal ?? ''}\n${r.stderr.slice(-2000)}`);
     return undefined;
@@ -96,8 +116,12 @@ async function main(): Promise<void> {
       for (const mode of ['stream', 'naive', 'import']) {
         const out = path.join(dir, `${n}-${mode}.har`);
         const r = run(mode, journal, out, n);
-        if (r?.failed) console.log(`${String(n).padStart(7)}   ${mode.padEnd(6)} failed after reaching ${r.peakMiB.toFixed(0)} MiB: ${r.failed}`);
-        else if (r) console.log(`${String(n).padStart(7)}   ${mode.padEnd(6)} ${(r.bytes / MiB).toFixed(0).padStart(6)} MiB ${r.baselineMiB.toFixed(0).padStart(10)} MiB ${r.peakMiB.toFixed(0).padStart(7)} MiB ${(r.ms / 1000).toFixed(1).padStart(5)} s`);
+        if (r?.failed)
+          console.log(`${String(n).padStart(7)}   ${mode.padEnd(6)} failed after reaching ${r.peakMiB.toFixed(0)} MiB: ${r.failed}`);
+        else if (r)
+          console.log(
+            `${String(n).padStart(7)}   ${mode.padEnd(6)} ${(r.bytes / MiB).toFixed(0).padStart(6)} MiB ${r.baselineMiB.toFixed(0).padStart(10)} MiB ${r.peakMiB.toFixed(0).padStart(7)} MiB ${(r.ms / 1000).toFixed(1).padStart(5)} s`,
+          );
         fs.rmSync(out, { force: true });
         fs.rmSync(path.join(dir, 'sessions'), { recursive: true, force: true });
       }

@@ -20,12 +20,25 @@ function entry(i: number, started: number, size: number): HarEntry {
     startedDateTime: new Date(started).toISOString(),
     time: 1,
     request: {
-      method: 'GET', url: `http://example.test/${i}`, httpVersion: 'HTTP/1.1', cookies: [], headers: [{ name: 'x-i', value: String(i) }],
-      queryString: [], headersSize: -1, bodySize: 0,
+      method: 'GET',
+      url: `http://example.test/${i}`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [{ name: 'x-i', value: String(i) }],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
     },
     response: {
-      status: 200, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: [],
-      content: { size, mimeType: 'text/plain', text: `é${i}`.padEnd(size, 'x') }, redirectURL: '', headersSize: -1, bodySize: size,
+      status: 200,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      content: { size, mimeType: 'text/plain', text: `é${i}`.padEnd(size, 'x') },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: size,
     },
     cache: {},
     timings: { send: 0, wait: 1, receive: 0 },
@@ -54,7 +67,10 @@ describe('journal → HAR', () => {
     expect(r.skipped).toBe(1);
     const parsed = JSON.parse(fs.readFileSync(har, 'utf8')) as { log: { entries: HarEntry[] } };
     const start = (e: HarEntry) => Date.parse(e.startedDateTime);
-    const sorted = expected.map((e, i) => ({ e, i })).sort((a, b) => start(a.e) - start(b.e) || a.i - b.i).map((x) => x.e);
+    const sorted = expected
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => start(a.e) - start(b.e) || a.i - b.i)
+      .map((x) => x.e);
     expect(parsed.log.entries.length).toBe(3000);
     for (let i = 0; i < sorted.length; i++) expect(parsed.log.entries[i], `entry ${i}`).toEqual(sorted[i]);
   });
@@ -78,7 +94,11 @@ describe('recorder loss window', () => {
     const events = new EventStream();
     const dir = tempDataDir();
     const rec = new HarRecorder(events, { journalFile: path.join(dir, 'c.journal'), pages: false });
-    const lines = () => fs.readFileSync(rec.journalFile, 'utf8').split('\n').filter((l) => l.startsWith('{"t":"entry"')).length;
+    const lines = () =>
+      fs
+        .readFileSync(rec.journalFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{"t":"entry"')).length;
     for (let i = 1; i <= FLUSH_MAX_PENDING * 3 + 5; i++) {
       events.emit({ type: 'complete', exchange: makeExchange({ id: `x${i}` }) });
       // Synchronously, in the same turn: what is on disk trails by less than the bound.

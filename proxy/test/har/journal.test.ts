@@ -97,15 +97,47 @@ describe('HarRecorder', () => {
     const events = new EventStream();
     const file = path.join(dir, 'rec.journal');
     const rec = new HarRecorder(events, { journalFile: file });
-    const nav = makeExchange({ request: { method: 'GET', url: 'https://site.test/', httpVersion: 'http/1.1', headers: [['sec-fetch-mode', 'navigate'], ['sec-fetch-dest', 'document']], body: { size: 0, bytes: new Uint8Array(), truncated: false } } });
-    const img = makeExchange({ request: { method: 'GET', url: 'https://cdn.test/a.png', httpVersion: 'http/1.1', headers: [['referer', 'https://site.test/']], body: { size: 0, bytes: new Uint8Array(), truncated: false } } });
-    const start = (x: typeof nav) => ({ id: x.id, clientConnectionId: 'c1', startedDateTime: x.startedDateTime, transport: x.transport, clientProtocol: x.clientProtocol, method: x.request.method, url: x.request.url, headers: x.request.headers, timestamps: { start: 0 } });
+    const nav = makeExchange({
+      request: {
+        method: 'GET',
+        url: 'https://site.test/',
+        httpVersion: 'http/1.1',
+        headers: [
+          ['sec-fetch-mode', 'navigate'],
+          ['sec-fetch-dest', 'document'],
+        ],
+        body: { size: 0, bytes: new Uint8Array(), truncated: false },
+      },
+    });
+    const img = makeExchange({
+      request: {
+        method: 'GET',
+        url: 'https://cdn.test/a.png',
+        httpVersion: 'http/1.1',
+        headers: [['referer', 'https://site.test/']],
+        body: { size: 0, bytes: new Uint8Array(), truncated: false },
+      },
+    });
+    const start = (x: typeof nav) => ({
+      id: x.id,
+      clientConnectionId: 'c1',
+      startedDateTime: x.startedDateTime,
+      transport: x.transport,
+      clientProtocol: x.clientProtocol,
+      method: x.request.method,
+      url: x.request.url,
+      headers: x.request.headers,
+      timestamps: { start: 0 },
+    });
     events.emit({ type: 'request', exchange: start(nav) });
     events.emit({ type: 'request', exchange: start(img) });
     events.emit({ type: 'complete', exchange: img }); // subresource finishes first
     // Appended synchronously: it is on disk before emit() returns.
     expect((await scanJournal(file)).entries.length).toBe(1);
-    events.emit({ type: 'error', exchange: { ...nav, response: undefined, error: { code: 'NL_CLIENT_ABORTED', message: 'aborted', side: 'client' } } });
+    events.emit({
+      type: 'error',
+      exchange: { ...nav, response: undefined, error: { code: 'NL_CLIENT_ABORTED', message: 'aborted', side: 'client' } },
+    });
     rec.stop();
     events.emit({ type: 'complete', exchange: makeExchange() }); // after stop: not recorded
     expect(rec.stats).toEqual({ entries: 2, failed: 0 });

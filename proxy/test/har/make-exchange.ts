@@ -9,7 +9,13 @@ export function body(data: string | Buffer = '', limit = Infinity): Exchange['re
 
 let seq = 0;
 
-export function makeExchange(over: Partial<Exchange> & { reqHeaders?: RawHeaders; resHeaders?: RawHeaders; resBody?: Exchange['response'] extends infer R ? (R extends { body: infer B } ? B : never) : never } = {}): Exchange {
+export function makeExchange(
+  over: Partial<Exchange> & {
+    reqHeaders?: RawHeaders;
+    resHeaders?: RawHeaders;
+    resBody?: Exchange['response'] extends infer R ? (R extends { body: infer B } ? B : never) : never;
+  } = {},
+): Exchange {
   const { reqHeaders, resHeaders, resBody, ...rest } = over;
   seq++;
   return {

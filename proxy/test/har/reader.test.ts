@@ -9,7 +9,21 @@ import { makeExchange } from './make-exchange.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/har');
 const fixture = (name: string) => path.join(FIXTURES, name);
-const REAL = ['chrome.har', 'firefox.har', 'safari.har', 'charles.har', 'insomnia.har', 'postdata.har', 'head-content-length.har', 'with-bom.har', 'websocket.har', 'error_log.har', 'corrupted_gzip_body.har', 'chrome-har-capturer.har', 'netlens-proxy.har'];
+const REAL = [
+  'chrome.har',
+  'firefox.har',
+  'safari.har',
+  'charles.har',
+  'insomnia.har',
+  'postdata.har',
+  'head-content-length.har',
+  'with-bom.har',
+  'websocket.har',
+  'error_log.har',
+  'corrupted_gzip_body.har',
+  'chrome-har-capturer.har',
+  'netlens-proxy.har',
+];
 
 function minimal(entries: unknown[] = [entry()]) {
   return { log: { version: '1.2', creator: { name: 't', version: '1' }, pages: [], entries } };
@@ -51,7 +65,11 @@ describe('reading real HAR files', () => {
   });
 
   it('reads [::1] server addresses and URLs with spaces, with warnings', () => {
-    const result = parseHar(JSON.stringify(minimal([entry({ serverIPAddress: '[::1]' }), entry({ request: { ...entry().request, url: 'http://example.test/a b' } })])));
+    const result = parseHar(
+      JSON.stringify(
+        minimal([entry({ serverIPAddress: '[::1]' }), entry({ request: { ...entry().request, url: 'http://example.test/a b' } })]),
+      ),
+    );
     expect(result.errors).toEqual([]);
     expect(result.warnings.map((w) => w.path)).toEqual(['log.entries[0].serverIPAddress', 'log.entries[1].request.url']);
     expect(result.har!.log.entries[0].serverIPAddress).toBe('::1');
@@ -102,7 +120,10 @@ describe('unusable HAR files give named errors and no HAR', () => {
     delete entries[2].response;
     const result = parseHar(JSON.stringify(minimal(entries)));
     expect(result.har).toBeUndefined();
-    expect(result.errors.map((e) => `${e.path}: ${e.message}`)).toEqual(['log.entries[2].response: missing', 'log.entries[3].request: missing']);
+    expect(result.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      'log.entries[2].response: missing',
+      'log.entries[3].request: missing',
+    ]);
   });
 
   it('says a cut-off file is truncated', () => {

@@ -98,7 +98,13 @@ function plainRequest(pathAndQuery: string, init: { method?: string; headers?: [
   return new Promise((resolve, reject) => {
     // An object keeps insertion order and Node writes names in the case given.
     const headers = Object.fromEntries(init.headers ?? []);
-    const req = http.request({ host: '127.0.0.1', port: proxy!.address.port, method: init.method ?? 'GET', path: `http://127.0.0.1:${plainPort}${pathAndQuery}`, headers });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: proxy!.address.port,
+      method: init.method ?? 'GET',
+      path: `http://127.0.0.1:${plainPort}${pathAndQuery}`,
+      headers,
+    });
     req.on('response', (res) => collect(res).then(resolve, reject));
     req.on('error', reject);
     req.end(init.body);
@@ -148,7 +154,10 @@ async function httpsH2(paths: string[]): Promise<Buffer[]> {
   }
 }
 
-const decoded = (e: HarEntry) => (e.response.content.encoding === 'base64' ? Buffer.from(e.response.content.text ?? '', 'base64') : Buffer.from(e.response.content.text ?? ''));
+const decoded = (e: HarEntry) =>
+  e.response.content.encoding === 'base64'
+    ? Buffer.from(e.response.content.text ?? '', 'base64')
+    : Buffer.from(e.response.content.text ?? '');
 const byUrl = (entries: HarEntry[], part: string) => {
   const found = entries.filter((e) => e.request.url.includes(part));
   expect(found.length, `entries for ${part}`).toBeGreaterThan(0);
@@ -158,7 +167,10 @@ const byUrl = (entries: HarEntry[], part: string) => {
 /** Bounds a network step so a broken proxy fails the test quickly and says where. */
 function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -201,18 +213,39 @@ describe('HAR round trip through the real proxy', () => {
     let gzRaw: Buffer = Buffer.alloc(0);
     const entries = await roundTrip('plain', 5, async () => {
       // The proxy passes bodies through as sent: the client gets them compressed.
-      gzRaw = await within(5000, 'GET /gzip', plainRequest('/gzip?a=1&b=two', { headers: [['X-Zeta', 'z'], ['x-alpha', 'a'], ['Cookie', 'k=v']] }));
+      gzRaw = await within(
+        5000,
+        'GET /gzip',
+        plainRequest('/gzip?a=1&b=two', {
+          headers: [
+            ['X-Zeta', 'z'],
+            ['x-alpha', 'a'],
+            ['Cookie', 'k=v'],
+          ],
+        }),
+      );
       expect(zlib.gunzipSync(gzRaw).toString() === TEXT).toBe(true);
       expect(JSON.parse(zlib.brotliDecompressSync(await within(5000, 'GET /br', plainRequest('/br'))).toString()).text === TEXT).toBe(true);
       expect((await within(5000, 'GET /bin', plainRequest('/bin'))).equals(BINARY)).toBe(true);
       expect((await within(5000, 'GET /big', plainRequest('/big'))).length).toBe(BIG.length);
-      await within(5000, 'POST /form', plainRequest('/form', { method: 'POST', headers: [['Content-Type', 'application/x-www-form-urlencoded']], body: 'name=net+lens&x=1' }));
+      await within(
+        5000,
+        'POST /form',
+        plainRequest('/form', {
+          method: 'POST',
+          headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+          body: 'name=net+lens&x=1',
+        }),
+      );
     });
     const [gz] = byUrl(entries, '/gzip?a=1');
     expect(gz.response.content.text === TEXT).toBe(true);
     expect(gz.response.bodySize).toBe(gzRaw.length);
     expect(gz.response.content.size).toBe(TEXT.length);
-    expect(gz.request.queryString).toEqual([{ name: 'a', value: '1' }, { name: 'b', value: 'two' }]);
+    expect(gz.request.queryString).toEqual([
+      { name: 'a', value: '1' },
+      { name: 'b', value: 'two' },
+    ]);
     expect(gz.request.headers.map((h) => h.name).filter((n) => /zeta|alpha/i.test(n))).toEqual(['X-Zeta', 'x-alpha']);
     expect(gz.request.cookies).toEqual([{ name: 'k', value: 'v' }]);
     expect(gz).toMatchObject({ _transport: 'plain', _interception: false, serverIPAddress: '127.0.0.1' });
@@ -226,14 +259,17 @@ describe('HAR round trip through the real proxy', () => {
     expect(big.response.content).toMatchObject({ _truncated: true, _capturedSize: LIMIT });
     expect(big.response.bodySize).toBe(BIG.length);
     const [form] = byUrl(entries, '/form');
-    expect(form.request.postData?.params).toEqual([{ name: 'name', value: 'net lens' }, { name: 'x', value: '1' }]);
+    expect(form.request.postData?.params).toEqual([
+      { name: 'name', value: 'net lens' },
+      { name: 'x', value: '1' },
+    ]);
     expect(form.response.cookies[0]).toMatchObject({ name: 'seen', value: '1', httpOnly: true });
     // Entries are in startedDateTime order.
     const starts = entries.map((e) => Date.parse(e.startedDateTime));
     expect([...starts].sort((a, b) => a - b)).toEqual(starts);
   });
 
-  it('intercepted HTTPS over HTTP/1.1 and HTTP/2: each leg\'s protocol and the shared connection are recorded', async (ctx) => {
+  it("intercepted HTTPS over HTTP/1.1 and HTTP/2: each leg's protocol and the shared connection are recorded", async (ctx) => {
     if (skipReason) ctx.skip();
     const entries = await roundTrip('tls', 3, async () => {
       expect((await within(5000, 'HTTPS h1 GET /bin', httpsH1('/bin?h1'))).equals(BINARY)).toBe(true);

@@ -23,7 +23,8 @@ async function scan(file: string) {
   return { ...r, entryList: entries };
 }
 
-const sortIssues = <T extends { path: string; message: string }>(l: T[]) => [...l].sort((a, b) => (a.path + a.message).localeCompare(b.path + b.message));
+const sortIssues = <T extends { path: string; message: string }>(l: T[]) =>
+  [...l].sort((a, b) => (a.path + a.message).localeCompare(b.path + b.message));
 
 describe('scanHarFile reads like parseHar, one entry at a time', () => {
   it.each(ALL)('%s: same entries, warnings and errors', async (name) => {
@@ -49,7 +50,11 @@ describe('scanHarFile reads like parseHar, one entry at a time', () => {
     ['no log', '{"foo": 1}', /^log: missing/],
     ['no entries', '{"log": {"version": "1.2"}}', /^log\.entries: missing/],
     ['entries not an array', '{"log": {"entries": {"a": 1}}}', /^log\.entries: must be an array/],
-    ['entry without response', '{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/"}}]}}', /^log\.entries\[0\]\.response: missing/],
+    [
+      'entry without response',
+      '{"log": {"entries": [{"request": {"method": "GET", "url": "http://a/"}}]}}',
+      /^log\.entries\[0\]\.response: missing/,
+    ],
     ['data after the HAR', '{"log": {"entries": []}} {"log": 1}', /more data after the end/],
   ];
   it.each(cases)('%s → a named error', async (_name, text, expected) => {

@@ -39,7 +39,9 @@ describe('netlens lab / site / record: usage errors', () => {
   it('refuses a --baseline-cell that is not being run, and bad --runs, before any page load (issue 15)', async () => {
     let r = await cli(['lab', '--cells', 'proxy+h1+intercept+nagle', '--baseline-cell', 'proxy+h1+intercept', '--images', '1']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--baseline-cell: baseline cell "proxy\+h1\+intercept" is not among the cells being run \(proxy\+h1\+intercept\+nagle\)/);
+    expect(r.err).toMatch(
+      /--baseline-cell: baseline cell "proxy\+h1\+intercept" is not among the cells being run \(proxy\+h1\+intercept\+nagle\)/,
+    );
     r = await cli(['lab', '--cells', 'proxy+h1', '--baseline-cell', 'direct+h1']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/not among the cells being run/);
@@ -62,7 +64,20 @@ describe('netlens lab / site / record: usage errors', () => {
   it('documents its flags in --help', async () => {
     const r = await cli(['lab', '--help']);
     expect(r.code).toBe(0);
-    for (const f of ['--url', '--images', '--cells', '--runs', '--latency', '--out', '--json', '--budget', '--baseline', 'lab report DIR', '--html']) expect(r.out).toContain(f);
+    for (const f of [
+      '--url',
+      '--images',
+      '--cells',
+      '--runs',
+      '--latency',
+      '--out',
+      '--json',
+      '--budget',
+      '--baseline',
+      'lab report DIR',
+      '--html',
+    ])
+      expect(r.out).toContain(f);
     expect(r.out).toContain('5 runs 0.0079');
   });
 });
@@ -73,7 +88,23 @@ describe.skipIf(!chromePath)('netlens lab in CI mode (real Chromium)', () => {
     const budget = path.join(dir, 'budget.json');
     // A budget no real page load can meet (0.001 ms), and one it always meets.
     fs.writeFileSync(budget, JSON.stringify({ 'direct+h2': { loadMs: { median: 0.001 }, onLoadMs: { max: 1e9 } } }));
-    const r = await cli(['lab', '--images', '4', '--cells', 'direct+h2', '--runs', '2', '--quiet-ms', '100', '--out', out, '--budget', budget, '--data-dir', path.join(dir, 'data')]);
+    const r = await cli([
+      'lab',
+      '--images',
+      '4',
+      '--cells',
+      'direct+h2',
+      '--runs',
+      '2',
+      '--quiet-ms',
+      '100',
+      '--out',
+      out,
+      '--budget',
+      budget,
+      '--data-dir',
+      path.join(dir, 'data'),
+    ]);
     expect(r.err).toMatch(/FAIL direct\+h2: loadMs median [\d.]+ ms exceeds the budget of 0\.001 ms/);
     expect(r.err).not.toMatch(/onLoadMs/);
     expect(r.code).toBe(1);
@@ -81,7 +112,24 @@ describe.skipIf(!chromePath)('netlens lab in CI mode (real Chromium)', () => {
     expect(fs.existsSync(path.join(out, 'results.json'))).toBe(true);
 
     // The same run as its own baseline: no significant regression → exit 0; --json prints results.json.
-    const again = await cli(['lab', '--images', '4', '--cells', 'direct+h2', '--runs', '2', '--quiet-ms', '100', '--baseline', path.join(out, 'results.json'), '--max-ratio', '5', '--json', '--data-dir', path.join(dir, 'data')]);
+    const again = await cli([
+      'lab',
+      '--images',
+      '4',
+      '--cells',
+      'direct+h2',
+      '--runs',
+      '2',
+      '--quiet-ms',
+      '100',
+      '--baseline',
+      path.join(out, 'results.json'),
+      '--max-ratio',
+      '5',
+      '--json',
+      '--data-dir',
+      path.join(dir, 'data'),
+    ]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.out)).toMatchObject({ schemaVersion: 1, cells: [{ id: 'direct+h2' }] });
   }, 60_000);

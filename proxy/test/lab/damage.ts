@@ -13,7 +13,16 @@ function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[
 }
 const ALL = paths(good).filter((p) => p.length > 0);
 
-const junk = fc.oneof(fc.constant(null), fc.constant(undefined), fc.integer(), fc.double(), fc.string({ maxLength: 5 }), fc.constant([]), fc.constant({}), fc.boolean());
+const junk = fc.oneof(
+  fc.constant(null),
+  fc.constant(undefined),
+  fc.integer(),
+  fc.double(),
+  fc.string({ maxLength: 5 }),
+  fc.constant([]),
+  fc.constant({}),
+  fc.boolean(),
+);
 
 /** Up to 4 edits: a value replaced by junk or deleted. */
 export const damage = fc.array(fc.tuple(fc.integer({ min: 0, max: ALL.length - 1 }), junk, fc.boolean()), { minLength: 1, maxLength: 4 });
@@ -34,4 +43,3 @@ export function apply(edits: [number, unknown, boolean][]): string {
   }
   return JSON.stringify(doc);
 }
-

@@ -8,15 +8,27 @@ export interface FakeCell {
   ttfbMs: number[];
 }
 
-export function fakeResult(cells: FakeCell[], options: { baseline?: 'direct' | CellId; target?: LabTarget; startedAt?: string; withHars?: boolean } = {}): LabResult {
+export function fakeResult(
+  cells: FakeCell[],
+  options: { baseline?: 'direct' | CellId; target?: LabTarget; startedAt?: string; withHars?: boolean } = {},
+): LabResult {
   const runs: RunMeasurement[] = [];
   let seq = 0;
   for (const c of cells) {
     c.loadMs.forEach((loadMs, round) => {
       const stem = `${String(seq).padStart(4, '0')}-${c.cell}`;
       runs.push({
-        cell: c.cell, round, sequence: seq++, startedAt: '2026-11-23T10:00:00.000Z', ok: true,
-        loadMs, onLoadMs: loadMs, ttfbMeanMs: c.ttfbMs[round], ttfbMedianMs: c.ttfbMs[round], requests: 3, connections: 1,
+        cell: c.cell,
+        round,
+        sequence: seq++,
+        startedAt: '2026-11-23T10:00:00.000Z',
+        ok: true,
+        loadMs,
+        onLoadMs: loadMs,
+        ttfbMeanMs: c.ttfbMs[round],
+        ttfbMedianMs: c.ttfbMs[round],
+        requests: 3,
+        connections: 1,
         ...(options.withHars ? { browserHar: `har/${stem}.browser.har` } : {}),
       });
     });
@@ -28,10 +40,30 @@ export function fakeResult(cells: FakeCell[], options: { baseline?: 'direct' | C
   return {
     schemaVersion: LAB_SCHEMA_VERSION,
     tool: { name: 'netlens', version: '0.1.0' },
-    config: { target: options.target ?? { kind: 'site', images: 2, latencyMs: 0 }, cells: ids, runs: n, baseline, quietMs: 100, timeoutMs: 60_000, alpha: 0.05, seed: 1, dataDir: '/tmp/x' },
+    config: {
+      target: options.target ?? { kind: 'site', images: 2, latencyMs: 0 },
+      cells: ids,
+      runs: n,
+      baseline,
+      quietMs: 100,
+      timeoutMs: 60_000,
+      alpha: 0.05,
+      seed: 1,
+      dataDir: '/tmp/x',
+    },
     url: 'https://127.0.0.1:1234/',
     expectedRequests: 3,
-    machine: { platform: 'linux', arch: 'x64', release: '6', cpus: 2, cpuModel: 'Test CPU', totalMemoryMB: 4096, loadAverage: [1, 1, 1], node: 'v20', browser: { path: '/usr/bin/chromium', version: 'Chromium 156' } },
+    machine: {
+      platform: 'linux',
+      arch: 'x64',
+      release: '6',
+      cpus: 2,
+      cpuModel: 'Test CPU',
+      totalMemoryMB: 4096,
+      loadAverage: [1, 1, 1],
+      node: 'v20',
+      browser: { path: '/usr/bin/chromium', version: 'Chromium 156' },
+    },
     startedAt: options.startedAt ?? '2026-11-23T10:00:00.000Z',
     finishedAt: '2026-11-23T10:01:00.000Z',
     durationMs: 60_000,

@@ -37,11 +37,17 @@ describe('parseLabResult', () => {
     expect(() => parseLabResult(JSON.stringify({ ...older, cells: 'x' }))).toThrow(/"cells" is not a list/);
     const noRuns = { ...older, cells: [{ ...older.cells[0], runs: [null] }] };
     expect(() => parseLabResult(JSON.stringify(noRuns))).toThrow(/cell direct\+h2: runs\[0\] is not an object/);
-    const badCmp = { ...older, cells: [{ ...older.cells[1], comparisons: { loadMs: { ...older.cells[1]!.comparisons.loadMs, ratio: 'x' } } }] };
+    const badCmp = {
+      ...older,
+      cells: [{ ...older.cells[1], comparisons: { loadMs: { ...older.cells[1]!.comparisons.loadMs, ratio: 'x' } } }],
+    };
     expect(() => parseLabResult(JSON.stringify(badCmp))).toThrow(/comparisons\.loadMs "ratio" is not a number/);
     expect(() => parseLabResult(JSON.stringify({ ...older, startedAt: 'yesterday' }))).toThrow(/"startedAt" is not a date/);
     // NaN (a ratio against a zero median) is written as null by JSON.stringify: read back as NaN, not refused.
-    const nan = { ...older, cells: [older.cells[0], { ...older.cells[1], comparisons: { loadMs: { ...older.cells[1]!.comparisons.loadMs, ratio: NaN } } }] };
+    const nan = {
+      ...older,
+      cells: [older.cells[0], { ...older.cells[1], comparisons: { loadMs: { ...older.cells[1]!.comparisons.loadMs, ratio: NaN } } }],
+    };
     expect(Number.isNaN(parseLabResult(JSON.stringify(nan)).cells[1]!.comparisons.loadMs!.ratio)).toBe(true);
   });
 });
@@ -61,9 +67,16 @@ describe('LabHistory', () => {
     expect(list.map((e) => e.runId)).toHaveLength(5);
     const ok = list.filter((e) => e.state === 'ok');
     expect(ok.map((e) => e.runId)).toEqual(['2026-11-23T11-00-00-000Z-2', '2026-11-23T09-00-00-000Z-1']);
-    expect(ok[1]).toMatchObject({ target: 'test site, 2 images, 0 ms latency', cells: ['direct+h2', 'proxy+h2+intercept'], runs: 5, noisyCells: ['proxy+h2+intercept'] });
+    expect(ok[1]).toMatchObject({
+      target: 'test site, 2 images, 0 ms latency',
+      cells: ['direct+h2', 'proxy+h2+intercept'],
+      runs: 5,
+      noisyCells: ['proxy+h2+intercept'],
+    });
     expect(ok[1]!.state === 'ok' && ok[1]!.headlines).toEqual(['proxy+h2+intercept: TTFB slower than direct+h2 (large)']);
-    const damaged = Object.fromEntries(list.filter((e) => e.state === 'damaged').map((e) => [e.runId, e.state === 'damaged' ? e.reason : '']));
+    const damaged = Object.fromEntries(
+      list.filter((e) => e.state === 'damaged').map((e) => [e.runId, e.state === 'damaged' ? e.reason : '']),
+    );
     expect(damaged['2026-11-23T12-00-00-000Z-3']).toMatch(/not valid JSON/);
     expect(damaged['2026-11-23T13-00-00-000Z-4']).toMatch(/no results\.json/);
     expect(damaged['2026-11-23T14-00-00-000Z-5']).toMatch(/config\.target/);
@@ -101,7 +114,10 @@ describe('compareRuns', () => {
   });
 
   it('headlines list only significant verdicts, bounded', () => {
-    expect(headlines(newer)).toEqual(['proxy+h2+intercept: load slower than direct+h2 (large)', 'proxy+h2+intercept: TTFB slower than direct+h2 (large)']);
+    expect(headlines(newer)).toEqual([
+      'proxy+h2+intercept: load slower than direct+h2 (large)',
+      'proxy+h2+intercept: TTFB slower than direct+h2 (large)',
+    ]);
     expect(headlines(newer, 1)).toEqual(['proxy+h2+intercept: load slower than direct+h2 (large)', '… 1 more']);
   });
 });

@@ -42,7 +42,8 @@ describe('limits and defaults', () => {
 
   it('resolveLabConfig uses the shared limits', () => {
     expect(resolveLabConfig({ target: site, cells: ['direct+h2'] }).runs).toBe(LAB_LIMITS.runs.default);
-    for (const runs of [0, -1, 1.5, 100_000]) expect(() => resolveLabConfig({ target: site, cells: ['direct+h2'], runs })).toThrow(/runs must be a whole number/);
+    for (const runs of [0, -1, 1.5, 100_000])
+      expect(() => resolveLabConfig({ target: site, cells: ['direct+h2'], runs })).toThrow(/runs must be a whole number/);
     expect(() => resolveLabConfig({ target: { ...site, images: -1 } })).toThrow(/images/);
     expect(() => resolveLabConfig({ target: { ...site, latencyMs: 1e9 } })).toThrow(/latency/);
   });
@@ -55,10 +56,14 @@ describe('baseline must be one of the cells being run', () => {
   });
 
   it('rejects a baseline cell that is not run, and "direct" without a direct cell', () => {
-    expect(baselineProblem(['proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toMatch(/"proxy\+h1\+intercept" is not among the cells being run/);
+    expect(baselineProblem(['proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toMatch(
+      /"proxy\+h1\+intercept" is not among the cells being run/,
+    );
     expect(baselineProblem(['proxy+h1+intercept+nagle'], 'direct')).toMatch(/no direct cell/);
     expect(baselineProblem(['proxy+h1+intercept', 'proxy+h1+intercept+nagle'], 'proxy+h1+intercept')).toBeUndefined();
-    expect(() => resolveLabConfig({ target: site, cells: ['proxy+h1+intercept+nagle'], baseline: 'proxy+h1+intercept' })).toThrow(/not among the cells/);
+    expect(() => resolveLabConfig({ target: site, cells: ['proxy+h1+intercept+nagle'], baseline: 'proxy+h1+intercept' })).toThrow(
+      /not among the cells/,
+    );
     expect(() => resolveLabConfig({ target: site, cells: ['direct+h2'], baseline: 'proxy+h9' as never })).toThrow(/unknown cell/);
     // Not given: the default "direct", whatever the cells (CI runs of proxy cells against a stored baseline).
     expect(resolveLabConfig({ target: site, cells: ['proxy+h2+tunnel'] }).baseline).toBe('direct');

@@ -36,11 +36,23 @@ describe('schedule', () => {
     const s = schedule(cells, 4, 42);
     expect(s).toHaveLength(24);
     for (let round = 0; round < 4; round++) {
-      expect(s.filter((r) => r.round === round).map((r) => r.cell).sort()).toEqual([...cells].sort());
+      expect(
+        s
+          .filter((r) => r.round === round)
+          .map((r) => r.cell)
+          .sort(),
+      ).toEqual([...cells].sort());
     }
     expect(s.map((r) => r.sequence)).toEqual([...Array(24).keys()]);
     expect(schedule(cells, 4, 42)).toEqual(s);
-    const orders = new Set([0, 1, 2, 3].map((round) => s.filter((r) => r.round === round).map((r) => r.cell).join()));
+    const orders = new Set(
+      [0, 1, 2, 3].map((round) =>
+        s
+          .filter((r) => r.round === round)
+          .map((r) => r.cell)
+          .join(),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1); // not the same order every round
   });
 
@@ -53,14 +65,31 @@ describe('schedule', () => {
 });
 
 function run(cell: CellId, loadMs: number, sequence = 0): RunMeasurement {
-  return { cell, round: 0, sequence, startedAt: '', ok: true, loadMs, onLoadMs: loadMs, ttfbMeanMs: loadMs / 10, ttfbMedianMs: loadMs / 10 };
+  return {
+    cell,
+    round: 0,
+    sequence,
+    startedAt: '',
+    ok: true,
+    loadMs,
+    onLoadMs: loadMs,
+    ttfbMeanMs: loadMs / 10,
+    ttfbMedianMs: loadMs / 10,
+  };
 }
 
 describe('analyze', () => {
   const runs = [
     ...[100, 102, 98, 101, 99].map((v) => run('direct+h2', v)),
     ...[200, 210, 190, 205, 195].map((v) => run('proxy+h2+intercept', v)),
-    { cell: 'proxy+h2+intercept', round: 1, sequence: 9, startedAt: '', ok: false, error: { code: 'NL_X', message: 'x' } } as RunMeasurement,
+    {
+      cell: 'proxy+h2+intercept',
+      round: 1,
+      sequence: 9,
+      startedAt: '',
+      ok: false,
+      error: { code: 'NL_X', message: 'x' },
+    } as RunMeasurement,
   ];
 
   it('computes per-cell statistics over successful runs and compares with the baseline', () => {
@@ -85,10 +114,11 @@ describe('analyze', () => {
 });
 
 describe('CI checks', () => {
-  const cells = analyze(['direct+h2', 'proxy+h2+intercept'], [
-    ...[100, 102, 98, 101, 99].map((v) => run('direct+h2', v)),
-    ...[200, 210, 190, 205, 195].map((v) => run('proxy+h2+intercept', v)),
-  ], { baseline: 'direct', alpha: 0.05 });
+  const cells = analyze(
+    ['direct+h2', 'proxy+h2+intercept'],
+    [...[100, 102, 98, 101, 99].map((v) => run('direct+h2', v)), ...[200, 210, 190, 205, 195].map((v) => run('proxy+h2+intercept', v))],
+    { baseline: 'direct', alpha: 0.05 },
+  );
 
   it('validates budget files with readable errors', () => {
     expect(() => parseBudget([])).toThrow(/JSON object/);
@@ -99,17 +129,23 @@ describe('CI checks', () => {
   });
 
   it('fails a cell over budget and passes one under it', () => {
-    const failures = checkBudget(cells, { 'proxy+h2+intercept': { loadMs: { median: 150 } }, 'direct+h2': { loadMs: { median: 150, p95: 500 } } });
+    const failures = checkBudget(cells, {
+      'proxy+h2+intercept': { loadMs: { median: 150 } },
+      'direct+h2': { loadMs: { median: 150, p95: 500 } },
+    });
     expect(failures).toHaveLength(1);
     expect(failures[0].message).toMatch(/proxy\+h2\+intercept: loadMs median 200\.0 ms exceeds the budget of 150 ms/);
     expect(checkBudget(cells, { 'proxy+h1+tunnel': { loadMs: { median: 1 } } })[0].message).toMatch(/no successful runs/);
   });
 
   it('fails on a significant regression beyond the ratio, not on noise', () => {
-    const stored = { cells: analyze(['direct+h2', 'proxy+h2+intercept'], [
-      ...[100, 102, 98, 101, 99].map((v) => run('direct+h2', v)),
-      ...[100, 105, 95, 103, 97].map((v) => run('proxy+h2+intercept', v)),
-    ], { baseline: 'direct', alpha: 0.05 }) } as LabResult;
+    const stored = {
+      cells: analyze(
+        ['direct+h2', 'proxy+h2+intercept'],
+        [...[100, 102, 98, 101, 99].map((v) => run('direct+h2', v)), ...[100, 105, 95, 103, 97].map((v) => run('proxy+h2+intercept', v))],
+        { baseline: 'direct', alpha: 0.05 },
+      ),
+    } as LabResult;
     const failures = checkRegression(cells, stored, { maxRatio: 1.2, alpha: 0.05 });
     expect(failures.map((f) => f.cell)).toEqual(['proxy+h2+intercept']);
     expect(failures[0].message).toMatch(/2\.0\d× the baseline's \(limit 1\.2×/);
@@ -120,12 +156,16 @@ describe('CI checks', () => {
 describe('effects', () => {
   it('pairs cells that differ in one setting and says which way it goes', async () => {
     const { effects } = await import('../../src/lab/analyze.js');
-    const cells = analyze(['direct+h2', 'direct+h1', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle'], [
-      ...[100, 101, 99, 102, 98].map((v) => run('direct+h2', v)),
-      ...[200, 201, 199, 202, 198].map((v) => run('direct+h1', v)),
-      ...[210, 211, 209, 212, 208].map((v) => run('proxy+h1+intercept', v)),
-      ...[400, 401, 399, 402, 398].map((v) => run('proxy+h1+intercept+nagle', v)),
-    ], { baseline: 'direct', alpha: 0.05 });
+    const cells = analyze(
+      ['direct+h2', 'direct+h1', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle'],
+      [
+        ...[100, 101, 99, 102, 98].map((v) => run('direct+h2', v)),
+        ...[200, 201, 199, 202, 198].map((v) => run('direct+h1', v)),
+        ...[210, 211, 209, 212, 208].map((v) => run('proxy+h1+intercept', v)),
+        ...[400, 401, 399, 402, 398].map((v) => run('proxy+h1+intercept+nagle', v)),
+      ],
+      { baseline: 'direct', alpha: 0.05 },
+    );
     const e = effects(cells, 0.05);
     const by = (d: string) => e.filter((x) => x.dimension === d);
     expect(by('http2').map((x) => [x.cell, x.versus])).toEqual([['direct+h2', 'direct+h1']]);

@@ -15,7 +15,11 @@ describe('naive-relay cells', () => {
   it('are named like the others and round-trip settings ↔ id', () => {
     expect(NAIVE_CELLS).toEqual(['proxy+h1+intercept+naive', 'proxy+h1+intercept+naive+nagle']);
     expect(cellSettings('proxy+h1+intercept+naive+nagle')).toEqual({
-      proxy: true, http2: false, intercept: true, nagle: true, naive: true,
+      proxy: true,
+      http2: false,
+      intercept: true,
+      nagle: true,
+      naive: true,
     });
     expect(cellSettings('proxy+h1+intercept+nagle')).toEqual({ proxy: true, http2: false, intercept: true, nagle: true }); // no naive key
     for (const id of [...ALL_CELLS, ...NAIVE_CELLS]) expect(cellId(cellSettings(id))).toBe(id);
@@ -60,7 +64,16 @@ describe('naive-relay cells', () => {
 
   it('stall counts per cell: median and range in the results and the table, absent without a count', () => {
     const run = (cell: CellId, i: number, stalls?: number): RunMeasurement => ({
-      cell, round: i, sequence: i, startedAt: '', ok: true, loadMs: 100 + i, onLoadMs: 100, ttfbMeanMs: 1, ttfbMedianMs: 1, requests: 3,
+      cell,
+      round: i,
+      sequence: i,
+      startedAt: '',
+      ok: true,
+      loadMs: 100 + i,
+      onLoadMs: 100,
+      ttfbMeanMs: 1,
+      ttfbMedianMs: 1,
+      requests: 3,
       ...(stalls === undefined
         ? {}
         : { proxy: { exchanges: 3, errors: 0, upstreamConnections: 1, protocols: {}, stalls, stallMs: stalls * 40 } }),

@@ -19,17 +19,20 @@ let result: LabResult;
 describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-labnaive-'));
-    result = await runLab({
-      target: { kind: 'site', images: 30, latencyMs: 20 },
-      cells: ['proxy+h1+intercept+naive', 'proxy+h1+intercept+naive+nagle'],
-      runs: 2,
-      quietMs: 200,
-      timeoutMs: 15_000,
-      seed: 3,
-      outDir: path.join(dir, 'out'),
-      dataDir: path.join(dir, 'data'),
-      chromePath,
-    }, { signal: AbortSignal.timeout(90_000) });
+    result = await runLab(
+      {
+        target: { kind: 'site', images: 30, latencyMs: 20 },
+        cells: ['proxy+h1+intercept+naive', 'proxy+h1+intercept+naive+nagle'],
+        runs: 2,
+        quietMs: 200,
+        timeoutMs: 15_000,
+        seed: 3,
+        outDir: path.join(dir, 'out'),
+        dataDir: path.join(dir, 'data'),
+        chromePath,
+      },
+      { signal: AbortSignal.timeout(90_000) },
+    );
     expect(result.aborted).toBe(false);
   }, 120_000);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +43,10 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
 
   it('loads the whole page in both cells', () => {
     for (const c of result.cells) {
-      expect(c.runs.map((r) => r.error?.message ?? 'ok'), c.id).toEqual(['ok', 'ok']);
+      expect(
+        c.runs.map((r) => r.error?.message ?? 'ok'),
+        c.id,
+      ).toEqual(['ok', 'ok']);
       for (const r of c.runs) expect(r.proxy?.exchanges).toBe(result.expectedRequests);
     }
   });
@@ -70,7 +76,7 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
     // Each one a delayed-ACK wait (≥ 30 ms by the rule). Load times are printed, not asserted: two runs of a
     // 30-image page on a shared machine vary by more than the stalls add (docs/lab.md has the 5-run measurements).
     expect(on.stalls!.medianMs).toBeGreaterThanOrEqual(on.stalls!.median * 30);
-     
+
     console.log(
       `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off); ` +
         `median load ${on.stats.loadMs!.median.toFixed(0)} vs ${off.stats.loadMs!.median.toFixed(0)} ms`,

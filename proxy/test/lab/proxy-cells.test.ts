@@ -16,25 +16,32 @@ import { chromePath } from '../browser/chrome-available.js';
 
 let dir: string;
 let result: LabResult;
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
+const profileDirs = () =>
+  fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`))
+    .sort();
 
 describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real proxy, test site)', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-labproxy-'));
     const before = profileDirs();
-    result = await runLab({
-      // 30 ms per response: HTTP/1.1's six connections pay it five times in a row, HTTP/2 once,
-      // a gap wide enough to stand above the noise of a shared 2-core machine.
-      target: { kind: 'site', images: 30, latencyMs: 30 },
-      cells: ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle', 'proxy+h2+tunnel'],
-      runs: 4,
-      quietMs: 200,
-      timeoutMs: 10_000,
-      seed: 7,
-      outDir: path.join(dir, 'out'),
-      dataDir: path.join(dir, 'data'),
-      chromePath,
-    }, { signal: AbortSignal.timeout(120_000) }); // ends (and cleans up) before the hook's own timeout
+    result = await runLab(
+      {
+        // 30 ms per response: HTTP/1.1's six connections pay it five times in a row, HTTP/2 once,
+        // a gap wide enough to stand above the noise of a shared 2-core machine.
+        target: { kind: 'site', images: 30, latencyMs: 30 },
+        cells: ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle', 'proxy+h2+tunnel'],
+        runs: 4,
+        quietMs: 200,
+        timeoutMs: 10_000,
+        seed: 7,
+        outDir: path.join(dir, 'out'),
+        dataDir: path.join(dir, 'data'),
+        chromePath,
+      },
+      { signal: AbortSignal.timeout(120_000) },
+    ); // ends (and cleans up) before the hook's own timeout
     expect(result.aborted).toBe(false);
     expect(profileDirs()).toEqual(before);
   }, 150_000);
@@ -44,7 +51,10 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
 
   it('loads the whole page in every proxy cell and records the proxy side', () => {
     for (const c of result.cells) {
-      expect(c.runs.map((r) => r.error?.message ?? 'ok'), c.id).toEqual(['ok', 'ok', 'ok', 'ok']);
+      expect(
+        c.runs.map((r) => r.error?.message ?? 'ok'),
+        c.id,
+      ).toEqual(['ok', 'ok', 'ok', 'ok']);
       for (const r of c.runs) expect(r.requests).toBe(result.expectedRequests);
     }
     for (const id of ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle']) {
@@ -76,7 +86,10 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
       expect(har.log.entries.every((e: { _nagle?: boolean }) => e._nagle === false)).toBe(true);
     }
     // The effect is reported either way (its size in Chrome is measured, not asserted: see docs/lab.md).
-    expect(result.effects.find((e) => e.dimension === 'nagle')).toMatchObject({ cell: 'proxy+h1+intercept+nagle', versus: 'proxy+h1+intercept' });
+    expect(result.effects.find((e) => e.dimension === 'nagle')).toMatchObject({
+      cell: 'proxy+h1+intercept+nagle',
+      versus: 'proxy+h1+intercept',
+    });
   });
 });
 
@@ -119,10 +132,19 @@ describe('Nagle on the proxy, measured at the wire (real proxy, test site, Node 
         for (let i = 0; i < 9; i++) {
           const t0 = performance.now();
           await new Promise<void>((resolve, reject) => {
-            const req = https.request({ host: '127.0.0.1', port: sitePort, path: '/style.css', createConnection: () => socket, headers: { connection: 'keep-alive' } }, (res) => {
-              res.resume();
-              res.on('end', resolve);
-            });
+            const req = https.request(
+              {
+                host: '127.0.0.1',
+                port: sitePort,
+                path: '/style.css',
+                createConnection: () => socket,
+                headers: { connection: 'keep-alive' },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', resolve);
+              },
+            );
             req.on('error', reject);
             req.setTimeout(5000, () => req.destroy(new Error('no response through the proxy within 5 s')));
             req.end();

@@ -8,9 +8,8 @@ import { scanJournal } from '../../src/har/journal.js';
 import { startProxyHost } from '../../src/lab/proxy-process.js';
 import { alive, curl, echo, httpOrigin } from '../proxy/harness.js';
 
-
 describe('startProxyHost', () => {
-  it('runs each run\'s proxy in another process, fresh per run, records the journal there, and reports metrics and event-loop lag', async () => {
+  it("runs each run's proxy in another process, fresh per run, records the journal there, and reports metrics and event-loop lag", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyhost-'));
     const origin = await httpOrigin(echo);
     const host = await startProxyHost();
@@ -42,14 +41,17 @@ describe('startProxyHost', () => {
     expect(alive(host.pid)).toBe(false);
   });
 
-  it('a run whose proxy cannot start fails with the proxy\'s own error, and the host keeps serving runs', async () => {
+  it("a run whose proxy cannot start fails with the proxy's own error, and the host keeps serving runs", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-proxyhost-'));
     const busy = net.createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as net.AddressInfo).port;
     const host = await startProxyHost();
     try {
-      await expect(host.startRun({ proxy: { port, host: '127.0.0.1', dataDir: dir } })).rejects.toMatchObject({ code: 'NL_PORT_IN_USE', message: expect.stringMatching(/already in use/) });
+      await expect(host.startRun({ proxy: { port, host: '127.0.0.1', dataDir: dir } })).rejects.toMatchObject({
+        code: 'NL_PORT_IN_USE',
+        message: expect.stringMatching(/already in use/),
+      });
       const run = await host.startRun({ proxy: { port: 0, dataDir: dir } });
       expect((await run.stop()).metrics.exchanges).toBe(0);
     } finally {

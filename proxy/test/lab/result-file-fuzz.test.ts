@@ -17,31 +17,35 @@ const RUNS = Number(process.env.NETLENS_FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.NETLENS_FUZZ_SEED ?? 42);
 
 describe('damaged results.json', () => {
-  it(`${RUNS} damaged files (seed ${SEED}): a reason, or readers that cope`, () => {
-    let parsed = 0;
-    fc.assert(
-      fc.property(damage, (edits) => {
-        const text = apply(edits);
-        let result;
-        try {
-          result = parseLabResult(text);
-        } catch (err) {
-          expect((err as { code?: string }).code).toBe('NL_LAB_RESULT_INVALID');
-          return;
-        }
-        parsed++;
-        historyEntry('x', result);
-        formatTable(result);
-        renderHtmlReport(result);
-        try {
-          compareRuns({ runId: 'a', result: good }, { runId: 'b', result });
-        } catch (err) {
-          expect((err as Error).message).toMatch(/different targets/);
-        }
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    // Some damage is harmless (a number changed): those files must be read, not refused.
-    expect(parsed).toBeGreaterThan(0);
-  }, 10_000 + RUNS * 25);
+  it(
+    `${RUNS} damaged files (seed ${SEED}): a reason, or readers that cope`,
+    () => {
+      let parsed = 0;
+      fc.assert(
+        fc.property(damage, (edits) => {
+          const text = apply(edits);
+          let result;
+          try {
+            result = parseLabResult(text);
+          } catch (err) {
+            expect((err as { code?: string }).code).toBe('NL_LAB_RESULT_INVALID');
+            return;
+          }
+          parsed++;
+          historyEntry('x', result);
+          formatTable(result);
+          renderHtmlReport(result);
+          try {
+            compareRuns({ runId: 'a', result: good }, { runId: 'b', result });
+          } catch (err) {
+            expect((err as Error).message).toMatch(/different targets/);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+      // Some damage is harmless (a number changed): those files must be read, not refused.
+      expect(parsed).toBeGreaterThan(0);
+    },
+    10_000 + RUNS * 25,
+  );
 });

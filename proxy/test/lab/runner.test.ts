@@ -6,7 +6,11 @@ import { runLab } from '../../src/lab/runner.js';
 import type { LabProgress } from '../../src/lab/types.js';
 import { chromePath } from '../browser/chrome-available.js';
 
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
+const profileDirs = () =>
+  fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`))
+    .sort();
 
 let dir: string;
 beforeAll(() => {
@@ -68,7 +72,14 @@ describe.skipIf(!chromePath)('runLab, direct cells (real Chromium, test site)', 
     const before = profileDirs();
     const ac = new AbortController();
     const result = await runLab(
-      { target: { kind: 'site', images: 5, latencyMs: 0 }, cells: ['direct+h2'], runs: 5, quietMs: 100, dataDir: path.join(dir, 'data'), chromePath },
+      {
+        target: { kind: 'site', images: 5, latencyMs: 0 },
+        cells: ['direct+h2'],
+        runs: 5,
+        quietMs: 100,
+        dataDir: path.join(dir, 'data'),
+        chromePath,
+      },
       {
         signal: ac.signal,
         onProgress: (p) => {
@@ -85,7 +96,11 @@ describe.skipIf(!chromePath)('runLab, direct cells (real Chromium, test site)', 
 
   it('rejects a bad config before starting anything', async () => {
     await expect(runLab({ target: { kind: 'url', url: 'ftp://x/' }, chromePath })).rejects.toMatchObject({ code: 'NL_USAGE' });
-    await expect(runLab({ target: { kind: 'site', images: 1, latencyMs: 0 }, runs: 0, chromePath })).rejects.toMatchObject({ code: 'NL_USAGE' });
-    await expect(runLab({ target: { kind: 'site', images: 1, latencyMs: 0 }, cells: ['proxy+h3' as never], chromePath })).rejects.toMatchObject({ code: 'NL_USAGE' });
+    await expect(runLab({ target: { kind: 'site', images: 1, latencyMs: 0 }, runs: 0, chromePath })).rejects.toMatchObject({
+      code: 'NL_USAGE',
+    });
+    await expect(
+      runLab({ target: { kind: 'site', images: 1, latencyMs: 0 }, cells: ['proxy+h3' as never], chromePath }),
+    ).rejects.toMatchObject({ code: 'NL_USAGE' });
   });
 });

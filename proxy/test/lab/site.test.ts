@@ -18,13 +18,28 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-function h1Get(site: TestSite, p: string): Promise<{ status: number; body: Buffer; chunks: number; headers: http.IncomingHttpHeaders; alpn?: string | false | null }> {
+function h1Get(
+  site: TestSite,
+  p: string,
+): Promise<{ status: number; body: Buffer; chunks: number; headers: http.IncomingHttpHeaders; alpn?: string | false | null }> {
   return new Promise((resolve, reject) => {
-    const req = https.get(new URL(p, site.url), { ca: ca.certPem, agent: false, ALPNProtocols: ['http/1.1'] } as https.RequestOptions, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), chunks: chunks.length, headers: res.headers, alpn: (res.socket as tls.TLSSocket).alpnProtocol }));
-    });
+    const req = https.get(
+      new URL(p, site.url),
+      { ca: ca.certPem, agent: false, ALPNProtocols: ['http/1.1'] } as https.RequestOptions,
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            body: Buffer.concat(chunks),
+            chunks: chunks.length,
+            headers: res.headers,
+            alpn: (res.socket as tls.TLSSocket).alpnProtocol,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -122,11 +137,13 @@ describe('test site', () => {
     try {
       expect(site.url).toMatch(/^http:\/\//);
       const body = await new Promise<string>((resolve, reject) =>
-        http.get(site.url, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve(text));
-        }).on('error', reject),
+        http
+          .get(site.url, (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve(text));
+          })
+          .on('error', reject),
       );
       expect(body.match(/<img /g)).toHaveLength(3);
     } finally {

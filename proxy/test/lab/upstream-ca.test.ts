@@ -97,7 +97,11 @@ describe.skipIf(!chromePath)('lab / record / replay against the private-CA origi
     expect(result.config.upstreamCAs).toBe(1);
     expect(result.config.originSpkiHash).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     expect(JSON.stringify(result.config)).not.toMatch(/BEGIN CERTIFICATE/);
-    for (const c of result.cells) expect(c.runs.map((x) => x.ok), `${c.id}: ${JSON.stringify(c.runs)}`).toEqual([true]);
+    for (const c of result.cells)
+      expect(
+        c.runs.map((x) => x.ok),
+        `${c.id}: ${JSON.stringify(c.runs)}`,
+      ).toEqual([true]);
   }, 180_000);
 
   it('lab --insecure: works, and warns on stderr in one line', async () => {
@@ -106,7 +110,11 @@ describe.skipIf(!chromePath)('lab / record / replay against the private-CA origi
     expect(r.stderr.match(new RegExp(WARNING.source, 'gm'))).toHaveLength(1);
     const result = JSON.parse(r.stdout) as LabJson;
     expect(result.config.insecure).toBe(true);
-    for (const c of result.cells) expect(c.runs.map((x) => x.ok), `${c.id}: ${JSON.stringify(c.runs)}`).toEqual([true]);
+    for (const c of result.cells)
+      expect(
+        c.runs.map((x) => x.ok),
+        `${c.id}: ${JSON.stringify(c.runs)}`,
+      ).toEqual([true]);
   }, 180_000);
 
   it('record --upstream-ca saves the page; replay --resend --upstream-ca resends it; replay --insecure warns', async () => {
@@ -115,7 +123,10 @@ describe.skipIf(!chromePath)('lab / record / replay against the private-CA origi
     expect(r.code, r.stderr).toBe(0);
     const entries = (JSON.parse(fs.readFileSync(har, 'utf8')) as { log: { entries: { response: { status: number } }[] } }).log.entries;
     expect(entries.length).toBeGreaterThan(1);
-    expect(entries.every((e) => e.response.status === 200), JSON.stringify(entries.map((e) => e.response.status))).toBe(true);
+    expect(
+      entries.every((e) => e.response.status === 200),
+      JSON.stringify(entries.map((e) => e.response.status)),
+    ).toBe(true);
 
     r = await run(['replay', har, '--resend', '--upstream-ca', privateCA, '--data-dir', dataDir]);
     expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -46,8 +46,12 @@ describe('variant specs and cell names', () => {
     const cells = withVariantCells(['direct+h2', 'proxy+h2+intercept', 'proxy+h1+tunnel', 'via-x+h2'], [{ name: 'a' }, { name: 'b' }]);
     expect(cells).toEqual([
       'direct+h2',
-      'proxy+h2+intercept', 'proxy+h2+intercept~a', 'proxy+h2+intercept~b',
-      'proxy+h1+tunnel', 'proxy+h1+tunnel~a', 'proxy+h1+tunnel~b',
+      'proxy+h2+intercept',
+      'proxy+h2+intercept~a',
+      'proxy+h2+intercept~b',
+      'proxy+h1+tunnel',
+      'proxy+h1+tunnel~a',
+      'proxy+h1+tunnel~b',
       'via-x+h2',
     ]);
     expect(cellSettings('proxy+h1+tunnel~a')).toEqual({ ...cellSettings('proxy+h1+tunnel'), variant: 'a' });
@@ -72,7 +76,11 @@ describe('variant specs and cell names', () => {
 
   it('effects compare each variant cell with its base cell', () => {
     const cell = (id: CellResult['id'], loads: number[]): CellResult => ({
-      id, settings: cellSettings(id), stats: {}, comparisons: {}, noisyBaseline: false,
+      id,
+      settings: cellSettings(id),
+      stats: {},
+      comparisons: {},
+      noisyBaseline: false,
       runs: loads.map((loadMs, i) => ({ cell: id, round: i, sequence: i, startedAt: '', ok: true, loadMs })),
     });
     const out = effects([cell('proxy+h2+intercept', [100, 101, 102, 103]), cell('proxy+h2+intercept~slow', [400, 401, 402, 403])], 0.05);
@@ -119,18 +127,21 @@ describe.skipIf(!chromePath)('a variant in a real lab run', () => {
     const variant = loadVariant('slow', file);
     // The file changes after loading: the runs must apply what was validated, not re-read it.
     fs.writeFileSync(file, '{ "broken": ');
-    result = await runLab({
-      target: { kind: 'site', images: 4, latencyMs: 10 },
-      cells: [BASE],
-      variants: [variant],
-      runs: 3,
-      quietMs: 200,
-      timeoutMs: 15_000,
-      seed: 5,
-      outDir: path.join(dir, 'out'),
-      dataDir: path.join(dir, 'data'),
-      chromePath,
-    }, { signal: AbortSignal.timeout(90_000) });
+    result = await runLab(
+      {
+        target: { kind: 'site', images: 4, latencyMs: 10 },
+        cells: [BASE],
+        variants: [variant],
+        runs: 3,
+        quietMs: 200,
+        timeoutMs: 15_000,
+        seed: 5,
+        outDir: path.join(dir, 'out'),
+        dataDir: path.join(dir, 'data'),
+        chromePath,
+      },
+      { signal: AbortSignal.timeout(90_000) },
+    );
     expect(result.aborted).toBe(false);
   }, 120_000);
 
@@ -140,7 +151,11 @@ describe.skipIf(!chromePath)('a variant in a real lab run', () => {
 
   it('runs the variant cell next to its base cell, both in every shuffled round', () => {
     expect(result.cells.map((c) => c.id)).toEqual([BASE, VARIANT]);
-    for (const c of result.cells) expect(c.runs.map((r) => r.error?.message ?? 'ok'), c.id).toEqual(['ok', 'ok', 'ok']);
+    for (const c of result.cells)
+      expect(
+        c.runs.map((r) => r.error?.message ?? 'ok'),
+        c.id,
+      ).toEqual(['ok', 'ok', 'ok']);
     for (const round of [0, 1, 2]) {
       const cellsInRound = result.cells.flatMap((c) => c.runs.filter((r) => r.round === round).map((r) => r.cell)).sort();
       expect(cellsInRound).toEqual([BASE, VARIANT]);

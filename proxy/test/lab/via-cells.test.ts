@@ -41,7 +41,9 @@ describe('via cell ids', () => {
     expect(parseCells('proxy', names).some((c) => c.startsWith('via'))).toBe(false); // "proxy" means Netlens
     expect(parseCells('all', names)).toEqual([...ALL_CELLS, 'via-mitm+h2', 'via-mitm+h1', 'via-corp-1+h2', 'via-corp-1+h1']);
     expect(parseCells('all')).toEqual(ALL_CELLS);
-    expect(() => parseCells('via-nope+h2', names)).toThrow(/unknown cell "via-nope\+h2" \(external proxies given: mitm, corp-1\)\. Valid cells: .*via-mitm\+h2/);
+    expect(() => parseCells('via-nope+h2', names)).toThrow(
+      /unknown cell "via-nope\+h2" \(external proxies given: mitm, corp-1\)\. Valid cells: .*via-mitm\+h2/,
+    );
     expect(() => parseCells('via')).toThrow(/via cells need their external proxy: --via NAME=URL/);
   });
 
@@ -90,7 +92,11 @@ describe('external proxy validation', () => {
 describe('resolveLabConfig with via', () => {
   it('adds both cells of every external proxy when the list names no via cell', () => {
     expect(resolveLabConfig({ target: site, cells: ['direct+h2'], via: [mitm, corp] }).cells).toEqual([
-      'direct+h2', 'via-mitm+h2', 'via-mitm+h1', 'via-corp-1+h2', 'via-corp-1+h1',
+      'direct+h2',
+      'via-mitm+h2',
+      'via-mitm+h1',
+      'via-corp-1+h2',
+      'via-corp-1+h1',
     ]);
     const all = resolveLabConfig({ target: site, via: [mitm] });
     expect(all.cells).toEqual([...ALL_CELLS, 'via-mitm+h2', 'via-mitm+h1']);
@@ -98,7 +104,10 @@ describe('resolveLabConfig with via', () => {
   });
 
   it('keeps an explicit choice of via cells, and leaves configs without via as before', () => {
-    expect(resolveLabConfig({ target: site, cells: ['via-mitm+h1', 'direct+h1'], via: [mitm, corp] }).cells).toEqual(['direct+h1', 'via-mitm+h1']);
+    expect(resolveLabConfig({ target: site, cells: ['via-mitm+h1', 'direct+h1'], via: [mitm, corp] }).cells).toEqual([
+      'direct+h1',
+      'via-mitm+h1',
+    ]);
     const plain = resolveLabConfig({ target: site, cells: ['direct+h2'] });
     expect(plain.cells).toEqual(['direct+h2']);
     expect('via' in plain).toBe(false);
@@ -106,8 +115,12 @@ describe('resolveLabConfig with via', () => {
 
   it('rejects via cells of proxies not given, and bad proxies, with NL_USAGE', () => {
     expect(() => resolveLabConfig({ target: site, cells: ['via-mitm+h2'] })).toThrow(/unknown cell "via-mitm\+h2"/);
-    expect(() => resolveLabConfig({ target: site, cells: ['via-x+h2'], via: [mitm] })).toThrow(expect.objectContaining({ code: 'NL_USAGE' }));
-    expect(() => resolveLabConfig({ target: site, via: [{ name: 'Bad', url: 'http://127.0.0.1:1' }] })).toThrow(expect.objectContaining({ code: 'NL_USAGE' }));
+    expect(() => resolveLabConfig({ target: site, cells: ['via-x+h2'], via: [mitm] })).toThrow(
+      expect.objectContaining({ code: 'NL_USAGE' }),
+    );
+    expect(() => resolveLabConfig({ target: site, via: [{ name: 'Bad', url: 'http://127.0.0.1:1' }] })).toThrow(
+      expect.objectContaining({ code: 'NL_USAGE' }),
+    );
   });
 });
 
@@ -117,14 +130,18 @@ function run(cell: CellId, loadMs: number): RunMeasurement {
 
 describe('via cells in statistics', () => {
   const ids: CellId[] = ['direct+h2', 'direct+h1', 'proxy+h2+tunnel', 'proxy+h1+tunnel', 'via-mitm+h2', 'via-mitm+h1'];
-  const cells = analyze(ids, [
-    ...[100, 101, 99, 102, 98].map((v) => run('direct+h2', v)),
-    ...[200, 201, 199, 202, 198].map((v) => run('direct+h1', v)),
-    ...[110, 111, 109, 112, 108].map((v) => run('proxy+h2+tunnel', v)),
-    ...[210, 211, 209, 212, 208].map((v) => run('proxy+h1+tunnel', v)),
-    ...[300, 301, 299, 302, 298].map((v) => run('via-mitm+h2', v)),
-    ...[600, 601, 599, 602, 598].map((v) => run('via-mitm+h1', v)),
-  ], { baseline: 'direct', alpha: 0.05 });
+  const cells = analyze(
+    ids,
+    [
+      ...[100, 101, 99, 102, 98].map((v) => run('direct+h2', v)),
+      ...[200, 201, 199, 202, 198].map((v) => run('direct+h1', v)),
+      ...[110, 111, 109, 112, 108].map((v) => run('proxy+h2+tunnel', v)),
+      ...[210, 211, 209, 212, 208].map((v) => run('proxy+h1+tunnel', v)),
+      ...[300, 301, 299, 302, 298].map((v) => run('via-mitm+h2', v)),
+      ...[600, 601, 599, 602, 598].map((v) => run('via-mitm+h1', v)),
+    ],
+    { baseline: 'direct', alpha: 0.05 },
+  );
 
   it('compares via cells with the direct cell of the same protocol', () => {
     const by = (id: string) => cells.find((c) => c.id === id)!;
@@ -148,7 +165,9 @@ describe('via cells in statistics', () => {
   });
 
   it('a cell with no successful run says so instead of claiming to be a baseline', () => {
-    const failed = cells.map((c) => (c.id === 'via-mitm+h1' ? { ...c, runs: c.runs.map((r) => ({ ...r, ok: false })), stats: {}, comparisons: {} } : c));
+    const failed = cells.map((c) =>
+      c.id === 'via-mitm+h1' ? { ...c, runs: c.runs.map((r) => ({ ...r, ok: false })), stats: {}, comparisons: {} } : c,
+    );
     const result = {
       config: { target: site, runs: 5, seed: 1, baseline: 'direct', alpha: 0.05 },
       url: 'https://127.0.0.1:1/',
@@ -185,7 +204,10 @@ describe('netlens lab --via: usage errors (exit 2)', () => {
     [['--via', 'mitm=https://127.0.0.1:8081'], /--via: external proxy mitm: "https:\/\/127\.0\.0\.1:8081" has scheme https/],
     [['--via', 'a=http://127.0.0.1:1', '--via', 'a=http://127.0.0.1:2'], /--via: the name "a" is given twice/],
     [['--cells', 'via-mitm+h2'], /--cells: unknown cell "via-mitm\+h2" \(via cells need their external proxy: --via NAME=URL\)/],
-    [['--via', 'mitm=http://127.0.0.1:1', '--cells', 'via-other+h2'], /--cells: unknown cell "via-other\+h2" \(external proxies given: mitm\)/],
+    [
+      ['--via', 'mitm=http://127.0.0.1:1', '--cells', 'via-other+h2'],
+      /--cells: unknown cell "via-other\+h2" \(external proxies given: mitm\)/,
+    ],
   ])('%j', async (args, message) => {
     const r = await cli(['lab', ...args]);
     expect(r.err).toMatch(message);

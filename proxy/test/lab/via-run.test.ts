@@ -22,8 +22,15 @@ const servers: net.Server[] = [];
 const sockets = new Set<net.Socket>();
 /** This process's test-site children still running (the lab forks one per run of runLab). */
 const siteChildren = () =>
-  execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)]).toString().split('\n').filter((l) => l.includes('site-child'));
-const profileDirs = () => fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`)).sort();
+  execFileSync('ps', ['-o', 'args=', '--ppid', String(process.pid)])
+    .toString()
+    .split('\n')
+    .filter((l) => l.includes('site-child'));
+const profileDirs = () =>
+  fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`))
+    .sort();
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-labvia-'));
@@ -68,7 +75,7 @@ describe('probeViaProxy', () => {
   });
   afterAll(() => good?.stop());
 
-  it('returns the SPKI hash of the leaf an intercepting proxy presents (its own CA key, not the lab\'s)', async () => {
+  it("returns the SPKI hash of the leaf an intercepting proxy presents (its own CA key, not the lab's)", async () => {
     const leaf = await probeViaProxy({ name: 'good', url: good.address.url }, target);
     expect(leaf.spkiHash).toBe(good.ca.leafSpkiHash);
     expect(leaf.spkiHash).not.toBe(loadOrCreateCA(path.join(dir, 'lab-ca-only')).leafSpkiHash);
@@ -87,7 +94,9 @@ describe('probeViaProxy', () => {
     const url = await fakeProxy(answering('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n'));
     await expect(probeViaProxy({ name: 'strict', url }, target)).rejects.toMatchObject({
       code: 'NL_LAB_VIA_PROXY',
-      message: expect.stringMatching(/^external proxy strict at http:\/\/127\.0\.0\.1:\d+ refused CONNECT 127\.0\.0\.1:9 with "403 Forbidden": does it allow tunnels/),
+      message: expect.stringMatching(
+        /^external proxy strict at http:\/\/127\.0\.0\.1:\d+ refused CONNECT 127\.0\.0\.1:9 with "403 Forbidden": does it allow tunnels/,
+      ),
     });
   });
 
@@ -119,10 +128,12 @@ describe('probeViaProxy', () => {
 
   it('says when TLS through the tunnel fails', async () => {
     // Accepts the tunnel, then answers the client hello with plain text instead of a server hello.
-    const url = await fakeProxy((s) => s.once('data', () => {
-      s.write('HTTP/1.1 200 Connection established\r\n\r\n');
-      s.once('data', () => s.write('HTTP/1.1 400 Bad Request\r\n\r\n'));
-    }));
+    const url = await fakeProxy((s) =>
+      s.once('data', () => {
+        s.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        s.once('data', () => s.write('HTTP/1.1 400 Bad Request\r\n\r\n'));
+      }),
+    );
     await expect(probeViaProxy({ name: 'notls', url }, target)).rejects.toMatchObject({
       code: 'NL_LAB_VIA_PROXY',
       message: expect.stringMatching(/^TLS to 127\.0\.0\.1:9 through external proxy notls at http:\/\/127\.0\.0\.1:\d+ failed: /),
@@ -139,7 +150,10 @@ describe('runLab with a broken external proxy', () => {
     const progress: LabProgress[] = [];
     const before = profileDirs();
     await expect(
-      runLab({ ...base, target: { kind: 'url', url: 'https://127.0.0.1:9/' }, via: [{ name: 'gone', url }], dataDir: path.join(dir, 'data') }, { onProgress: (p) => progress.push(p) }),
+      runLab(
+        { ...base, target: { kind: 'url', url: 'https://127.0.0.1:9/' }, via: [{ name: 'gone', url }], dataDir: path.join(dir, 'data') },
+        { onProgress: (p) => progress.push(p) },
+      ),
     ).rejects.toMatchObject({ code: 'NL_LAB_VIA_PROXY', message: `external proxy gone at ${url} refused the connection: is it running?` });
     expect(progress).toEqual([]);
     expect(profileDirs()).toEqual(before);
@@ -150,14 +164,23 @@ describe('runLab with a broken external proxy', () => {
     expect(siteChildren()).toEqual([]);
     await expect(
       runLab({ ...base, target: { kind: 'site', images: 1, latencyMs: 0 }, via: [{ name: 'corp', url }], dataDir: path.join(dir, 'data') }),
-    ).rejects.toMatchObject({ code: 'NL_LAB_VIA_PROXY', message: expect.stringMatching(/external proxy corp at .* refused CONNECT 127\.0\.0\.1:\d+ with "403 Forbidden"/) });
+    ).rejects.toMatchObject({
+      code: 'NL_LAB_VIA_PROXY',
+      message: expect.stringMatching(/external proxy corp at .* refused CONNECT 127\.0\.0\.1:\d+ with "403 Forbidden"/),
+    });
     expect(siteChildren()).toEqual([]);
   }, 30_000);
 
   it('does not probe for an http:// target (no certificate to trust)', async () => {
     // The proxy would fail a probe (403); the lab gets past it and fails only at the browser.
     const url = await fakeProxy(answering('HTTP/1.1 403 Forbidden\r\n\r\n'));
-    const result = await runLab({ ...base, target: { kind: 'url', url: 'http://127.0.0.1:9/' }, cells: ['via-corp+h2'], via: [{ name: 'corp', url }], dataDir: path.join(dir, 'data') });
+    const result = await runLab({
+      ...base,
+      target: { kind: 'url', url: 'http://127.0.0.1:9/' },
+      cells: ['via-corp+h2'],
+      via: [{ name: 'corp', url }],
+      dataDir: path.join(dir, 'data'),
+    });
     expect(result.via).toEqual([{ name: 'corp', url, note: expect.stringMatching(/warm/) }]);
     expect(result.cells[0].runs[0].ok).toBe(false);
   }, 30_000);
@@ -201,7 +224,10 @@ describe.skipIf(!chromePath)('runLab through an external proxy (real Chromium, a
     expect(result.aborted).toBe(false);
     expect(result.cells.map((c) => c.id)).toEqual(['direct+h2', 'via-x+h2', 'via-x+h1']);
     for (const c of result.cells) {
-      expect(c.runs.map((r) => r.error?.message ?? 'ok'), c.id).toEqual(['ok']);
+      expect(
+        c.runs.map((r) => r.error?.message ?? 'ok'),
+        c.id,
+      ).toEqual(['ok']);
       expect(c.runs[0].requests).toBe(result.expectedRequests);
     }
   });
@@ -218,8 +244,10 @@ describe.skipIf(!chromePath)('runLab through an external proxy (real Chromium, a
     expect(h2.proxyHar).toBeUndefined();
   });
 
-  it('trusted the key the probe saw, which is the external proxy\'s, not the lab\'s', () => {
-    expect(result.via).toEqual([{ name: 'x', url: via.address.url, leafSpkiHash: via.ca.leafSpkiHash, intercepts: true, note: expect.stringMatching(/warm/) }]);
+  it("trusted the key the probe saw, which is the external proxy's, not the lab's", () => {
+    expect(result.via).toEqual([
+      { name: 'x', url: via.address.url, leafSpkiHash: via.ca.leafSpkiHash, intercepts: true, note: expect.stringMatching(/warm/) },
+    ]);
     expect(via.ca.leafSpkiHash).not.toBe(labCA.leafSpkiHash);
     expect(result.config.via).toEqual([{ name: 'x', url: via.address.url }]);
   });
@@ -257,7 +285,9 @@ describe.skipIf(!chromePath)('runLab through an external proxy that does not tru
       expect(run.error?.code).toBe('NL_PAGE_LOAD');
       // The external (Netlens) proxy answers 502 with the reason when it cannot verify the site (issue 15 item 2).
       expect(run.error?.message).toMatch(/the page itself answered 502 Bad Gateway/);
-      expect(run.error?.message).toContain(`An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${labCA.certPath}`);
+      expect(run.error?.message).toContain(
+        `An external proxy that verifies upstream certificates must trust the test site's, issued by the Netlens CA ${labCA.certPath}`,
+      );
     } finally {
       await untrusting.stop();
     }

@@ -8,7 +8,8 @@ import { fakeHar } from './fake-result.js';
 export function writeRun(dir: string, result: LabResult, hars = true): string {
   fs.mkdirSync(path.join(dir, 'har'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(result, null, 2));
-  if (hars) for (const c of result.cells) for (const r of c.runs) if (r.browserHar) fs.writeFileSync(path.join(dir, r.browserHar), JSON.stringify(fakeHar(4)));
+  if (hars)
+    for (const c of result.cells)
+      for (const r of c.runs) if (r.browserHar) fs.writeFileSync(path.join(dir, r.browserHar), JSON.stringify(fakeHar(4)));
   return dir;
 }
-

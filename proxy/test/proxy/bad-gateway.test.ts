@@ -164,8 +164,19 @@ describe('transient upstream failures still close the client connection (browser
   it('the proxy still serves after all of the above (keep-alive after a 502 too)', async () => {
     const port = deadPort;
     // Two requests on one curl connection: the 502 does not close it.
-    const r = await curl(['-x', tp.proxy.address.url, '-s', '-o', '/dev/null', '-o', '/dev/null', '-w', '%{http_code} %{num_connects}\n',
-      `http://127.0.0.1:${port}/ka1`, `http://127.0.0.1:${port}/ka2`]);
+    const r = await curl([
+      '-x',
+      tp.proxy.address.url,
+      '-s',
+      '-o',
+      '/dev/null',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code} %{num_connects}\n',
+      `http://127.0.0.1:${port}/ka1`,
+      `http://127.0.0.1:${port}/ka2`,
+    ]);
     expect(r.stdout.trim().split('\n')).toEqual(['502 1', '502 0']);
   });
 });

@@ -102,7 +102,8 @@ describe('upstream failures', () => {
       expect(r.code).not.toBe(0);
       const deadline = Date.now() + 5000;
       let x;
-      while (!(x = tp.exchanges().find((e) => e.request.url.includes(`:${port}/cut`))) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+      while (!(x = tp.exchanges().find((e) => e.request.url.includes(`:${port}/cut`))) && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 20));
       expect(x?.error?.code).toBe('NL_UPSTREAM_RESET');
       expect(x?.response?.status).toBe(200);
       expect(Buffer.from(x!.response!.body.bytes).toString()).toBe('partial');

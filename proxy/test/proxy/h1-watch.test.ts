@@ -60,7 +60,14 @@ describe('h1-watch: interim heads', () => {
   });
 
   it('passes a response that does not start with an interim head through unchanged (101, 200, not HTTP, empty reads)', () => {
-    const inputs = ['HTTP/1.1 101 Switching Protocols\r\n\r\n', FINAL, 'HTTP/1.1 1', 'SSH-2.0-OpenSSH\r\n', 'HTTP/1.1 10x Odd\r\n\r\n', 'H'];
+    const inputs = [
+      'HTTP/1.1 101 Switching Protocols\r\n\r\n',
+      FINAL,
+      'HTTP/1.1 1',
+      'SSH-2.0-OpenSSH\r\n',
+      'HTTP/1.1 10x Odd\r\n\r\n',
+      'H',
+    ];
     fc.assert(
       fc.property(fc.constantFrom(...inputs), fc.array(fc.nat(80), { maxLength: 6 }), (text, cuts) => {
         const r = feed(split(text, cuts));

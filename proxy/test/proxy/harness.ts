@@ -41,7 +41,13 @@ export const echo: Handler = (req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
-    const out = JSON.stringify({ method: req.method, url: req.url, httpVersion: req.httpVersion, bodyLength: body.length, bodySha: body.length ? crypto.createHash('sha256').update(body).digest('hex') : '' });
+    const out = JSON.stringify({
+      method: req.method,
+      url: req.url,
+      httpVersion: req.httpVersion,
+      bodyLength: body.length,
+      bodySha: body.length ? crypto.createHash('sha256').update(body).digest('hex') : '',
+    });
     res.setHeader('Content-Type', 'application/json');
     res.setHeader('X-Origin-Case', 'Kept');
     res.end(out);
@@ -111,7 +117,7 @@ export interface CurlResult {
 export function curl(args: string[], timeoutMs = 15_000): Promise<CurlResult> {
   return new Promise((resolve) => {
     execFile('curl', ['-sS', '--max-time', String(timeoutMs / 1000), ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });

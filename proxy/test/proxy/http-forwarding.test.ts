@@ -31,8 +31,21 @@ describe('plain HTTP forwarding', () => {
 
   it('keeps header order and case, strips hop-by-hop headers on both legs', async () => {
     const r = await curl([
-      '-x', tp.proxy.address.url, '-i',
-      '-H', 'X-First: 1', '-H', 'x-MiXeD-Case: 2', '-H', 'Proxy-Connection: keep-alive', '-H', 'Connection: X-Secret', '-H', 'X-Secret: hop', '-H', 'X-Last: 3',
+      '-x',
+      tp.proxy.address.url,
+      '-i',
+      '-H',
+      'X-First: 1',
+      '-H',
+      'x-MiXeD-Case: 2',
+      '-H',
+      'Proxy-Connection: keep-alive',
+      '-H',
+      'Connection: X-Secret',
+      '-H',
+      'X-Secret: hop',
+      '-H',
+      'X-Last: 3',
       `${origin.url}/headers`,
     ]);
     expect(r.code).toBe(0);
@@ -51,12 +64,21 @@ describe('plain HTTP forwarding', () => {
     try {
       const body = crypto.randomBytes(3 * 1024 * 1024);
       const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: small.proxy.address.port, method: 'POST', path: `${origin.url}/upload`, headers: { 'Content-Length': body.length } }, (r) => {
-          let text = '';
-          r.setEncoding('utf8');
-          r.on('data', (d) => (text += d));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: small.proxy.address.port,
+            method: 'POST',
+            path: `${origin.url}/upload`,
+            headers: { 'Content-Length': body.length },
+          },
+          (r) => {
+            let text = '';
+            r.setEncoding('utf8');
+            r.on('data', (d) => (text += d));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+          },
+        );
         req.on('error', reject);
         // Several writes: the proxy must forward as it receives, not wait for the whole body.
         for (let i = 0; i < body.length; i += 256 * 1024) req.write(body.subarray(i, i + 256 * 1024));
@@ -106,7 +128,9 @@ describe('plain HTTP forwarding', () => {
     await tp.waitFor(tp.exchanges().length);
     const mine = tp.events.slice(start).filter((e) => e.type !== 'listening');
     expect(mine.map((e) => e.type)).toEqual(['request', 'response', 'complete']);
-    const ids = mine.map((e) => (e.type === 'request' ? e.exchange.id : e.type === 'response' ? e.response.id : e.type === 'complete' ? e.exchange.id : ''));
+    const ids = mine.map((e) =>
+      e.type === 'request' ? e.exchange.id : e.type === 'response' ? e.response.id : e.type === 'complete' ? e.exchange.id : '',
+    );
     expect(new Set(ids).size).toBe(1);
   });
 });

@@ -42,7 +42,16 @@ describe('TLS interception', () => {
   });
 
   it('serves HTTP/1.1 to an HTTP/1.1 client and falls back to HTTP/1.1 for an HTTP/1.1-only origin', async () => {
-    const r = await curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http1.1', '-w', '\n%{http_version}', `${h1Origin.url}/b`]);
+    const r = await curl([
+      '-x',
+      tp.proxy.address.url,
+      '--cacert',
+      ca.certPath,
+      '--http1.1',
+      '-w',
+      '\n%{http_version}',
+      `${h1Origin.url}/b`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [body, version] = r.stdout.split('\n');
     expect(version).toBe('1.1');
@@ -63,7 +72,8 @@ describe('TLS interception', () => {
     expect(r.code).toBe(60); // curl: peer certificate cannot be authenticated
     const deadline = Date.now() + 5000;
     let x;
-    while (!(x = tp.exchanges().find((e) => e.error?.code === 'NL_CLIENT_TLS')) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    while (!(x = tp.exchanges().find((e) => e.error?.code === 'NL_CLIENT_TLS')) && Date.now() < deadline)
+      await new Promise((res) => setTimeout(res, 20));
     expect(x?.error?.message).toMatch(/trust the Netlens CA/);
   });
 
@@ -74,7 +84,20 @@ describe('TLS interception', () => {
       res.end(payload);
     });
     try {
-      const r = await curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http2', '-D', '-', '-o', '/dev/null', '-w', '%{size_download}', `${big.url}/big`]);
+      const r = await curl([
+        '-x',
+        tp.proxy.address.url,
+        '--cacert',
+        ca.certPath,
+        '--http2',
+        '-D',
+        '-',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{size_download}',
+        `${big.url}/big`,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.trim().endsWith(String(2 * 1024 * 1024))).toBe(true);
     } finally {
@@ -112,7 +135,15 @@ describe('TLS interception', () => {
   it('multiplexes many h2 requests over one upstream h2 connection', async () => {
     const before = h2Origin.connections;
     const urls = Array.from({ length: 12 }, (_, i) => `${h2Origin.url}/mux/${i}`);
-    const r = await curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http2', '--parallel', ...urls.flatMap((u) => ['-o', '/dev/null', u])]);
+    const r = await curl([
+      '-x',
+      tp.proxy.address.url,
+      '--cacert',
+      ca.certPath,
+      '--http2',
+      '--parallel',
+      ...urls.flatMap((u) => ['-o', '/dev/null', u]),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     // The session is pooled from the first test: no new TCP connection at all.
     expect(h2Origin.connections - before).toBe(0);
@@ -126,7 +157,16 @@ describe('HTTP/2 off', () => {
   it('speaks HTTP/1.1 on both legs even when client and origin offer h2', async () => {
     const tp = await testProxy({ dataDir, http2: false });
     try {
-      const r = await curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http2', '-w', '\n%{http_version}', `${h2Origin.url}/noh2`]);
+      const r = await curl([
+        '-x',
+        tp.proxy.address.url,
+        '--cacert',
+        ca.certPath,
+        '--http2',
+        '-w',
+        '\n%{http_version}',
+        `${h2Origin.url}/noh2`,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const [body, version] = r.stdout.split('\n');
       expect(version).toBe('1.1');
@@ -143,7 +183,16 @@ describe('interception off (blind tunnel)', () => {
   it('passes TLS through untouched: the client sees the origin certificate and h2 end to end', async () => {
     const tp = await testProxy({ dataDir, intercept: false });
     try {
-      const r = await curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http2', '-w', '\n%{http_version}', `${h2Origin.url}/tunnel`]);
+      const r = await curl([
+        '-x',
+        tp.proxy.address.url,
+        '--cacert',
+        ca.certPath,
+        '--http2',
+        '-w',
+        '\n%{http_version}',
+        `${h2Origin.url}/tunnel`,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.split('\n')[1]).toBe('2');
       const [x] = await tp.waitFor(1);

@@ -53,8 +53,11 @@ process.exit(0);
 describe('lazy loading', () => {
   it('a started proxy loads none of the optional packages; the first HTTP/1.1 upstream request loads undici only', async () => {
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(originPort)], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script(originPort)],
+        { cwd: ROOT, timeout: 30_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     const r = JSON.parse(out.trim().split('\n').pop()!) as { atStart: string[]; body: string; afterRequest: string[] };

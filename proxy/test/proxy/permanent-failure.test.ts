@@ -17,7 +17,10 @@ describe('isPermanentUpstreamFailure', () => {
   it.each([
     ['EAI_AGAIN (temporary DNS failure)', err('EAI_AGAIN')],
     ['ECONNRESET', err('ECONNRESET')],
-    ['reset during the TLS handshake', err('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established')],
+    [
+      'reset during the TLS handshake',
+      err('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established'),
+    ],
     ['head timeout', err('NL_UPSTREAM_TIMEOUT')],
     ['body timeout', err('NL_UPSTREAM_BODY_TIMEOUT')],
     ['invalid HTTP', err('HPE_INVALID_STATUS')],

@@ -143,7 +143,11 @@ async function tunnelH2(headers: http2.OutgoingHttpHeaders): Promise<{ status?: 
 const status = (text: string) => Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
 const manyHeaders = (n: number) => Array.from({ length: n }, (_, i) => `X-H${i}: v\r\n`).join('');
 const lastSeen = () => seen.at(-1)?.head ?? '';
-const recorded = (pathPart: string) => tp.exchanges().filter((x) => x.request.url.includes(pathPart)).at(-1);
+const recorded = (pathPart: string) =>
+  tp
+    .exchanges()
+    .filter((x) => x.request.url.includes(pathPart))
+    .at(-1);
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -190,7 +194,7 @@ describe('Host', () => {
     expect(recorded('/two-hosts')?.error).toMatchObject({ code: 'NL_CLIENT_MALFORMED', side: 'client' });
   });
 
-  it('intercepted HTTP/1.1: two Hosts and a missing Host get 400 (as Node\'s own server answers); HTTP/1.0 without Host is served', async () => {
+  it("intercepted HTTP/1.1: two Hosts and a missing Host get 400 (as Node's own server answers); HTTP/1.0 without Host is served", async () => {
     const before = seen.length;
     expect(status((await tunnelH1('GET /two HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')).text)).toBe(400);
     expect(status((await tunnelH1('GET /nohost HTTP/1.1\r\n\r\n')).text)).toBe(400);
@@ -199,7 +203,9 @@ describe('Host', () => {
   });
 
   it('plain: an absolute-form request goes upstream with Host = the URI authority (RFC 9112 §3.2.2)', async () => {
-    const r = await plain(`GET http://127.0.0.1:${originPort}/authority HTTP/1.1\r\nHost: somewhere-else.example\r\nConnection: close\r\n\r\n`);
+    const r = await plain(
+      `GET http://127.0.0.1:${originPort}/authority HTTP/1.1\r\nHost: somewhere-else.example\r\nConnection: close\r\n\r\n`,
+    );
     expect(status(r.text)).toBe(200);
     expect(lastSeen()).toMatch(new RegExp(`\\r\\nHost: 127\\.0\\.0\\.1:${originPort}(\\r\\n|$)`, 'i'));
     expect(lastSeen()).not.toMatch(/somewhere-else/);
@@ -216,7 +222,9 @@ describe('asterisk-form', () => {
   it('plain: OPTIONS with an authority-only absolute URI is forwarded as "OPTIONS *" (RFC 9112 §3.2.4); with a path, as the path', async () => {
     expect(status((await plain(`OPTIONS http://127.0.0.1:${originPort} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).text)).toBe(200);
     expect(lastSeen()).toMatch(/^OPTIONS \* HTTP\/1\.1/);
-    expect(status((await plain(`OPTIONS http://127.0.0.1:${originPort}/p HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).text)).toBe(200);
+    expect(status((await plain(`OPTIONS http://127.0.0.1:${originPort}/p HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).text)).toBe(
+      200,
+    );
     expect(lastSeen()).toMatch(/^OPTIONS \/p HTTP\/1\.1/);
   });
 
@@ -248,7 +256,9 @@ describe('header limits: one limit on every leg, 431 past it', () => {
   const big = (kib: number) => `X-Big: ${'a'.repeat(kib * 1024)}\r\n`;
 
   it('plain and intercepted HTTP/1.1: a 60 KiB header is forwarded; a 70 KiB one gets 431 (was no answer inside tunnels)', async () => {
-    expect(status((await plain(`GET http://127.0.0.1:${originPort}/h60 HTTP/1.1\r\nHost: x\r\n${big(60)}Connection: close\r\n\r\n`)).text)).toBe(200);
+    expect(
+      status((await plain(`GET http://127.0.0.1:${originPort}/h60 HTTP/1.1\r\nHost: x\r\n${big(60)}Connection: close\r\n\r\n`)).text),
+    ).toBe(200);
     expect(status((await tunnelH1(`GET /h60 HTTP/1.1\r\nHost: localhost\r\n${big(60)}Connection: close\r\n\r\n`)).text)).toBe(200);
     expect(status((await plain(`GET http://127.0.0.1:${originPort}/h70 HTTP/1.1\r\nHost: x\r\n${big(70)}\r\n`)).text)).toBe(431);
     expect(status((await tunnelH1(`GET /h70 HTTP/1.1\r\nHost: localhost\r\n${big(70)}\r\n`)).text)).toBe(431);
@@ -259,10 +269,14 @@ describe('header limits: one limit on every leg, 431 past it', () => {
     const whole = `GET http://127.0.0.1:${originPort}/n1000 HTTP/1.1\r\nHost: x\r\n${manyHeaders(998)}Connection: close\r\n\r\n`;
     expect(status((await plain(whole)).text)).toBe(200);
     expect(lines(lastSeen())).toBe(998);
-    expect(status((await tunnelH1(`GET /n1000 HTTP/1.1\r\nHost: localhost\r\n${manyHeaders(998)}Connection: close\r\n\r\n`)).text)).toBe(200);
+    expect(status((await tunnelH1(`GET /n1000 HTTP/1.1\r\nHost: localhost\r\n${manyHeaders(998)}Connection: close\r\n\r\n`)).text)).toBe(
+      200,
+    );
     expect(lines(lastSeen())).toBe(998);
     const before = seen.length;
-    expect(status((await plain(`GET http://127.0.0.1:${originPort}/n1100 HTTP/1.1\r\nHost: x\r\n${manyHeaders(1100)}\r\n`)).text)).toBe(431);
+    expect(status((await plain(`GET http://127.0.0.1:${originPort}/n1100 HTTP/1.1\r\nHost: x\r\n${manyHeaders(1100)}\r\n`)).text)).toBe(
+      431,
+    );
     expect(status((await tunnelH1(`GET /n1100 HTTP/1.1\r\nHost: localhost\r\n${manyHeaders(1100)}\r\n`)).text)).toBe(431);
     expect(seen.length).toBe(before);
     await until(() => !!recorded('/n1100'));
@@ -273,7 +287,11 @@ describe('header limits: one limit on every leg, 431 past it', () => {
     const fields = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`x-h${i}`, 'v']));
     const ok = await tunnelH2(fields(990));
     expect(ok.status).toBe(200);
-    expect(lastSeen().split('\r\n').filter((l) => /^x-h/i.test(l)).length).toBe(990);
+    expect(
+      lastSeen()
+        .split('\r\n')
+        .filter((l) => /^x-h/i.test(l)).length,
+    ).toBe(990);
     const bad = await tunnelH2(fields(1100));
     expect(bad.status).toBe(431);
   });
@@ -287,4 +305,3 @@ describe('header limits: one limit on every leg, 431 past it', () => {
     expect(await tunnelH2({})).toMatchObject({ status: 200 });
   });
 });
-

@@ -11,16 +11,34 @@ import { loadOrCreateCA, tempDataDir, testProxy } from './harness.js';
 describe('loopback guard', () => {
   it('classifies addresses', () => {
     for (const a of ['127.0.0.1', '127.8.9.10', '::1', '::ffff:127.0.0.1']) expect(isLoopbackAddress(a), a).toBe(true);
-    for (const a of ['10.0.0.1', '192.168.1.2', '::ffff:10.0.0.1', 'fe80::1', '0.0.0.0', '', undefined]) expect(isLoopbackAddress(a), String(a)).toBe(false);
+    for (const a of ['10.0.0.1', '192.168.1.2', '::ffff:10.0.0.1', 'fe80::1', '0.0.0.0', '', undefined])
+      expect(isLoopbackAddress(a), String(a)).toBe(false);
   });
 
   it('refuses a non-loopback client with 403 and an explanation, unless allowed', () => {
     const written: string[] = [];
-    const fake = Object.assign(new Duplex({ read() {}, write(c, _e, cb) { written.push(String(c)); cb(); } }), { remoteAddress: '203.0.113.7' });
+    const fake = Object.assign(
+      new Duplex({
+        read() {},
+        write(c, _e, cb) {
+          written.push(String(c));
+          cb();
+        },
+      }),
+      { remoteAddress: '203.0.113.7' },
+    );
     expect(admitClient(fake as unknown as net.Socket, false)).toBe(false);
     expect(written.join('')).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(written.join('')).toMatch(/--allow-remote/);
-    const fake2 = Object.assign(new Duplex({ read() {}, write(_c, _e, cb) { cb(); } }), { remoteAddress: '203.0.113.7' });
+    const fake2 = Object.assign(
+      new Duplex({
+        read() {},
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+      { remoteAddress: '203.0.113.7' },
+    );
     expect(admitClient(fake2 as unknown as net.Socket, true)).toBe(true);
   });
 
@@ -68,7 +86,11 @@ describe('certificate authority', () => {
     const ca = loadOrCreateCA(tempDataDir());
     const a = new crypto.X509Certificate(ca.issue(['example.test']).certPem);
     const b = new crypto.X509Certificate(ca.issue(['127.0.0.1', 'localhost']).certPem);
-    const spki = (c: crypto.X509Certificate) => crypto.createHash('sha256').update(c.publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+    const spki = (c: crypto.X509Certificate) =>
+      crypto
+        .createHash('sha256')
+        .update(c.publicKey.export({ type: 'spki', format: 'der' }))
+        .digest('base64');
     expect(spki(a)).toBe(ca.leafSpkiHash);
     expect(spki(b)).toBe(ca.leafSpkiHash);
     expect(a.subjectAltName).toContain('DNS:example.test');

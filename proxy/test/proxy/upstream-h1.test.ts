@@ -37,7 +37,9 @@ async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
 }
 
 /** A raw HTTP/1.x origin: answers every request head with `response(n)` (n = request count). */
-async function rawOrigin(response: (n: number, socket: net.Socket) => void): Promise<{ port: number; server: net.Server; connections: () => number }> {
+async function rawOrigin(
+  response: (n: number, socket: net.Socket) => void,
+): Promise<{ port: number; server: net.Server; connections: () => number }> {
   let connections = 0;
   let n = 0;
   const server = net.createServer((s) => {
@@ -179,7 +181,13 @@ describe('HTTP/1.1 upstream (undici)', () => {
     const body = crypto.randomBytes(64 * 1024);
     const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: tp.proxy.address.port, method: 'POST', path: `${origin.url}/expect2`, headers: { Expect: '100-continue', 'Content-Length': body.length } },
+        {
+          host: '127.0.0.1',
+          port: tp.proxy.address.port,
+          method: 'POST',
+          path: `${origin.url}/expect2`,
+          headers: { Expect: '100-continue', 'Content-Length': body.length },
+        },
         (res2) => {
           let text = '';
           res2.on('data', (d) => (text += d));

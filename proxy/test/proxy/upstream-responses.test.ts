@@ -11,7 +11,10 @@ import { rawOrigin, viaProxy, type RawOrigin, type Respond } from '../reliabilit
 
 const CRLF = '\r\n';
 const OK = `HTTP/1.1 200 OK${CRLF}Content-Length: 2${CRLF}${CRLF}ok`;
-const send = (text: string): Respond => (s) => s.write(text);
+const send =
+  (text: string): Respond =>
+  (s) =>
+    s.write(text);
 
 const modes: Record<string, Respond> = {
   normal: send(OK),
@@ -56,14 +59,19 @@ const plainLeg: Leg = async (path, method) => {
   return o.kind === 'response' ? { status: o.status, complete: o.complete, body: o.body } : { status: 0, complete: false, body: '' };
 };
 
-const curlLeg = (version: '--http1.1' | '--http2'): Leg => async (path, method) => {
-  const head = method === 'HEAD' ? ['-I'] : [];
-  const r = await curl(['-k', version, '-x', tp.proxy.address.url, ...head, '-w', '\n%{http_code}', `https://127.0.0.1:${origin.port}${path}`], 10_000);
-  expect(r.code, 'curl timed out (a hung connection)').not.toBe(28);
-  const lines = r.stdout.split('\n');
-  const status = Number(lines.at(-1));
-  return { status, complete: r.code === 0, body: method === 'HEAD' ? '' : lines.slice(0, -1).join('\n') };
-};
+const curlLeg =
+  (version: '--http1.1' | '--http2'): Leg =>
+  async (path, method) => {
+    const head = method === 'HEAD' ? ['-I'] : [];
+    const r = await curl(
+      ['-k', version, '-x', tp.proxy.address.url, ...head, '-w', '\n%{http_code}', `https://127.0.0.1:${origin.port}${path}`],
+      10_000,
+    );
+    expect(r.code, 'curl timed out (a hung connection)').not.toBe(28);
+    const lines = r.stdout.split('\n');
+    const status = Number(lines.at(-1));
+    return { status, complete: r.code === 0, body: method === 'HEAD' ? '' : lines.slice(0, -1).join('\n') };
+  };
 
 const legs: [string, Leg][] = [
   ['plain HTTP/1.1', plainLeg],
@@ -114,7 +122,10 @@ describe.each(legs)('upstream responses, %s client leg', (leg, run) => {
     expect(got.complete, 'response complete').toBe(c.status !== 0);
     if (c.body !== undefined) expect(got.body).toBe(c.body);
     await until(() => tp.exchanges().some((x) => x.request.url.endsWith(path)));
-    const x = tp.exchanges().filter((e) => e.request.url.endsWith(path)).at(-1)!;
+    const x = tp
+      .exchanges()
+      .filter((e) => e.request.url.endsWith(path))
+      .at(-1)!;
     expect(x).toBeDefined();
     if (c.code === null) expect(x.error, JSON.stringify(x.error)).toBeUndefined();
     else {

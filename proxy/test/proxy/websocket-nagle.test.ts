@@ -69,7 +69,9 @@ describe('WebSocket pass-through', () => {
         req.end();
       });
       expect(res.statusCode).toBe(101);
-      expect(res.headers['sec-websocket-accept']).toBe(crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64'));
+      expect(res.headers['sec-websocket-accept']).toBe(
+        crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64'),
+      );
       // One masked text frame "hi" (RFC 6455 §5.2); the echo comes back unmasked.
       const mask = Buffer.from([1, 2, 3, 4]);
       const payload = Buffer.from('hi').map((b, i) => b ^ mask[i % 4]);

@@ -26,7 +26,9 @@ const ext = (c: forge.pki.Certificate, name: string) => c.getExtension(name) as 
 describe('certificates built with node:crypto (x509.ts)', () => {
   const dir = tempDataDir();
   const ca = loadOrCreateCA(dir);
-  const leafPem = ca.issue(['example.test', '127.0.0.1', '::1', 'localhost']).certPem.split('-----END CERTIFICATE-----')[0] + '-----END CERTIFICATE-----\n';
+  const leafPem =
+    ca.issue(['example.test', '127.0.0.1', '::1', 'localhost']).certPem.split('-----END CERTIFICATE-----')[0] +
+    '-----END CERTIFICATE-----\n';
 
   it('the CA: v3, self-signed, cA critical, keyCertSign, subject key identifier as forge computes it', () => {
     const x = new crypto.X509Certificate(ca.certPem);
@@ -57,12 +59,16 @@ describe('certificates built with node:crypto (x509.ts)', () => {
     expect(caF.verify(f)).toBe(true);
     expect(ext(f, 'basicConstraints')).toMatchObject({ cA: false });
     expect(ext(f, 'keyUsage')).toMatchObject({ digitalSignature: true, keyEncipherment: true, keyCertSign: false, critical: true });
-    expect(ext(f, 'extKeyUsage')).toMatchObject({ serverAuth: true })
+    expect(ext(f, 'extKeyUsage')).toMatchObject({ serverAuth: true });
     expect(ext(f, 'extKeyUsage')!.clientAuth).toBeUndefined();
-    const alt = (ext(f, 'subjectAltName')!.altNames as { type: number; value?: string; ip?: string }[]).map((a) => (a.type === 7 ? `IP:${a.ip}` : `DNS:${a.value}`));
+    const alt = (ext(f, 'subjectAltName')!.altNames as { type: number; value?: string; ip?: string }[]).map((a) =>
+      a.type === 7 ? `IP:${a.ip}` : `DNS:${a.value}`,
+    );
     expect(alt).toEqual(['DNS:example.test', 'IP:127.0.0.1', 'IP:::1', 'DNS:localhost']);
     // forge leaves AKI unparsed: SEQUENCE { [0] keyIdentifier (20 bytes) }.
-    expect(forge.util.bytesToHex(ext(f, 'authorityKeyIdentifier')!.value as string)).toBe(`30168014${caF.generateSubjectKeyIdentifier().toHex()}`);
+    expect(forge.util.bytesToHex(ext(f, 'authorityKeyIdentifier')!.value as string)).toBe(
+      `30168014${caF.generateSubjectKeyIdentifier().toHex()}`,
+    );
     const days = (f.validity.notAfter.getTime() - f.validity.notBefore.getTime()) / 86_400_000;
     expect(days).toBeLessThanOrEqual(398);
     expect(f.validity.notBefore.getTime()).toBeLessThan(Date.now());
@@ -71,7 +77,9 @@ describe('certificates built with node:crypto (x509.ts)', () => {
   it.skipIf(!hasOpenssl)('openssl verify accepts the chain for TLS server use', () => {
     const leafFile = path.join(dir, 'leaf.pem');
     fs.writeFileSync(leafFile, leafPem);
-    const out = execFileSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', ca.certPath, leafFile], { encoding: 'utf8' });
+    const out = execFileSync('openssl', ['verify', '-x509_strict', '-purpose', 'sslserver', '-CAfile', ca.certPath, leafFile], {
+      encoding: 'utf8',
+    });
     expect(out.trim()).toBe(`${leafFile}: OK`);
   });
 
@@ -101,10 +109,17 @@ describe('certificates built with node:crypto (x509.ts)', () => {
     cert.serialNumber = '01';
     cert.validity.notBefore = new Date(Date.now() - 86_400_000);
     cert.validity.notAfter = new Date(Date.now() + 86_400_000 * 365);
-    const attrs = [{ name: 'commonName', value: 'Netlens CA (old)' }, { name: 'organizationName', value: 'Netlens' }];
+    const attrs = [
+      { name: 'commonName', value: 'Netlens CA (old)' },
+      { name: 'organizationName', value: 'Netlens' },
+    ];
     cert.setSubject(attrs);
     cert.setIssuer(attrs);
-    cert.setExtensions([{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }, { name: 'subjectKeyIdentifier' }]);
+    cert.setExtensions([
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      { name: 'subjectKeyIdentifier' },
+    ]);
     cert.sign(keys.privateKey, forge.md.sha256.create());
     fs.writeFileSync(path.join(old, 'ca', 'netlens-ca.pem'), forge.pki.certificateToPem(cert));
     fs.writeFileSync(path.join(old, 'ca', 'netlens-ca.key'), forge.pki.privateKeyToPem(keys.privateKey), { mode: 0o600 });

@@ -45,7 +45,11 @@ export async function rawOrigin(modes: Record<string, Respond>, cert?: { certPem
         const head = buffered.slice(0, end);
         buffered = buffered.slice(end + 4);
         const [method = '', target = ''] = head.split(' ');
-        const mode = target.replace(/^https?:\/\/[^/]+/, '').split('/')[1]?.split('?')[0] ?? '';
+        const mode =
+          target
+            .replace(/^https?:\/\/[^/]+/, '')
+            .split('/')[1]
+            ?.split('?')[0] ?? '';
         counts.set(mode, (counts.get(mode) ?? 0) + 1);
         const respond = modes[mode];
         const ctx = { previousOnConnection: served++, seen: new Set(seen), method };
@@ -55,7 +59,9 @@ export async function rawOrigin(modes: Record<string, Respond>, cert?: { certPem
       }
     });
   };
-  const server = cert ? tls.createServer({ cert: cert.certPem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] }, onConnection) : net.createServer(onConnection);
+  const server = cert
+    ? tls.createServer({ cert: cert.certPem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] }, onConnection)
+    : net.createServer(onConnection);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as net.AddressInfo).port,
@@ -85,14 +91,27 @@ export function viaProxy(proxyPort: number, url: string, opts: { method?: string
       req.destroy();
       resolve(o);
     };
-    const req = http.request({ host: '127.0.0.1', port: proxyPort, path: url, method: opts.method ?? 'GET', agent: false, headers: { connection: 'close' } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: proxyPort,
+      path: url,
+      method: opts.method ?? 'GET',
+      agent: false,
+      headers: { connection: 'close' },
+    });
     const timer = setTimeout(() => done({ kind: 'hung' }), opts.timeoutMs ?? 10_000);
     req.on('error', (err: NodeJS.ErrnoException) => done({ kind: 'closed', error: err.code ?? err.message }));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       const finish = (complete: boolean) =>
-        done({ kind: 'response', status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('latin1'), complete, headers: res.headers });
+        done({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('latin1'),
+          complete,
+          headers: res.headers,
+        });
       res.on('end', () => finish(res.complete));
       res.on('aborted', () => finish(false));
       res.on('error', () => finish(false));

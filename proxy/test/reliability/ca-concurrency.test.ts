@@ -38,11 +38,12 @@ function startWorker(): Worker {
   child.stderr.on('data', (d) => process.stderr.write(d));
   return {
     child,
-    next: () => new Promise((resolve) => {
-      const line = lines.shift();
-      if (line !== undefined) resolve(JSON.parse(line));
-      else waiting.push((l) => resolve(JSON.parse(l)));
-    }),
+    next: () =>
+      new Promise((resolve) => {
+        const line = lines.shift();
+        if (line !== undefined) resolve(JSON.parse(line));
+        else waiting.push((l) => resolve(JSON.parse(l)));
+      }),
   };
 }
 
@@ -66,7 +67,10 @@ describe('CA creation across processes', () => {
   async function race(mode: 'fast' | 'real', dataDir: string): Promise<void> {
     for (const w of workers) w.child.stdin.write(`${mode} ${dataDir}\n`);
     const answers = await Promise.all(workers.map((w) => w.next()));
-    expect(answers.filter((a) => a.error), dataDir).toEqual([]);
+    expect(
+      answers.filter((a) => a.error),
+      dataDir,
+    ).toEqual([]);
     const fingerprints = new Set(answers.map((a) => a.fingerprint));
     const leaves = new Set(answers.map((a) => a.leaf));
     expect(fingerprints.size, `${dataDir}: ${[...fingerprints].join(' ')}`).toBe(1);
@@ -122,7 +126,8 @@ describe('CA creation across processes', () => {
         const deadline = Date.now() + 20_000;
         const publishing = () =>
           fs.existsSync(path.join(dir, 'ca')) ||
-          (fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('.ca-new-') && fs.existsSync(path.join(dir, n, 'netlens-ca.pem'))));
+          (fs.existsSync(dir) &&
+            fs.readdirSync(dir).some((n) => n.startsWith('.ca-new-') && fs.existsSync(path.join(dir, n, 'netlens-ca.pem'))));
         while (!publishing() && Date.now() < deadline) await new Promise((r) => setImmediate(r));
       }
       victim.child.kill('SIGKILL');

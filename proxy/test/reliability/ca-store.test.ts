@@ -76,7 +76,9 @@ describe('a CA with a missing file', () => {
 
   it('netlens serve keeps the UI up, says why the proxy is off, and stops with 0', async () => {
     const { dataDir } = broken('netlens-ca.key');
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

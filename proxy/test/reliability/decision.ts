@@ -1,8 +1,6 @@
 /** What a server decided on a byte sequence, as a comparable list of answers. */
 export type Answer =
-  | { kind: 'request'; method: string; path: string; bodyLength: number }
-  | { kind: 'status'; status: number }
-  | { kind: 'garbage' };
+  { kind: 'request'; method: string; path: string; bodyLength: number } | { kind: 'status'; status: number } | { kind: 'garbage' };
 
 export function formatAnswers(answers: Answer[]): string {
   if (!answers.length) return 'no answer';

@@ -41,7 +41,18 @@ const headerName = fc.oneof(
   { weight: 8, arbitrary: token },
   {
     weight: 3,
-    arbitrary: fc.constantFrom('Connection', 'Expect', 'Upgrade', 'TE', 'Trailer', 'Keep-Alive', 'Proxy-Connection', 'Content-Type', 'Accept', 'Cookie'),
+    arbitrary: fc.constantFrom(
+      'Connection',
+      'Expect',
+      'Upgrade',
+      'TE',
+      'Trailer',
+      'Keep-Alive',
+      'Proxy-Connection',
+      'Content-Type',
+      'Accept',
+      'Cookie',
+    ),
   },
   // Framing headers with arbitrary values (the `framing` field adds well-formed ones).
   { weight: 1, arbitrary: fc.constantFrom('Content-Length', 'Transfer-Encoding', 'Host', 'content-length', 'transfer-encoding') },
@@ -163,7 +174,9 @@ export function caseChunks(c: FuzzCase, tag: string, authority: string, url: (pa
     else if (k.kind === 'delete') bytes = bytes.slice(0, at) + bytes.slice(at + k.len);
     else bytes = bytes.slice(0, at) + bytes.slice(at, at + k.len).repeat(2) + bytes.slice(at + k.len);
   }
-  const cuts = [...new Set(c.splits.map((s) => Math.floor(s * bytes.length)))].filter((n) => n > 0 && n < bytes.length).sort((a, b) => a - b);
+  const cuts = [...new Set(c.splits.map((s) => Math.floor(s * bytes.length)))]
+    .filter((n) => n > 0 && n < bytes.length)
+    .sort((a, b) => a - b);
   const out: Buffer[] = [];
   let prev = 0;
   for (const n of [...cuts, bytes.length]) {

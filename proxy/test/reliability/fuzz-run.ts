@@ -50,7 +50,17 @@ interface CaseRun {
 const show = (chunks: Buffer[]) => JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 600));
 
 export class Fuzzer {
-  readonly score: FuzzScore = { cases: 0, crashes: [], hung: [], desyncs: [], brokenAfter: 0, late: 0, lateExamples: [], forwarded: 0, answers: {} };
+  readonly score: FuzzScore = {
+    cases: 0,
+    crashes: [],
+    hung: [],
+    desyncs: [],
+    brokenAfter: 0,
+    late: 0,
+    lateExamples: [],
+    forwarded: 0,
+    answers: {},
+  };
   private counter = 0;
   /** Origin requests by the tag of the case under way that sent them. */
   private readonly byTag = new Map<string, OriginRequest[]>();
@@ -140,8 +150,13 @@ export class Fuzzer {
     await new Promise((r) => setTimeout(r, 50));
     const exit = this.proxy.exited();
     if (exit) {
-      const batch = runs.map((r) => show(r.chunks)).join(' || ').slice(0, 4000);
-      this.score.crashes.push(`proxy exited (${JSON.stringify(exit)}) during a batch; stderr: ${this.proxy.stderr().slice(-1500)}; batch: ${batch}`);
+      const batch = runs
+        .map((r) => show(r.chunks))
+        .join(' || ')
+        .slice(0, 4000);
+      this.score.crashes.push(
+        `proxy exited (${JSON.stringify(exit)}) during a batch; stderr: ${this.proxy.stderr().slice(-1500)}; batch: ${batch}`,
+      );
       await this.restart();
       return;
     }
@@ -177,7 +192,9 @@ export class Fuzzer {
           ? `client got [${owner.statuses.join(', ')}], server closed: ${owner.out.serverClosed}, ${owner.out.millis} ms`
           : 'no case has its tag';
         const what = `${q.method} ${q.target.slice(0, 60)} (${q.bodyLength} B)`;
-        this.score.desyncs.push(`origin received ${what} that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`);
+        this.score.desyncs.push(
+          `origin received ${what} that no client got an answer for (${how}); sent ${owner ? show(owner.chunks) : '?'}`,
+        );
       }
     }
   }

@@ -20,7 +20,8 @@ const base = (a: string, method = 'POST', path = '/h2'): H2Header[] => [
 const SMUG = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
 
 const cases: H2Case[] = [];
-const one = (name: string, headers: (a: string) => H2Header[], data?: string[]) => cases.push({ name, streams: (a) => [{ headers: headers(a), data }] });
+const one = (name: string, headers: (a: string) => H2Header[], data?: string[]) =>
+  cases.push({ name, streams: (a) => [{ headers: headers(a), data }] });
 
 one('valid GET', (a) => base(a, 'GET'));
 one('valid POST with content-length', (a) => [...base(a), ['content-length', '5']], ['hello']);
@@ -34,13 +35,17 @@ one('content-length +5', (a) => [...base(a), ['content-length', '+5']], ['hello'
 one('content-length "5, 5"', (a) => [...base(a), ['content-length', '5, 5']], ['hello']);
 one('GET with content-length and DATA', (a) => [...base(a, 'GET'), ['content-length', '5']], ['hello']);
 one('transfer-encoding: chunked with a chunked body', (a) => [...base(a), ['transfer-encoding', 'chunked']], [`0\r\n\r\n${SMUG}`]);
-one('transfer-encoding: chunked with content-length', (a) => [...base(a), ['transfer-encoding', 'chunked'], ['content-length', '38']], [`0\r\n\r\n${SMUG}`]);
+one('transfer-encoding: chunked with content-length', (a) => [...base(a), ['transfer-encoding', 'chunked'], ['content-length', '38']], [
+  `0\r\n\r\n${SMUG}`,
+]);
 one('te: trailers', (a) => [...base(a, 'GET'), ['te', 'trailers']]);
 one('te: gzip', (a) => [...base(a, 'GET'), ['te', 'gzip']]);
 one('connection: keep-alive', (a) => [...base(a, 'GET'), ['connection', 'keep-alive']]);
 one('upgrade: h2c', (a) => [...base(a, 'GET'), ['upgrade', 'h2c']]);
 one('keep-alive and proxy-connection', (a) => [...base(a, 'GET'), ['keep-alive', 'timeout=5'], ['proxy-connection', 'keep-alive']]);
-one('value with CRLF and an injected TE header', (a) => [...base(a), ['x-a', 'b\r\nTransfer-Encoding: chunked'], ['content-length', '5']], ['hello']);
+one('value with CRLF and an injected TE header', (a) => [...base(a), ['x-a', 'b\r\nTransfer-Encoding: chunked'], ['content-length', '5']], [
+  'hello',
+]);
 one('value with CRLF CRLF and an injected request', (a) => [...base(a, 'GET'), ['x-a', `b\r\n\r\n${SMUG}`]]);
 one('value with a bare LF', (a) => [...base(a, 'GET'), ['x-a', 'b\nHost: smuggled']]);
 one('value with a bare CR', (a) => [...base(a, 'GET'), ['x-a', 'b\rc']]);
@@ -68,11 +73,15 @@ one('host header without :authority', (a) => [...base(a, 'GET').filter(([k]) => 
 one(':authority with userinfo', (a) => base(a, 'GET').map(([k, v]): H2Header => [k, k === ':authority' ? `user@${v}` : v]));
 one(':authority with a path', (a) => base(a, 'GET').map(([k, v]): H2Header => [k, k === ':authority' ? `${v}/smuggled` : v]));
 one(':scheme http inside TLS', (a) => base(a, 'GET').map(([k, v]): H2Header => [k, k === ':scheme' ? 'http' : v]));
-one('CONNECT without :protocol', (a) => [[':method', 'CONNECT'], [':authority', a]]);
+one('CONNECT without :protocol', (a) => [
+  [':method', 'CONNECT'],
+  [':authority', a],
+]);
 one('host header with CRLF', (a) => [...base(a, 'GET').filter(([k]) => k !== ':authority'), ['host', `${a}\r\nX-Injected: 1`]]);
 cases.push({
   name: 'twenty streams in one write',
-  streams: (a) => Array.from({ length: 20 }, (_, i) => ({ headers: base(a, i % 2 ? 'POST' : 'GET', `/m${i}`), data: i % 2 ? [`body${i}`] : undefined })),
+  streams: (a) =>
+    Array.from({ length: 20 }, (_, i) => ({ headers: base(a, i % 2 ? 'POST' : 'GET', `/m${i}`), data: i % 2 ? [`body${i}`] : undefined })),
 });
 cases.push({
   name: 'valid and malformed streams mixed',

@@ -48,7 +48,10 @@ export async function h2Reference(): Promise<H2Reference> {
       const byStream = seen.get(port) ?? new Map<string, Seen[]>();
       seen.set(port, byStream);
       const id = String(headers['x-stream'] ?? '?');
-      byStream.set(id, [...(byStream.get(id) ?? []), { method: String(headers[':method']), path: String(headers[':path']), bodyLength: n }]);
+      byStream.set(id, [
+        ...(byStream.get(id) ?? []),
+        { method: String(headers[':method']), path: String(headers[':path']), bodyLength: n },
+      ]);
       if (!stream.destroyed) stream.respond({ ':status': 200 }, { endStream: true });
     });
   });
@@ -77,7 +80,11 @@ export async function runH2Case(ctx: RunContext, ref: H2Reference, c: H2Case): P
     const streams = withStreamIds(c.streams(authority));
     const desyncs: string[] = [];
     const proxySide = (async () => {
-      const socket = await openClient({ port: ctx.proxy.port, tunnel: { host: '127.0.0.1', port: origin.port, ca: ctx.proxy.ca.certPem } }, 10_000, ['h2']);
+      const socket = await openClient(
+        { port: ctx.proxy.port, tunnel: { host: '127.0.0.1', port: origin.port, ca: ctx.proxy.ca.certPem } },
+        10_000,
+        ['h2'],
+      );
       return rawH2Exchange(socket, streams);
     })();
     const nodeSide = (async () => {
@@ -96,7 +103,8 @@ export async function runH2Case(ctx: RunContext, ref: H2Reference, c: H2Case): P
       desyncs.push(`could not open the HTTP/2 client connection: ${(err as Error).message}`);
     }
     const node = await nodeSide;
-    const byStream = (reqs: OriginRequest[], id: number) => reqs.filter((q) => q.headers.some(([k, v]) => k.toLowerCase() === 'x-stream' && v === String(id)));
+    const byStream = (reqs: OriginRequest[], id: number) =>
+      reqs.filter((q) => q.headers.some(([k, v]) => k.toLowerCase() === 'x-stream' && v === String(id)));
     const proxyText: string[] = [];
     const nodeText: string[] = [];
     streams.forEach((_, i) => {
@@ -104,8 +112,18 @@ export async function runH2Case(ctx: RunContext, ref: H2Reference, c: H2Case): P
       const got = byStream(origin.requests, id);
       const answer = proxyOut?.streams.find((s) => s.id === id);
       const nodeSeen = node.seen.get(String(id)) ?? [];
-      proxyText.push(`s${id}: ${answerText(answer, got.map((q) => ({ method: q.method, path: q.target, bodyLength: q.bodyLength })))}`);
-      nodeText.push(`s${id}: ${answerText(node.out.streams.find((s) => s.id === id), nodeSeen)}`);
+      proxyText.push(
+        `s${id}: ${answerText(
+          answer,
+          got.map((q) => ({ method: q.method, path: q.target, bodyLength: q.bodyLength })),
+        )}`,
+      );
+      nodeText.push(
+        `s${id}: ${answerText(
+          node.out.streams.find((s) => s.id === id),
+          nodeSeen,
+        )}`,
+      );
       if (got.length > 1) desyncs.push(`stream ${id}: the origin received ${got.length} requests`);
       const q = got[0];
       if (q && answer?.status !== 200) {
@@ -118,13 +136,23 @@ export async function runH2Case(ctx: RunContext, ref: H2Reference, c: H2Case): P
         desyncs.push(`stream ${id}: origin got ${q!.bodyLength} B of body where Node read ${n.bodyLength} B`);
       }
       const smuggled = (s: string) => /smuggled/.test(s);
-      if (got.some((r) => smuggled(r.target)) && !nodeSeen.some((s) => smuggled(s.path))) desyncs.push(`stream ${id}: origin saw a smuggled target`);
+      if (got.some((r) => smuggled(r.target)) && !nodeSeen.some((s) => smuggled(s.path)))
+        desyncs.push(`stream ${id}: origin saw a smuggled target`);
     });
     const strays = origin.requests.filter((q) => !q.headers.some(([k]) => k.toLowerCase() === 'x-stream'));
     for (const q of strays) desyncs.push(`origin received ${q.method} ${q.target.slice(0, 60)} that no stream sent`);
-    for (const e of origin.parseErrors) desyncs.push(`origin could not parse what the proxy sent (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 300))}`);
+    for (const e of origin.parseErrors)
+      desyncs.push(`origin could not parse what the proxy sent (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 300))}`);
     if (proxyOut?.hung) desyncs.push('HTTP/2 connection still open 5 s after the client sent GOAWAY and FIN');
-    return { name: c.name, group: 'h2', path: 'h2', proxy: proxyText.join(' | '), node: nodeText.join(' | '), desyncs, hung: !!proxyOut?.hung };
+    return {
+      name: c.name,
+      group: 'h2',
+      path: 'h2',
+      proxy: proxyText.join(' | '),
+      node: nodeText.join(' | '),
+      desyncs,
+      hung: !!proxyOut?.hung,
+    };
   } finally {
     await origin.close();
   }

@@ -21,10 +21,18 @@ const WINDOW_MS = 500;
 const CONCURRENCY = 24;
 const LOAD_MS = Number(process.env.NETLENS_KILL_LOAD_MS ?? 2500);
 
-interface Ready { ready: true; port: number; pid: number; journal: string }
+interface Ready {
+  ready: true;
+  port: number;
+  pid: number;
+  journal: string;
+}
 
 function startChild(dataDir: string): Promise<{ child: ChildProcess; info: Ready }> {
-  const child = fork(path.join(HERE, 'recording-child.ts'), [dataDir], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(HERE, 'recording-child.ts'), [dataDir], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m) => resolve({ child, info: m as Ready }));
     child.once('exit', (code) => reject(new Error(`recording child exited with ${code}`)));
@@ -76,10 +84,16 @@ describe('kill -9 of a recording proxy under load', () => {
     }
     const lost = answered.filter((a) => !journaled.has(a.id));
     const ages = lost.map((a) => Math.round(killAt - a.doneAt)).sort((x, y) => x - y);
-    console.log(`kill -9: ${answered.length} answered, ${journaled.size} journaled, ${lost.length} lost (ages before the kill, ms: ${ages.join(' ') || '-'})`);
-    expect(lost.filter((a) => killAt - a.doneAt > WINDOW_MS), 'answered long before the kill but not journaled').toEqual([]);
+    console.log(
+      `kill -9: ${answered.length} answered, ${journaled.size} journaled, ${lost.length} lost (ages before the kill, ms: ${ages.join(' ') || '-'})`,
+    );
+    expect(
+      lost.filter((a) => killAt - a.doneAt > WINDOW_MS),
+      'answered long before the kill but not journaled',
+    ).toEqual([]);
     expect(lost.length).toBeLessThanOrEqual(FLUSH_MAX_PENDING + CONCURRENCY);
     // What was journaled is what the origin served, byte for byte.
-    for (const a of answered.filter((x) => journaled.has(x.id))) expect(journaled.get(a.id), `id ${a.id}`).toBe(origins.served.byId.get(a.id)?.response);
+    for (const a of answered.filter((x) => journaled.has(x.id)))
+      expect(journaled.get(a.id), `id ${a.id}`).toBe(origins.served.byId.get(a.id)?.response);
   }, 120_000);
 });

@@ -54,7 +54,9 @@ describe.skipIf(!chromePath)('real Chromium browser contexts (HTTP/2 through the
         await sleep(300);
         await Target.disposeBrowserContext({ browserContextId });
       }
-      expect(tp.exchanges().filter((x) => x.request.url.includes('/ctx') && x.clientProtocol === 'h2').length).toBeGreaterThanOrEqual(CONTEXTS);
+      expect(tp.exchanges().filter((x) => x.request.url.includes('/ctx') && x.clientProtocol === 'h2').length).toBeGreaterThanOrEqual(
+        CONTEXTS,
+      );
       const port = tp.proxy.address.port;
       const clean = await eventually(() => closeWaitCount(port) === 0 && fdCount() <= base + 5, 10_000, 200);
       expect(clean, `fds ${base} → ${fdCount()}, CLOSE-WAIT ${closeWaitCount(port)}`).toBe(true);

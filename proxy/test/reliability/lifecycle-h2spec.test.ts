@@ -41,12 +41,17 @@ interface Score {
 /** Runs h2spec over TLS against host:port and parses its summary ("145 tests, 137 passed, 0 skipped, 8 failed"). */
 function runH2spec(port: number): Promise<Score> {
   return new Promise((resolve) => {
-    execFile(h2spec!, ['-h', '127.0.0.1', '-p', String(port), '-t', '-k', '-o', '2'], { maxBuffer: 16 * 1024 * 1024, timeout: 300_000 }, (_err, stdout) => {
-      const m = /(\d+) tests, (\d+) passed, (\d+) skipped, (\d+) failed/.exec(stdout);
-      // Failure lines look like "  × 3: Sends a DATA frame ..." in the summary block.
-      const failures = [...stdout.split('Failures:')[1]?.matchAll(/×\s+(.+)/g) ?? []].map((f) => f[1].trim());
-      resolve({ total: Number(m?.[1] ?? 0), passed: Number(m?.[2] ?? 0), failed: Number(m?.[4] ?? 0), failures });
-    });
+    execFile(
+      h2spec!,
+      ['-h', '127.0.0.1', '-p', String(port), '-t', '-k', '-o', '2'],
+      { maxBuffer: 16 * 1024 * 1024, timeout: 300_000 },
+      (_err, stdout) => {
+        const m = /(\d+) tests, (\d+) passed, (\d+) skipped, (\d+) failed/.exec(stdout);
+        // Failure lines look like "  × 3: Sends a DATA frame ..." in the summary block.
+        const failures = [...(stdout.split('Failures:')[1]?.matchAll(/×\s+(.+)/g) ?? [])].map((f) => f[1].trim());
+        resolve({ total: Number(m?.[1] ?? 0), passed: Number(m?.[2] ?? 0), failed: Number(m?.[4] ?? 0), failures });
+      },
+    );
   });
 }
 

@@ -59,7 +59,13 @@ const after = rssMiB();
 const heapAfter = heapMiB();
 const round = (n: number) => Math.round(n * 10) / 10;
 const growth = after - before;
-const figures = { hosts, beforeMiB: round(before), afterMiB: round(after), growthMiB: round(growth), perHostKiB: round((growth * 1024) / hosts) };
+const figures = {
+  hosts,
+  beforeMiB: round(before),
+  afterMiB: round(after),
+  growthMiB: round(growth),
+  perHostKiB: round((growth * 1024) / hosts),
+};
 console.log(JSON.stringify({ ...figures, heapGrowthMiB: round(heapAfter - heapBefore), seconds }));
 await proxy.stop();
 process.exit(0);

@@ -19,11 +19,20 @@ describe('per-host memory', () => {
   it(`${HOSTS} distinct intercepted hosts retain < ${LIMIT_MIB} MiB after idle`, { timeout: 600_000 }, async () => {
     const child = path.join(import.meta.dirname, 'lifecycle-memory-child.ts');
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--expose-gc', '--import', 'tsx', child, String(HOSTS), tempDataDir()], { timeout: 580_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', child, String(HOSTS), tempDataDir()],
+        { timeout: 580_000 },
+        (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
       );
     });
-    const r = JSON.parse(out.trim().split('\n').pop()!) as { growthMiB: number; perHostKiB: number; beforeMiB: number; afterMiB: number; seconds: number };
+    const r = JSON.parse(out.trim().split('\n').pop()!) as {
+      growthMiB: number;
+      perHostKiB: number;
+      beforeMiB: number;
+      afterMiB: number;
+      seconds: number;
+    };
     const growth = `+${r.growthMiB} MiB, ${r.perHostKiB} KiB/host`;
     console.log(`[lifecycle-memory] ${HOSTS} hosts: RSS ${r.beforeMiB} → ${r.afterMiB} MiB (${growth}) in ${r.seconds} s`);
     expect(r.growthMiB).toBeLessThan(LIMIT_MIB);

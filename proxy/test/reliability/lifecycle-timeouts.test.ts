@@ -48,7 +48,13 @@ beforeAll(async () => {
     res.writeHead(200, { 'Content-Length': '10' });
     res.write('01234');
   });
-  tp = await testProxy({ dataDir, headerTimeoutMs: HEADER_MS, idleTimeoutMs: IDLE_MS, bodyTimeoutMs: BODY_MS, upstreamBodyTimeoutMs: BODY_MS });
+  tp = await testProxy({
+    dataDir,
+    headerTimeoutMs: HEADER_MS,
+    idleTimeoutMs: IDLE_MS,
+    bodyTimeoutMs: BODY_MS,
+    upstreamBodyTimeoutMs: BODY_MS,
+  });
 });
 afterAll(async () => {
   await tp.stop();
@@ -76,33 +82,43 @@ function trickle(s: net.Socket | import('node:tls').TLSSocket, text: string, eve
 const exchangesWith = (code: string): Exchange[] => tp.exchanges().filter((x) => x.error?.code === code);
 
 describe('client timeouts', () => {
-  it('closes slowloris heads with 408 within the header timeout, on every path, while normal requests work', { timeout: 180_000 }, async () => {
-    const line = 'GET http://127.0.0.1/ HTTP/1.1\r\nX-Slow: ';
-    const slow: Promise<{ reply: string; afterMs: number }>[] = [];
-    for (let i = 0; i < SLOW; i++) slow.push(connect(tp.proxy.address.port).then((s) => trickle(s, line, TRICKLE_MS)));
-    for (let i = 0; i < SLOW / 2; i++) {
-      slow.push(tunnel(tp.proxy.address.port, `127.0.0.1:${origin.port}`).then(({ socket }) => trickle(socket, 'GET / HTTP/1.1\r\nX-Slow: ', TRICKLE_MS)));
-      slow.push(
-        tunnel(tp.proxy.address.port, `localhost:${tlsOrigin.port}`)
-          .then(({ socket }) => tlsOver(socket, 'localhost', ['http/1.1']))
-          .then((t) => trickle(t, 'GET / HTTP/1.1\r\nX-Slow: ', TRICKLE_MS)),
+  it(
+    'closes slowloris heads with 408 within the header timeout, on every path, while normal requests work',
+    { timeout: 180_000 },
+    async () => {
+      const line = 'GET http://127.0.0.1/ HTTP/1.1\r\nX-Slow: ';
+      const slow: Promise<{ reply: string; afterMs: number }>[] = [];
+      for (let i = 0; i < SLOW; i++) slow.push(connect(tp.proxy.address.port).then((s) => trickle(s, line, TRICKLE_MS)));
+      for (let i = 0; i < SLOW / 2; i++) {
+        slow.push(
+          tunnel(tp.proxy.address.port, `127.0.0.1:${origin.port}`).then(({ socket }) =>
+            trickle(socket, 'GET / HTTP/1.1\r\nX-Slow: ', TRICKLE_MS),
+          ),
+        );
+        slow.push(
+          tunnel(tp.proxy.address.port, `localhost:${tlsOrigin.port}`)
+            .then(({ socket }) => tlsOver(socket, 'localhost', ['http/1.1']))
+            .then((t) => trickle(t, 'GET / HTTP/1.1\r\nX-Slow: ', TRICKLE_MS)),
+        );
+      }
+      // Normal traffic meanwhile: plain and intercepted.
+      for (let i = 0; i < 3; i++) {
+        const plain = await curl(['-x', tp.proxy.address.url, `${origin.url}/ok${i}`]);
+        expect(plain.code, plain.stderr).toBe(0);
+        const intercepted = await curl(['-x', tp.proxy.address.url, '-k', `https://localhost:${tlsOrigin.port}/ok${i}`]);
+        expect(intercepted.code, intercepted.stderr).toBe(0);
+      }
+      const results = await Promise.all(slow);
+      const slowest = Math.max(...results.map((r) => r.afterMs));
+      console.log(
+        `[lifecycle-timeouts] ${results.length} slowloris connections: all closed after ≤ ${slowest} ms (header timeout ${HEADER_MS} ms)`,
       );
-    }
-    // Normal traffic meanwhile: plain and intercepted.
-    for (let i = 0; i < 3; i++) {
-      const plain = await curl(['-x', tp.proxy.address.url, `${origin.url}/ok${i}`]);
-      expect(plain.code, plain.stderr).toBe(0);
-      const intercepted = await curl(['-x', tp.proxy.address.url, '-k', `https://localhost:${tlsOrigin.port}/ok${i}`]);
-      expect(intercepted.code, intercepted.stderr).toBe(0);
-    }
-    const results = await Promise.all(slow);
-    const slowest = Math.max(...results.map((r) => r.afterMs));
-    console.log(`[lifecycle-timeouts] ${results.length} slowloris connections: all closed after ≤ ${slowest} ms (header timeout ${HEADER_MS} ms)`);
-    for (const r of results) {
-      expect(r.reply).toMatch(/^HTTP\/1\.1 408 /);
-      expect(r.afterMs).toBeLessThan(HEADER_MS + SLACK_MS);
-    }
-  });
+      for (const r of results) {
+        expect(r.reply).toMatch(/^HTTP\/1\.1 408 /);
+        expect(r.afterMs).toBeLessThan(HEADER_MS + SLACK_MS);
+      }
+    },
+  );
 
   it('closes a tunnel that never sends a ClientHello and records NL_CLIENT_TIMEOUT', async () => {
     const { socket, status } = await tunnel(tp.proxy.address.port, 'silent.example:443');
@@ -110,7 +126,9 @@ describe('client timeouts', () => {
     const t0 = Date.now();
     await new Promise((r) => socket.once('close', r));
     expect(Date.now() - t0).toBeLessThan(HEADER_MS + SLACK_MS);
-    expect(await eventually(() => exchangesWith('NL_CLIENT_TIMEOUT').some((x) => x.request.url.includes('silent.example')), 2000)).toBe(true);
+    expect(await eventually(() => exchangesWith('NL_CLIENT_TIMEOUT').some((x) => x.request.url.includes('silent.example')), 2000)).toBe(
+      true,
+    );
   });
 
   it('closes a TLS handshake that stalls after part of a ClientHello', async () => {
@@ -119,7 +137,9 @@ describe('client timeouts', () => {
     const t0 = Date.now();
     await new Promise((r) => socket.once('close', r));
     expect(Date.now() - t0).toBeLessThan(HEADER_MS + SLACK_MS);
-    expect(await eventually(() => exchangesWith('NL_CLIENT_TIMEOUT').some((x) => x.request.url.includes('halfhello.example')), 2000)).toBe(true);
+    expect(await eventually(() => exchangesWith('NL_CLIENT_TIMEOUT').some((x) => x.request.url.includes('halfhello.example')), 2000)).toBe(
+      true,
+    );
   });
 
   it('answers 408 to a stalled request body and records the exchange as NL_CLIENT_TIMEOUT', async () => {
@@ -169,7 +189,9 @@ describe('upstream body timeout', () => {
     const r = await curl(['-x', tp.proxy.address.url, `${stall.url}/stalled`], 10_000);
     expect(r.code).not.toBe(0); // incomplete body: curl reports the truncation
     expect(Date.now() - t0).toBeLessThan(BODY_MS + SLACK_MS + 1000);
-    expect(await eventually(() => exchangesWith('NL_UPSTREAM_BODY_TIMEOUT').some((x) => x.request.url.endsWith('/stalled')), 2000)).toBe(true);
+    expect(await eventually(() => exchangesWith('NL_UPSTREAM_BODY_TIMEOUT').some((x) => x.request.url.endsWith('/stalled')), 2000)).toBe(
+      true,
+    );
   });
 
   it('intercepted h2 → h2 origin: the stream is reset, NL_UPSTREAM_BODY_TIMEOUT', async () => {
@@ -177,7 +199,9 @@ describe('upstream body timeout', () => {
     const r = await curl(['-x', tp.proxy.address.url, '-k', '--http2', `https://localhost:${tlsOrigin.port}/stall`], 10_000);
     expect(r.code).not.toBe(0);
     expect(Date.now() - t0).toBeLessThan(BODY_MS + SLACK_MS + 1000);
-    expect(await eventually(() => exchangesWith('NL_UPSTREAM_BODY_TIMEOUT').some((x) => x.request.url.endsWith('/stall')), 2000)).toBe(true);
+    expect(await eventually(() => exchangesWith('NL_UPSTREAM_BODY_TIMEOUT').some((x) => x.request.url.endsWith('/stall')), 2000)).toBe(
+      true,
+    );
   });
 
   it('a slow reader is not an upstream stall: a large body read slowly still arrives whole', async () => {
@@ -189,7 +213,10 @@ describe('upstream body timeout', () => {
     const patient = await testProxy({ dataDir, bodyTimeoutMs: 10_000, upstreamBodyTimeoutMs: BODY_MS });
     try {
       const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: patient.proxy.address.port, path: `${big.url}/big`, headers: { Host: 'x' } }, resolve);
+        const req = http.request(
+          { host: '127.0.0.1', port: patient.proxy.address.port, path: `${big.url}/big`, headers: { Host: 'x' } },
+          resolve,
+        );
         req.on('error', reject);
         req.end();
       });

@@ -38,7 +38,8 @@ afterAll(async () => {
   await new Promise((r) => silent.close(r));
 });
 
-const upgradeHead = (url: string, extra = '') => `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${extra}\r\n`;
+const upgradeHead = (url: string, extra = '') =>
+  `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${extra}\r\n`;
 
 describe('Upgrade requests', () => {
   it('forwards an Upgrade with a Content-Length body: the origin gets the body, the client a response, the HAR an entry', async () => {
@@ -70,7 +71,8 @@ describe('Upgrade requests', () => {
     for (const [i, s] of clients.entries()) s.write(upgradeHead(`http://127.0.0.1:${silentPort}/silent-${i}`));
     // The client sockets are closed by the proxy; ours are then closed too.
     await Promise.all(clients.map((s) => new Promise((r) => (s.destroyed ? r(null) : s.once('close', r)))));
-    const recorded = () => tp.exchanges().filter((x) => /\/silent-\d+$/.test(x.request.url) && x.error?.code === 'NL_UPSTREAM_TIMEOUT').length;
+    const recorded = () =>
+      tp.exchanges().filter((x) => /\/silent-\d+$/.test(x.request.url) && x.error?.code === 'NL_UPSTREAM_TIMEOUT').length;
     expect(await eventually(() => recorded() === 100, 5000)).toBe(true);
     const freed = await eventually(() => silentSockets.size === 0 && fdCount() <= base + 5, 5000);
     expect(freed, `fds ${base} → ${fdCount()}, origin sockets ${silentSockets.size}`).toBe(true);
@@ -82,6 +84,11 @@ describe('Upgrade requests', () => {
     expect(await eventually(() => silentSockets.size === 1, 2000)).toBe(true);
     s.destroy();
     expect(await eventually(() => silentSockets.size === 0, 2000)).toBe(true);
-    expect(await eventually(() => tp.exchanges().some((x) => x.request.url.endsWith('/abandoned') && x.error?.code === 'NL_CLIENT_ABORTED'), 2000)).toBe(true);
+    expect(
+      await eventually(
+        () => tp.exchanges().some((x) => x.request.url.endsWith('/abandoned') && x.error?.code === 'NL_CLIENT_ABORTED'),
+        2000,
+      ),
+    ).toBe(true);
   });
 });

@@ -64,10 +64,11 @@ export async function startOrigins(ca: CertificateAuthority): Promise<Origins> {
   const h2 = http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: false }, handler);
   const listen = (s: net.Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as net.AddressInfo).port)));
   const [p, a, b] = [await listen(plain), await listen(h1), await listen(h2)];
-  const close = (s: net.Server & { closeAllConnections?: () => void }) => new Promise<void>((r) => {
-    s.closeAllConnections?.();
-    s.close(() => r());
-  });
+  const close = (s: net.Server & { closeAllConnections?: () => void }) =>
+    new Promise<void>((r) => {
+      s.closeAllConnections?.();
+      s.close(() => r());
+    });
   return { served, plain: p, httpsH1: a, httpsH2: b, close: async () => void (await Promise.all([close(plain), close(h1), close(h2)])) };
 }
 
@@ -87,7 +88,12 @@ export class LoadClient {
   private readonly h2Sessions: Promise<http2.ClientHttp2Session>[] = [];
   private next = 0;
 
-  constructor(private readonly proxyPort: number, private readonly origins: Origins, private readonly caPem: string, h2Sessions = 4) {
+  constructor(
+    private readonly proxyPort: number,
+    private readonly origins: Origins,
+    private readonly caPem: string,
+    h2Sessions = 4,
+  ) {
     this.undiciAgent = new ProxyAgent({ uri: `http://127.0.0.1:${proxyPort}`, requestTls: { ca: caPem }, connections: 32 });
     for (let i = 0; i < h2Sessions; i++) this.h2Sessions.push(this.openH2());
   }
@@ -95,7 +101,13 @@ export class LoadClient {
   private openH2(): Promise<http2.ClientHttp2Session> {
     const authority = `127.0.0.1:${this.origins.httpsH2}`;
     return new Promise((resolve, reject) => {
-      const connect = http.request({ host: '127.0.0.1', port: this.proxyPort, method: 'CONNECT', path: authority, headers: { host: authority } });
+      const connect = http.request({
+        host: '127.0.0.1',
+        port: this.proxyPort,
+        method: 'CONNECT',
+        path: authority,
+        headers: { host: authority },
+      });
       connect.once('error', reject);
       connect.once('connect', (res, socket) => {
         if (res.statusCode !== 200) return reject(new Error(`CONNECT ${res.statusCode}`));

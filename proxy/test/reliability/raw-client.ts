@@ -71,7 +71,14 @@ export async function openClient(ep: Endpoint, timeoutMs = 10_000, alpn = ['http
     // Resume the last TLS session with this proxy: a full handshake per fuzz case would
     // spend the run's time on RSA, not on HTTP.
     const key = `${ep.port} ${host}:${port} ${alpn.join(',')}`;
-    const s = tls.connect({ socket: raw, host, ca, ALPNProtocols: alpn, servername: net.isIP(host) ? undefined : host, session: sessions.get(key) });
+    const s = tls.connect({
+      socket: raw,
+      host,
+      ca,
+      ALPNProtocols: alpn,
+      servername: net.isIP(host) ? undefined : host,
+      session: sessions.get(key),
+    });
     s.on('error', () => {});
     s.on('session', (session: Buffer) => {
       if (sessions.size > 100) sessions.clear();

@@ -61,8 +61,16 @@ export function hpackEncode(headers: H2Header[]): Buffer {
 
 // HPACK Huffman codes of the digits (RFC 7541 Appendix B), enough to read a :status.
 const DIGIT_CODES: [string, string][] = [
-  ['00000', '0'], ['00001', '1'], ['00010', '2'], ['011001', '3'], ['011010', '4'],
-  ['011011', '5'], ['011100', '6'], ['011101', '7'], ['011110', '8'], ['011111', '9'],
+  ['00000', '0'],
+  ['00001', '1'],
+  ['00010', '2'],
+  ['011001', '3'],
+  ['011010', '4'],
+  ['011011', '5'],
+  ['011100', '6'],
+  ['011101', '7'],
+  ['011110', '8'],
+  ['011111', '9'],
 ];
 
 function huffmanDigits(buf: Buffer): string | undefined {
@@ -104,7 +112,11 @@ export interface H2Outcome {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends the preface and `streams` (ids 1, 3, 5, …) on `socket`, then reads until quiet, GOAWAY+FIN, checks the close. */
-export async function rawH2Exchange(socket: Duplex, streams: H2Stream[], opts: { quietMs?: number; finWaitMs?: number } = {}): Promise<H2Outcome> {
+export async function rawH2Exchange(
+  socket: Duplex,
+  streams: H2Stream[],
+  opts: { quietMs?: number; finWaitMs?: number } = {},
+): Promise<H2Outcome> {
   const { quietMs = 400, finWaitMs = 5_000 } = opts;
   const results = new Map<number, H2StreamResult>();
   let goaway: number | undefined;

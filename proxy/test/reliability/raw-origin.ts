@@ -74,9 +74,7 @@ export async function rawOrigin(opts: { tls?: { cert: string; key: string } } = 
       sockets.delete(socket);
     });
   };
-  const server = opts.tls
-    ? tls.createServer({ ...opts.tls, ALPNProtocols: ['http/1.1'] }, onSocket)
-    : net.createServer(onSocket);
+  const server = opts.tls ? tls.createServer({ ...opts.tls, ALPNProtocols: ['http/1.1'] }, onSocket) : net.createServer(onSocket);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as net.AddressInfo).port,

@@ -13,7 +13,10 @@ import { SessionStore } from '../../src/sessions/store.js';
 const dataDir = process.argv[2]!;
 const proxy = await startProxy({ port: 0, dataDir, intercept: true, http2: true });
 const store = new SessionStore(dataDir);
-const recording = await store.startRecording(proxy.events, { name: 'reliability', onError: (err) => process.stderr.write(`record error: ${err.message}\n`) });
+const recording = await store.startRecording(proxy.events, {
+  name: 'reliability',
+  onError: (err) => process.stderr.write(`record error: ${err.message}\n`),
+});
 
 function fds(): number {
   return fs.readdirSync('/proc/self/fd').length;
@@ -22,7 +25,9 @@ function fds(): number {
 process.on('message', async (m: string) => {
   if (m === 'stats') {
     const mem = process.memoryUsage();
-    process.send!({ stats: { rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, fds: fds(), entries: recording.recorder.stats.entries } });
+    process.send!({
+      stats: { rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external, fds: fds(), entries: recording.recorder.stats.entries },
+    });
     return;
   }
   if (m === 'stop') {
@@ -36,4 +41,10 @@ process.on('message', async (m: string) => {
     process.send!({ stopped }, () => process.exit(0));
   }
 });
-process.send!({ ready: true, port: proxy.address.port, pid: process.pid, journal: recording.recorder.journalFile, certPath: proxy.ca.certPath });
+process.send!({
+  ready: true,
+  port: proxy.address.port,
+  pid: process.pid,
+  journal: recording.recorder.journalFile,
+  certPath: proxy.ca.certPath,
+});

@@ -45,8 +45,12 @@ add('cl-te', 'TE.CL: CL 4 covers the size line, chunk holds a request', (t) => {
   const inner = SMUG(t);
   return req(t, ['Content-Length: 4', 'Transfer-Encoding: chunked'], `${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`);
 });
-add('cl-te', 'CL 0 and TE chunked with a chunk', (t) => req(t, ['Content-Length: 0', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'));
-add('cl-te', 'CL and TE chunked, both agree on length', (t) => req(t, ['Content-Length: 10', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'));
+add('cl-te', 'CL 0 and TE chunked with a chunk', (t) =>
+  req(t, ['Content-Length: 0', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'),
+);
+add('cl-te', 'CL and TE chunked, both agree on length', (t) =>
+  req(t, ['Content-Length: 10', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'),
+);
 add('cl-te', 'CL and TE identity', (t) => req(t, ['Content-Length: 5', 'Transfer-Encoding: identity'], 'hello'));
 add('cl-te', 'GET with CL and TE', (t) => req(t, ['Content-Length: 5', 'Transfer-Encoding: chunked'], '0\r\n\r\n', 'GET'));
 add('cl-te', 'CL and TE chunked, TE split over a write', (t) => {
@@ -133,16 +137,29 @@ add('line-endings', 'bare LF after the request line', (t) => `GET ${t.url('/lf')
 add('line-endings', 'bare LF after one header', (t) => `GET ${t.url('/lf')} HTTP/1.1\r\nHost: ${t.authority}\nX-A: b\r\n\r\n`);
 add('line-endings', 'bare LF ends the head', (t) => `GET ${t.url('/lf')} HTTP/1.1\r\nHost: ${t.authority}\r\n\n`);
 add('line-endings', 'bare CR as line end', (t) => `GET ${t.url('/cr')} HTTP/1.1\rHost: ${t.authority}\r\r`);
-add('line-endings', 'bare CR inside a header line', (t) =>
-  `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\nX-A: b\rTransfer-Encoding: chunked\r\n\r\n`);
+add(
+  'line-endings',
+  'bare CR inside a header line',
+  (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\nX-A: b\rTransfer-Encoding: chunked\r\n\r\n`,
+);
 add('line-endings', 'CR CR LF ends a header', (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\r\r\n\r\n`);
 add('line-endings', 'LF CR LF ends the head', (t) => `GET ${t.url('/cr')} HTTP/1.1\r\nHost: ${t.authority}\n\r\n`);
-add('line-endings', 'leading empty lines before the request line', (t) => `\r\n\r\nGET ${t.url('/lead')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`);
-add('line-endings', 'whitespace-only line inside the head', (t) => `GET ${t.url('/ws')} HTTP/1.1\r\nHost: ${t.authority}\r\n \r\nX-A: b\r\n\r\n`);
+add(
+  'line-endings',
+  'leading empty lines before the request line',
+  (t) => `\r\n\r\nGET ${t.url('/lead')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`,
+);
+add(
+  'line-endings',
+  'whitespace-only line inside the head',
+  (t) => `GET ${t.url('/ws')} HTTP/1.1\r\nHost: ${t.authority}\r\n \r\nX-A: b\r\n\r\n`,
+);
 add('line-endings', 'bare LF in a chunk size line', (t) => req(t, ['Transfer-Encoding: chunked'], '5\nhello\r\n0\r\n\r\n'));
 add('line-endings', 'bare LF after chunk data', (t) => req(t, ['Transfer-Encoding: chunked'], '5\r\nhello\n0\r\n\r\n'));
 add('line-endings', 'bare LF ends the last chunk', (t) => req(t, ['Transfer-Encoding: chunked'], `5\r\nhello\r\n0\n\n${SMUG(t)}`));
-add('line-endings', 'bare LF in a header value with TE after', (t) => req(t, ['X-A: b\nTransfer-Encoding: chunked', 'Content-Length: 5'], 'hello'));
+add('line-endings', 'bare LF in a header value with TE after', (t) =>
+  req(t, ['X-A: b\nTransfer-Encoding: chunked', 'Content-Length: 5'], 'hello'),
+);
 
 // --- Chunk syntax -------------------------------------------------------------------
 const chunkVariants: [string, string][] = [
@@ -185,7 +202,11 @@ add('pipelining', 'chunked POST then GET in one write', (t) => req(t, ['Transfer
 add('pipelining', 'GET then garbage', (t) => `${get(t)}GARBAGE\r\n\r\n`);
 add('pipelining', 'garbage then GET', (t) => `GARBAGE\r\n\r\n${get(t)}`);
 add('pipelining', 'Connection: close then a pipelined GET', (t) => req(t, ['Connection: close'], '', 'GET', '/c') + SMUG(t));
-add('pipelining', 'HTTP/1.0 without keep-alive then a pipelined GET', (t) => `GET ${t.url('/10')} HTTP/1.0\r\nHost: ${t.authority}\r\n\r\n${SMUG(t)}`);
+add(
+  'pipelining',
+  'HTTP/1.0 without keep-alive then a pipelined GET',
+  (t) => `GET ${t.url('/10')} HTTP/1.0\r\nHost: ${t.authority}\r\n\r\n${SMUG(t)}`,
+);
 add('pipelining', 'one request written a byte at a time', (t) => [...get(t, '/bytes')]);
 add('pipelining', 'split inside CRLF CRLF', (t) => {
   const r = get(t, '/split');
@@ -255,7 +276,14 @@ const hostVariants: [string, (t: Target) => string[]][] = [
   ['lowercase name', (t) => [`host: ${t.authority}`]],
 ];
 for (const [label, lines] of hostVariants) {
-  add('host', `Host ${label}`, (t) => `GET ${t.url('/h')} HTTP/1.1\r\n${lines(t).map((l) => `${l}\r\n`).join('')}\r\n`);
+  add(
+    'host',
+    `Host ${label}`,
+    (t) =>
+      `GET ${t.url('/h')} HTTP/1.1\r\n${lines(t)
+        .map((l) => `${l}\r\n`)
+        .join('')}\r\n`,
+  );
 }
 add('host', 'Host missing on HTTP/1.0', (t) => `GET ${t.url('/h')} HTTP/1.0\r\n\r\n`);
 
@@ -269,7 +297,9 @@ add('upgrade', 'Upgrade: h2c with HTTP2-Settings', (t) =>
 );
 add('upgrade', 'Upgrade: websocket without a key', (t) => req(t, ['Connection: Upgrade', 'Upgrade: websocket'], '', 'GET'));
 add('upgrade', 'Upgrade without Connection: Upgrade', (t) => req(t, ['Upgrade: websocket'], '', 'GET'));
-add('upgrade', 'Upgrade with a Content-Length body', (t) => req(t, ['Connection: Upgrade', 'Upgrade: websocket', 'Content-Length: 5'], 'hello'));
+add('upgrade', 'Upgrade with a Content-Length body', (t) =>
+  req(t, ['Connection: Upgrade', 'Upgrade: websocket', 'Content-Length: 5'], 'hello'),
+);
 add('upgrade', 'Upgrade then a pipelined request', (t) => req(t, ['Connection: Upgrade', 'Upgrade: h2c'], '', 'GET') + SMUG(t));
 
 // --- Other header oddities ---------------------------------------------------------------
@@ -280,9 +310,18 @@ add('headers', 'NUL in a header value', (t) => req(t, ['X-A: a\x00b'], '', 'GET'
 add('headers', 'DEL in a header value', (t) => req(t, ['X-A: a\x7fb'], '', 'GET'));
 add('headers', 'obs-fold in an ordinary header', (t) => req(t, ['X-A: a', ' b'], '', 'GET'));
 add('headers', 'Connection lists Content-Length', (t) => req(t, ['Connection: Content-Length', 'Content-Length: 5'], 'hello'));
-add('headers', 'Connection lists Transfer-Encoding', (t) => req(t, ['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'));
+add('headers', 'Connection lists Transfer-Encoding', (t) =>
+  req(t, ['Connection: Transfer-Encoding', 'Transfer-Encoding: chunked'], '5\r\nhello\r\n0\r\n\r\n'),
+);
 add('headers', 'Connection lists Host', (t) => req(t, ['Connection: Host'], '', 'GET'));
-add('headers', '1,100 header lines', (t) => req(t, Array.from({ length: 1100 }, (_, i) => `X-H${i}: v`), '', 'GET'));
+add('headers', '1,100 header lines', (t) =>
+  req(
+    t,
+    Array.from({ length: 1100 }, (_, i) => `X-H${i}: v`),
+    '',
+    'GET',
+  ),
+);
 add('headers', 'one header of 70 KiB', (t) => req(t, [`X-Big: ${'b'.repeat(70_000)}`], '', 'GET'));
 add('headers', 'one header of 40 KiB', (t) => req(t, [`X-Big: ${'b'.repeat(40_000)}`], '', 'GET'));
 add('headers', 'Proxy-Connection and Keep-Alive', (t) => req(t, ['Proxy-Connection: keep-alive', 'Keep-Alive: timeout=5'], '', 'GET'));

@@ -41,7 +41,8 @@ afterAll(async () => {
   await proxy?.stop();
 });
 
-const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const esc = (s: string) =>
+  s.replace(/\|/g, '\\|').replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 function writeReport(all: CaseResult[]): void {
   fs.mkdirSync('test-results', { recursive: true });
@@ -61,7 +62,9 @@ async function normalRequestWorks(path: Path): Promise<boolean> {
   try {
     const t = targetFor(path, `127.0.0.1:${origin.port}`);
     const tunnel = path === 'tunnel' ? { host: '127.0.0.1', port: origin.port, ca: proxy.ca.certPem } : undefined;
-    const out = await rawExchange({ port: proxy.port, tunnel }, [Buffer.from(`GET ${t.url('/ok')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`)]);
+    const out = await rawExchange({ port: proxy.port, tunnel }, [
+      Buffer.from(`GET ${t.url('/ok')} HTTP/1.1\r\nHost: ${t.authority}\r\n\r\n`),
+    ]);
     const { answers } = proxyAnswers(out.bytes, origin);
     return answers.length === 1 && answers[0]!.kind === 'request' && answers[0]!.path === '/ok';
   } finally {

@@ -58,10 +58,12 @@ export function lateForFin(q: OriginRequest, out: RawOutcome): boolean {
 /** The desync checks shared by the corpus and the fuzzer. */
 export function desyncsOf(origin: RawOrigin, ids: string[], answers: Answer[], reference?: Answer[], out?: RawOutcome): string[] {
   const result: string[] = [];
-  for (const e of origin.parseErrors) result.push(`origin could not parse what the proxy sent (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 300))}`);
+  for (const e of origin.parseErrors)
+    result.push(`origin could not parse what the proxy sent (${e.reason}): ${JSON.stringify(e.bytes.slice(0, 300))}`);
   for (const q of origin.requests) {
     if (out && lateForFin(q, out)) result.push(`(late) origin received ${q.method} ${q.target.slice(0, 80)} just before the client's FIN`);
-    else if (!ids.includes(q.id)) result.push(`origin received ${q.method} ${q.target.slice(0, 80)} (${q.bodyLength} B) but the client got no answer for it`);
+    else if (!ids.includes(q.id))
+      result.push(`origin received ${q.method} ${q.target.slice(0, 80)} (${q.bodyLength} B) but the client got no answer for it`);
   }
   if (answers.some((a) => a.kind === 'garbage')) result.push('client received bytes that do not parse as responses');
   if (reference) {
@@ -95,7 +97,10 @@ export async function runCase(ctx: RunContext, c: SmuggleCase, path: Path): Prom
       const { ids } = proxyAnswers(bytes, origin);
       return origin.requests.some((q) => !ids.includes(q.id)) ? QUIET_PENDING_MS : 400;
     };
-    const [out, node] = await Promise.all([rawExchange({ port: ctx.proxy.port, tunnel }, chunks, { quietFor }), ctx.reference.decide(chunks)]);
+    const [out, node] = await Promise.all([
+      rawExchange({ port: ctx.proxy.port, tunnel }, chunks, { quietFor }),
+      ctx.reference.decide(chunks),
+    ]);
     const { answers, ids } = proxyAnswers(out.bytes, origin);
     const all = desyncsOf(origin, ids, answers, node.answers, out);
     const desyncs = all.filter((d) => !d.startsWith('(late)'));

@@ -44,7 +44,21 @@ const targetArb = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(
-      ...['//', '/\\', 'http://[', '*', '', '/%E0%A4%A', '/%', '/..', '/api/', '/api/events', '/api/getStatus', '/index.html', '//api/getStatus'],
+      ...[
+        '//',
+        '/\\',
+        'http://[',
+        '*',
+        '',
+        '/%E0%A4%A',
+        '/%',
+        '/..',
+        '/api/',
+        '/api/events',
+        '/api/getStatus',
+        '/index.html',
+        '//api/getStatus',
+      ],
       ...['/assets/../../../../etc/passwd', 'http://127.0.0.1/', '/?token=TOKEN', '/%E0%A4%A?token=TOKEN'],
     ),
   },
@@ -58,7 +72,11 @@ const targetArb = fc.oneof(
     // Huge targets: over Node's 16 KiB header limit (431) and far over it.
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom('/', '/api/', '/assets/'), fc.constantFrom('a', '%41', '/', '%', '\\'), fc.integer({ min: 1_000, max: 200_000 }))
+      .tuple(
+        fc.constantFrom('/', '/api/', '/assets/'),
+        fc.constantFrom('a', '%41', '/', '%', '\\'),
+        fc.integer({ min: 1_000, max: 200_000 }),
+      )
       .map(([p, c, n]) => p + c.repeat(n)),
   },
 );
@@ -69,10 +87,23 @@ const methodArb = fc.oneof(
   { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
 );
 
-const versionArb = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1.1x', 'http/1.1', '', 'HTTP/1.1 extra');
+const versionArb = fc.constantFrom(
+  'HTTP/1.1',
+  'HTTP/1.1',
+  'HTTP/1.0',
+  'HTTP/2.0',
+  'HTTP/0.9',
+  'HTTP/1.1x',
+  'http/1.1',
+  '',
+  'HTTP/1.1 extra',
+);
 
 type Header = (ctx: FuzzContext) => string;
-const h = (line: string): Header => () => line;
+const h =
+  (line: string): Header =>
+  () =>
+    line;
 
 const headerArb: fc.Arbitrary<Header> = fc.oneof(
   fc.constantFrom<Header>(
@@ -136,12 +167,14 @@ const rawRequest: fc.Arbitrary<RequestSpec> = fc
     ),
     cut: fc.option(fc.nat(), { nil: undefined }),
   })
-  .map((r) => printable((ctx: FuzzContext) => {
-    const target = r.target.replace('TOKEN', ctx.token);
-    const text = [`${r.method} ${target} ${r.version}`, ...r.headers.map((x) => x(ctx))].join(r.eol) + r.eol + r.eol + r.body;
-    const bytes = latin1(text);
-    return r.cut === undefined ? bytes : bytes.subarray(0, r.cut % (bytes.length + 1));
-  }));
+  .map((r) =>
+    printable((ctx: FuzzContext) => {
+      const target = r.target.replace('TOKEN', ctx.token);
+      const text = [`${r.method} ${target} ${r.version}`, ...r.headers.map((x) => x(ctx))].join(r.eol) + r.eol + r.eol + r.body;
+      const bytes = latin1(text);
+      return r.cut === undefined ? bytes : bytes.subarray(0, r.cut % (bytes.length + 1));
+    }),
+  );
 
 /** A well-formed, authorized API call: a known or random command name, a random JSON body. */
 const apiCall: fc.Arbitrary<RequestSpec> = fc
@@ -160,19 +193,21 @@ const apiCall: fc.Arbitrary<RequestSpec> = fc
     ),
     rawBody: fc.option(fc.constantFrom('{', '[1,', '"\\ud800"', 'nul', '{"id":"x"}garbage', '\xff\xfe{}'), { nil: undefined }),
   })
-  .map((r) => printable((ctx: FuzzContext) => {
-    const body = latin1(r.rawBody ?? (r.args === undefined ? '' : JSON.stringify(r.args)));
-    const head = [
-      `POST /api/${r.name} HTTP/1.1`,
-      `Host: 127.0.0.1:${ctx.port}`,
-      `Authorization: Bearer ${ctx.token}`,
-      'Content-Type: application/json',
-      `Content-Length: ${body.length}`,
-      '',
-      '',
-    ].join('\r\n');
-    return Buffer.concat([latin1(head), body]);
-  }));
+  .map((r) =>
+    printable((ctx: FuzzContext) => {
+      const body = latin1(r.rawBody ?? (r.args === undefined ? '' : JSON.stringify(r.args)));
+      const head = [
+        `POST /api/${r.name} HTTP/1.1`,
+        `Host: 127.0.0.1:${ctx.port}`,
+        `Authorization: Bearer ${ctx.token}`,
+        'Content-Type: application/json',
+        `Content-Length: ${body.length}`,
+        '',
+        '',
+      ].join('\r\n');
+      return Buffer.concat([latin1(head), body]);
+    }),
+  );
 
 /** WebSocket upgrades to the event socket and elsewhere, with the token (header or subprotocol), a wrong one, or none. */
 const upgrade: fc.Arbitrary<RequestSpec> = fc
@@ -184,17 +219,24 @@ const upgrade: fc.Arbitrary<RequestSpec> = fc
     origin: fc.constantFrom('self', 'none', 'evil'),
     frames: fc.uint8Array({ maxLength: 32 }),
   })
-  .map((r) => printable((ctx: FuzzContext) => {
-    const lines = [`GET ${r.target.replace('TOKEN', ctx.token)} HTTP/1.1`, `Host: 127.0.0.1:${ctx.port}`, 'Connection: Upgrade', 'Upgrade: websocket'];
-    lines.push(`Sec-WebSocket-Key: ${r.key}`, `Sec-WebSocket-Version: ${r.version}`);
-    if (r.auth === 'bearer') lines.push(`Authorization: Bearer ${ctx.token}`);
-    if (r.auth === 'protocol') lines.push(`Sec-WebSocket-Protocol: netlens, netlens.bearer.${ctx.token}`);
-    if (r.auth === 'wrong') lines.push('Authorization: Bearer wrong');
-    if (r.origin === 'self') lines.push(`Origin: http://127.0.0.1:${ctx.port}`);
-    if (r.origin === 'evil') lines.push('Origin: http://evil.example');
-    // Random bytes after the handshake: garbage WebSocket frames for an accepted socket.
-    return Buffer.concat([latin1(`${lines.join('\r\n')}\r\n\r\n`), Buffer.from(r.frames)]);
-  }));
+  .map((r) =>
+    printable((ctx: FuzzContext) => {
+      const lines = [
+        `GET ${r.target.replace('TOKEN', ctx.token)} HTTP/1.1`,
+        `Host: 127.0.0.1:${ctx.port}`,
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+      ];
+      lines.push(`Sec-WebSocket-Key: ${r.key}`, `Sec-WebSocket-Version: ${r.version}`);
+      if (r.auth === 'bearer') lines.push(`Authorization: Bearer ${ctx.token}`);
+      if (r.auth === 'protocol') lines.push(`Sec-WebSocket-Protocol: netlens, netlens.bearer.${ctx.token}`);
+      if (r.auth === 'wrong') lines.push('Authorization: Bearer wrong');
+      if (r.origin === 'self') lines.push(`Origin: http://127.0.0.1:${ctx.port}`);
+      if (r.origin === 'evil') lines.push('Origin: http://evil.example');
+      // Random bytes after the handshake: garbage WebSocket frames for an accepted socket.
+      return Buffer.concat([latin1(`${lines.join('\r\n')}\r\n\r\n`), Buffer.from(r.frames)]);
+    }),
+  );
 
 export const uiRequest: fc.Arbitrary<RequestSpec> = fc.oneof(
   { weight: 5, arbitrary: rawRequest },

@@ -22,17 +22,24 @@ export interface ServeChild {
   /** Open file descriptors of the child (Linux /proc), or undefined elsewhere. */
   fds(): number | undefined;
   /** POST /api/<name> with the token; the HTTP status and parsed body. */
-  call(name: string, args?: unknown): Promise<{ status: number; body: { ok: boolean; result?: unknown; error?: { code: string; message: string } } }>;
+  call(
+    name: string,
+    args?: unknown,
+  ): Promise<{ status: number; body: { ok: boolean; result?: unknown; error?: { code: string; message: string } } }>;
   stop(): Promise<void>;
 }
 
 export async function startServeChild(): Promise<ServeChild> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-ui-fuzz-'));
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--no-proxy', '--port', '0', '--data-dir', dataDir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NETLENS_DATA_DIR: dataDir },
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'netlens.js'), 'serve', '--no-proxy', '--port', '0', '--data-dir', dataDir],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NETLENS_DATA_DIR: dataDir },
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));

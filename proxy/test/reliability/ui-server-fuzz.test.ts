@@ -45,8 +45,10 @@ async function settledFds(limit: number): Promise<number | undefined> {
 }
 
 describe('netlens serve: requests that used to crash it (issue 13)', () => {
-  const raw = (s: string) => rawExchange(serve.port, Buffer.from(s.replace(/HOST/g, `127.0.0.1:${serve.port}`).replace(/TOKEN/g, serve.token), 'latin1'));
-  const upgrade = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+  const raw = (s: string) =>
+    rawExchange(serve.port, Buffer.from(s.replace(/HOST/g, `127.0.0.1:${serve.port}`).replace(/TOKEN/g, serve.token), 'latin1'));
+  const upgrade =
+    'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
 
   it.each([
     ['GET // HTTP/1.1\r\nHost: HOST\r\n\r\n', 404],
@@ -81,33 +83,45 @@ describe('netlens serve: requests that used to crash it (issue 13)', () => {
 });
 
 describe('netlens serve: fuzzed requests', () => {
-  it(`${RUNS} fuzzed requests (seed ${SEED}): no crash, no hung connection, no 500, still serving`, async () => {
-    await serve.call('getStatus');
-    const baselineFds = serve.fds();
-    const statuses = new Map<number, number>();
-    let slowest = 0;
-    await fc.assert(
-      fc.asyncProperty(uiRequest, async (spec) => {
-        const bytes = spec({ port: serve.port, token: serve.token });
-        const out: RawOutcome = await rawExchange(serve.port, bytes, FIN_GRACE_MS);
-        for (const s of out.statuses.length ? out.statuses : [0]) statuses.set(s, (statuses.get(s) ?? 0) + 1);
-        slowest = Math.max(slowest, out.closeMs);
-        const shown = JSON.stringify(bytes.subarray(0, 300).toString('latin1'));
-        // The ordinary command first: a crash takes a moment to show as an exit.
-        const check = await serve.call('getStatus').then(
-          (r) => r.status,
-          (err: Error) => `${err.message} (${(err.cause as Error)?.message})`,
-        );
-        expect(serve.running() && check === 200, `the server died or stopped answering (${check}) after ${shown}:\n${serve.output().slice(-3000)}`).toBe(true);
-        expect(out.closed, `connection still open ${FIN_GRACE_MS} ms after FIN: ${shown}`).toBe(true);
-        expect(out.statuses, `a handler threw on ${shown}:\n${serve.output().slice(-3000)}`).not.toContain(500);
-      }),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    );
-    const fds = await settledFds((baselineFds ?? 0) + 5);
-    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s || 'none'}:${n}`).join(' ');
-    console.log(`ui-server fuzz: ${RUNS} cases, seed ${SEED}; answers ${summary}; slowest close after FIN ${slowest} ms; fds ${baselineFds} → ${fds}`);
-    if (baselineFds !== undefined) expect(fds).toBeLessThanOrEqual(baselineFds + 5);
-    expect(serve.output()).not.toMatch(/internal error|failed:/i);
-  }, Math.max(120_000, RUNS * 100));
+  it(
+    `${RUNS} fuzzed requests (seed ${SEED}): no crash, no hung connection, no 500, still serving`,
+    async () => {
+      await serve.call('getStatus');
+      const baselineFds = serve.fds();
+      const statuses = new Map<number, number>();
+      let slowest = 0;
+      await fc.assert(
+        fc.asyncProperty(uiRequest, async (spec) => {
+          const bytes = spec({ port: serve.port, token: serve.token });
+          const out: RawOutcome = await rawExchange(serve.port, bytes, FIN_GRACE_MS);
+          for (const s of out.statuses.length ? out.statuses : [0]) statuses.set(s, (statuses.get(s) ?? 0) + 1);
+          slowest = Math.max(slowest, out.closeMs);
+          const shown = JSON.stringify(bytes.subarray(0, 300).toString('latin1'));
+          // The ordinary command first: a crash takes a moment to show as an exit.
+          const check = await serve.call('getStatus').then(
+            (r) => r.status,
+            (err: Error) => `${err.message} (${(err.cause as Error)?.message})`,
+          );
+          expect(
+            serve.running() && check === 200,
+            `the server died or stopped answering (${check}) after ${shown}:\n${serve.output().slice(-3000)}`,
+          ).toBe(true);
+          expect(out.closed, `connection still open ${FIN_GRACE_MS} ms after FIN: ${shown}`).toBe(true);
+          expect(out.statuses, `a handler threw on ${shown}:\n${serve.output().slice(-3000)}`).not.toContain(500);
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+      const fds = await settledFds((baselineFds ?? 0) + 5);
+      const summary = [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s || 'none'}:${n}`)
+        .join(' ');
+      console.log(
+        `ui-server fuzz: ${RUNS} cases, seed ${SEED}; answers ${summary}; slowest close after FIN ${slowest} ms; fds ${baselineFds} → ${fds}`,
+      );
+      if (baselineFds !== undefined) expect(fds).toBeLessThanOrEqual(baselineFds + 5);
+      expect(serve.output()).not.toMatch(/internal error|failed:/i);
+    },
+    Math.max(120_000, RUNS * 100),
+  );
 });

@@ -31,7 +31,11 @@ afterAll(async () => {
   await origin?.close();
 });
 
-const lastExchange = (name: string) => tp.exchanges().filter((x) => x.request.url.endsWith(`/${name}`)).at(-1);
+const lastExchange = (name: string) =>
+  tp
+    .exchanges()
+    .filter((x) => x.request.url.endsWith(`/${name}`))
+    .at(-1);
 
 async function until(cond: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
@@ -92,7 +96,10 @@ describe(`upstream anomaly corpus (${modes.length} modes, plain HTTP/1.1 client 
     const probe = net.connect(tp.proxy.address.port, '127.0.0.1');
     await new Promise((r) => probe.once('connect', r));
     probe.destroy();
-    expect(await viaProxy(tp.proxy.address.port, `http://127.0.0.1:${origin.port}/normal`)).toMatchObject({ kind: 'response', status: 200 });
+    expect(await viaProxy(tp.proxy.address.port, `http://127.0.0.1:${origin.port}/normal`)).toMatchObject({
+      kind: 'response',
+      status: 200,
+    });
   });
 });
 
@@ -140,7 +147,11 @@ describe('upstream anomaly corpus: TLS and HTTP/2 origins (plain client leg, htt
     else expect(x.error?.code, x.error?.message).toBe(m.code);
     expect(x.upstreamProtocol ?? 'h2').toBe('h2');
     expect(streams.get(name) ?? 0, 'streams the origin saw').toBe(m.streams);
-    expect(await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${h2port}/normal`)).toMatchObject({ kind: 'response', status: 200, body: 'ok' });
+    expect(await viaProxy(tp.proxy.address.port, `https://127.0.0.1:${h2port}/normal`)).toMatchObject({
+      kind: 'response',
+      status: 200,
+      body: 'ok',
+    });
   });
 
   it.each(tlsModes.map((m) => [m.name, m] as const))('%s', async (name, m) => {

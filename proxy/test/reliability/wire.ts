@@ -55,7 +55,8 @@ export function parseRequest(buf: Buffer, start: number): ParseStep<WireRequest>
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.1$/.exec(line!);
   if (!m) return { kind: 'error', reason: `bad request line ${JSON.stringify(line!.slice(0, 120))}` };
   const [, method, target] = m as unknown as [string, string, string];
-  if (!target.startsWith('/') && !(method === 'OPTIONS' && target === '*')) return { kind: 'error', reason: `target not origin-form: ${target.slice(0, 120)}` };
+  if (!target.startsWith('/') && !(method === 'OPTIONS' && target === '*'))
+    return { kind: 'error', reason: `target not origin-form: ${target.slice(0, 120)}` };
   if (rest.some((l) => l.startsWith(' ') || l.startsWith('\t'))) return { kind: 'error', reason: 'obs-fold in the head' };
   const headers = parseHeaderLines(rest);
   if (typeof headers === 'string') return { kind: 'error', reason: headers };

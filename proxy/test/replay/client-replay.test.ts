@@ -107,7 +107,18 @@ describe('netlens replay (CLI)', () => {
   it('--resend prints the comparison, writes the new HAR and exits 1 when something changed', async () => {
     for (const direct of [false, true]) {
       const out = path.join(dataDir, `new-${direct}.har`);
-      const r = await run(['replay', harFile, '--resend', '--out', out, '--data-dir', dataDir, '--concurrency', '2', ...(direct ? ['--direct', '--upstream-ca', loadOrCreateCA(dataDir).certPath] : [])]);
+      const r = await run([
+        'replay',
+        harFile,
+        '--resend',
+        '--out',
+        out,
+        '--data-dir',
+        dataDir,
+        '--concurrency',
+        '2',
+        ...(direct ? ['--direct', '--upstream-ca', loadOrCreateCA(dataDir).certPath] : []),
+      ]);
       expect(r.stderr).not.toMatch(/NL_/);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/Resent 5 requests: 3 changed, 0 failed, 2 unchanged/);
@@ -122,7 +133,9 @@ describe('netlens replay (CLI)', () => {
   }, 60_000);
 
   it('--serve answers from the recording until Ctrl-C, then prints the report', async () => {
-    const child = spawn(process.execPath, [BIN, 'replay', harFile, '--serve', '--port', '0', '--extra', '404', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'replay', harFile, '--serve', '--port', '0', '--extra', '404', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (c) => (stdout += c));
     try {
@@ -139,7 +152,9 @@ describe('netlens replay (CLI)', () => {
     }
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     expect(code).toBe(0);
-    expect(stdout).toMatch(/Replay: 1 request answered from the recording; unmatched: 0 forwarded, 1 answered 404, 0 killed; 4 of 5 recorded responses never served/);
+    expect(stdout).toMatch(
+      /Replay: 1 request answered from the recording; unmatched: 0 forwarded, 1 answered 404, 0 killed; 4 of 5 recorded responses never served/,
+    );
   }, 60_000);
 });
 
@@ -156,7 +171,10 @@ describe('bad input', () => {
     const har = JSON.parse(fs.readFileSync(harFile, 'utf8'));
     for (const e of har.log.entries) e.response = { ...e.response, status: 0, _error: 'refused' };
     fs.writeFileSync(failed, JSON.stringify(har));
-    await expect(loadReplayHar(failed)).rejects.toMatchObject({ code: 'NL_REPLAY_NO_RESPONSES', message: expect.stringMatching(/5 entries but none with a response/) });
+    await expect(loadReplayHar(failed)).rejects.toMatchObject({
+      code: 'NL_REPLAY_NO_RESPONSES',
+      message: expect.stringMatching(/5 entries but none with a response/),
+    });
     const r2 = await run(['replay', failed, '--resend', '--data-dir', dataDir]);
     expect(r2.code).toBe(1);
     expect(r2.stderr).toMatch(/NL_REPLAY_NO_RESPONSES/);

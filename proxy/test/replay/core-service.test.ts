@@ -57,7 +57,14 @@ describe('Serve a session (startReplayServer / replayServerStatus / stopReplaySe
       expect(await s.replayServerStatus()).toMatchObject({ running: false, served: 0 });
 
       const started = await s.startReplayServer({ id: info.id });
-      expect(started).toMatchObject({ running: true, session: { id: info.id, name: 's' }, extra: 'forward', recorded: 2, served: 0, unused: 2 });
+      expect(started).toMatchObject({
+        running: true,
+        session: { id: info.id, name: 's' },
+        extra: 'forward',
+        recorded: 2,
+        served: 0,
+        unused: 2,
+      });
       expect(started.address!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(started.address!.url).not.toBe(capture.address!.url);
       expect(events.at(-1)?.running).toBe(true);
@@ -66,7 +73,10 @@ describe('Serve a session (startReplayServer / replayServerStatus / stopReplaySe
       expect((await curl(['-x', started.address!.url, `${origin.url}/x`])).stdout).toBe('recorded x');
       // Not in the recording: forwarded to the network (the default policy).
       expect((await curl(['-x', started.address!.url, `${origin.url}/elsewhere`])).stdout).toBe('body of /elsewhere');
-      const counted = await until(() => events.at(-1), (e) => e?.served === 1 && e.unmatched.forward === 1);
+      const counted = await until(
+        () => events.at(-1),
+        (e) => e?.served === 1 && e.unmatched.forward === 1,
+      );
       expect(counted).toMatchObject({ running: true, served: 1, unused: 1, unmatched: { forward: 1, '404': 0, kill: 0 } });
       expect(counted!.unmatchedRequests).toEqual([{ method: 'GET', url: `${origin.url}/elsewhere`, action: 'forward' }]);
       // The capture proxy still answers from the network.
@@ -116,7 +126,12 @@ describe('Serve a session (startReplayServer / replayServerStatus / stopReplaySe
       expect((await s.replayServerStatus()).address).toEqual(first.address);
       const unmatched = await curl(['-x', first.address!.url, '-D', '-', `${origin.url}/not-recorded`]);
       expect(unmatched.stdout).toMatch(/^HTTP\/1\.1 404/);
-      expect(await until(() => s.replayServerStatus(), (st) => st.unmatched['404'] === 1)).toMatchObject({ unmatched: { '404': 1 } });
+      expect(
+        await until(
+          () => s.replayServerStatus(),
+          (st) => st.unmatched['404'] === 1,
+        ),
+      ).toMatchObject({ unmatched: { '404': 1 } });
       await s.stopReplayServer();
       await expect(s.stopReplayServer()).rejects.toMatchObject({ code: 'NL_REPLAY_NOT_RUNNING' });
       // After a stop another session can be served; two starts at once (a double click) start one server.
@@ -164,7 +179,10 @@ describe('Resend a session (resendSession)', () => {
       expect(viaProxy.via).toBe('proxy');
       expect(viaProxy.rows[1]).toMatchObject({ before: { status: 200 }, after: { status: 500 }, changes: ['status'] });
       // Through the capture proxy: the resent requests are in the live capture.
-      const rows = await until(() => s.listExchanges(), (r) => r.some((e) => e.path === '/y' && e.status === 500));
+      const rows = await until(
+        () => s.listExchanges(),
+        (r) => r.some((e) => e.path === '/y' && e.status === 500),
+      );
       expect(rows.some((e) => e.path === '/y' && e.status === 500)).toBe(true);
 
       await expect(s.resendSession({ id: 'nope' })).rejects.toMatchObject({ code: 'NL_NOT_FOUND' });

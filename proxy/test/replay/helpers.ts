@@ -59,7 +59,12 @@ export function pageHandler(state: PageState) {
 }
 
 /** Runs `load` against a fresh proxy and writes what it recorded to `harFile`. */
-export async function recordHar(dataDir: string, harFile: string, expected: number, load: (proxy: ProxyHandle) => Promise<void>): Promise<number> {
+export async function recordHar(
+  dataDir: string,
+  harFile: string,
+  expected: number,
+  load: (proxy: ProxyHandle) => Promise<void>,
+): Promise<number> {
   const proxy = await startProxy({ port: 0, dataDir });
   const journal = `${harFile}.journal`;
   const recorder = new HarRecorder(proxy.events, { journalFile: journal, name: 'replay test' });

@@ -16,7 +16,13 @@ describe('requestKey', () => {
     const base = requestKey(req('GET', 'https://a.test/p?x=1&y=2'));
     expect(requestKey(req('GET', 'https://a.test/p?y=2&x=1'))).toBe(base);
     expect(requestKey(req('get', 'https://A.TEST:443/p?y=2&x=1'))).toBe(base);
-    for (const other of ['https://a.test/p?x=1&y=3', 'https://a.test/q?x=1&y=2', 'https://a.test:8443/p?x=1&y=2', 'http://a.test/p?x=1&y=2', 'https://b.test/p?x=1&y=2']) {
+    for (const other of [
+      'https://a.test/p?x=1&y=3',
+      'https://a.test/q?x=1&y=2',
+      'https://a.test:8443/p?x=1&y=2',
+      'http://a.test/p?x=1&y=2',
+      'https://b.test/p?x=1&y=2',
+    ]) {
       expect(requestKey(req('GET', other))).not.toBe(base);
     }
     expect(requestKey(req('POST', 'https://a.test/p?x=1&y=2'))).not.toBe(base);
@@ -30,14 +36,24 @@ describe('requestKey', () => {
 
   it('compares bodies unless told not to', () => {
     expect(requestKey(req('POST', 'https://a.test/api', 'a'))).not.toBe(requestKey(req('POST', 'https://a.test/api', 'b')));
-    expect(requestKey(req('POST', 'https://a.test/api', 'a'), { matchBody: false })).toBe(requestKey(req('POST', 'https://a.test/api', 'b'), { matchBody: false }));
+    expect(requestKey(req('POST', 'https://a.test/api', 'a'), { matchBody: false })).toBe(
+      requestKey(req('POST', 'https://a.test/api', 'b'), { matchBody: false }),
+    );
     // An empty body is no body.
     expect(requestKey(req('POST', 'https://a.test/api', ''))).toBe(requestKey(req('POST', 'https://a.test/api', null)));
   });
 
   it('matches on chosen headers only; "*" takes all but volatile and ignored ones', () => {
-    const a = req('GET', 'https://a.test/', null, [['Accept', 'text/html'], ['Cookie', 's=1'], ['X-Trace', '1']]);
-    const b = req('GET', 'https://a.test/', null, [['accept', 'application/json'], ['Cookie', 's=2'], ['X-Trace', '2']]);
+    const a = req('GET', 'https://a.test/', null, [
+      ['Accept', 'text/html'],
+      ['Cookie', 's=1'],
+      ['X-Trace', '1'],
+    ]);
+    const b = req('GET', 'https://a.test/', null, [
+      ['accept', 'application/json'],
+      ['Cookie', 's=2'],
+      ['X-Trace', '2'],
+    ]);
     expect(requestKey(a)).toBe(requestKey(b));
     expect(requestKey(a, { matchHeaders: ['accept'] })).not.toBe(requestKey(b, { matchHeaders: ['accept'] }));
     expect(requestKey(a, { matchHeaders: ['cookie-x'] })).toBe(requestKey(b, { matchHeaders: ['cookie-x'] }));
@@ -74,8 +90,27 @@ function entry(headers: Array<[string, string]>, content: HarEntry['response']['
   return {
     startedDateTime: '2024-01-01T00:00:00.000Z',
     time: 30,
-    request: { method: 'GET', url: 'https://a.test/', httpVersion: 'HTTP/1.1', cookies: [], headers: [], queryString: [], headersSize: -1, bodySize: 0 },
-    response: { status, statusText: 'OK', httpVersion: 'HTTP/1.1', cookies: [], headers: headers.map(([name, value]) => ({ name, value })), content, redirectURL: '', headersSize: -1, bodySize: 10 },
+    request: {
+      method: 'GET',
+      url: 'https://a.test/',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
+    response: {
+      status,
+      statusText: 'OK',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headers.map(([name, value]) => ({ name, value })),
+      content,
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 10,
+    },
     cache: {},
     timings: { send: 0, wait: 20, receive: 10 },
   };
@@ -86,26 +121,62 @@ describe('replayResponse', () => {
 
   it('drops hop-by-hop, framing and content-encoding headers and sets the replayed length', () => {
     const e = entry(
-      [['Content-Type', 'text/plain'], ['Content-Encoding', 'gzip'], ['Content-Length', '10'], ['Transfer-Encoding', 'chunked'], ['Connection', 'keep-alive'], ['Keep-Alive', 'timeout=5'], ['X-Kept', 'yes'], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']],
+      [
+        ['Content-Type', 'text/plain'],
+        ['Content-Encoding', 'gzip'],
+        ['Content-Length', '10'],
+        ['Transfer-Encoding', 'chunked'],
+        ['Connection', 'keep-alive'],
+        ['Keep-Alive', 'timeout=5'],
+        ['X-Kept', 'yes'],
+        ['Set-Cookie', 'a=1'],
+        ['Set-Cookie', 'b=2'],
+      ],
       { size: 5, mimeType: 'text/plain', text: 'hello' },
     );
     const a = replayResponse(e, 'GET', {}, now);
     expect(a.body.toString()).toBe('hello');
-    expect(a.headers).toEqual([['Content-Type', 'text/plain'], ['X-Kept', 'yes'], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2'], ['Content-Length', '5']]);
+    expect(a.headers).toEqual([
+      ['Content-Type', 'text/plain'],
+      ['X-Kept', 'yes'],
+      ['Set-Cookie', 'a=1'],
+      ['Set-Cookie', 'b=2'],
+      ['Content-Length', '5'],
+    ]);
     expect(a.fromRecording).toBe(true);
   });
 
   it('keeps Content-Encoding when the recorder could not decode (the text holds the wire bytes)', () => {
-    const e = entry([['Content-Encoding', 'zstd']], { size: 3, mimeType: 'x', text: Buffer.from([1, 2, 3]).toString('base64'), encoding: 'base64', _decodingError: 'zstd: unsupported' });
+    const e = entry([['Content-Encoding', 'zstd']], {
+      size: 3,
+      mimeType: 'x',
+      text: Buffer.from([1, 2, 3]).toString('base64'),
+      encoding: 'base64',
+      _decodingError: 'zstd: unsupported',
+    });
     const a = replayResponse(e, 'GET', {}, now);
-    expect(a.headers).toEqual([['Content-Encoding', 'zstd'], ['Content-Length', '3']]);
+    expect(a.headers).toEqual([
+      ['Content-Encoding', 'zstd'],
+      ['Content-Length', '3'],
+    ]);
     expect([...a.body]).toEqual([1, 2, 3]);
   });
 
   it('refreshes Date and shifts Expires / Last-Modified by the time since recording, unless told not to', () => {
-    const e = entry([['Date', 'Mon, 01 Jan 2024 00:00:00 GMT'], ['Expires', 'Mon, 01 Jan 2024 01:00:00 GMT'], ['Last-Modified', 'Sun, 31 Dec 2023 00:00:00 GMT']], { size: 0, mimeType: 'x' });
+    const e = entry(
+      [
+        ['Date', 'Mon, 01 Jan 2024 00:00:00 GMT'],
+        ['Expires', 'Mon, 01 Jan 2024 01:00:00 GMT'],
+        ['Last-Modified', 'Sun, 31 Dec 2023 00:00:00 GMT'],
+      ],
+      { size: 0, mimeType: 'x' },
+    );
     const a = replayResponse(e, 'GET', {}, now);
-    expect(a.headers.slice(0, 3)).toEqual([['Date', 'Tue, 02 Jan 2024 00:00:00 GMT'], ['Expires', 'Tue, 02 Jan 2024 01:00:00 GMT'], ['Last-Modified', 'Mon, 01 Jan 2024 00:00:00 GMT']]);
+    expect(a.headers.slice(0, 3)).toEqual([
+      ['Date', 'Tue, 02 Jan 2024 00:00:00 GMT'],
+      ['Expires', 'Tue, 02 Jan 2024 01:00:00 GMT'],
+      ['Last-Modified', 'Mon, 01 Jan 2024 00:00:00 GMT'],
+    ]);
     const kept = replayResponse(e, 'GET', { refreshDates: false }, now);
     expect(kept.headers[0]).toEqual(['Date', 'Mon, 01 Jan 2024 00:00:00 GMT']);
   });

@@ -28,7 +28,12 @@ beforeAll(async () => {
   origin = await httpsOrigin(ca, { h2: true }, pageHandler(state));
   const n = await recordHar(dataDir, harFile, PAGE.length + 1, async (proxy) => {
     for (const p of PAGE) expect((await curlVia(proxy.address.url, dataDir, origin.url + p, ['--http2'])).code).toBe(0);
-    const post = await curlVia(proxy.address.url, dataDir, `${origin.url}/api?b=2&a=1`, ['--data-binary', '{"x":1}', '-H', 'Content-Type: application/json']);
+    const post = await curlVia(proxy.address.url, dataDir, `${origin.url}/api?b=2&a=1`, [
+      '--data-binary',
+      '{"x":1}',
+      '-H',
+      'Content-Type: application/json',
+    ]);
     expect(post.code).toBe(0);
   });
   expect(n).toBe(PAGE.length + 1);
@@ -39,7 +44,11 @@ beforeAll(async () => {
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-async function withReplay(options: ServerReplayOptions, fn: (h: ReplayServerHandle, exchanges: Exchange[]) => Promise<void>, http2 = true): Promise<void> {
+async function withReplay(
+  options: ServerReplayOptions,
+  fn: (h: ReplayServerHandle, exchanges: Exchange[]) => Promise<void>,
+  http2 = true,
+): Promise<void> {
   const h = await startReplayServer(entries, options, { port: 0, dataDir, http2 });
   const exchanges: Exchange[] = [];
   h.proxy.events.subscribe((e) => {
@@ -56,39 +65,57 @@ describe('server replay', () => {
   it.each([
     ['h2', ['--http2'], true],
     ['http/1.1', ['--http1.1'], false],
-  ] as const)('answers every request of the page from the recording over %s with the origin stopped', async (_name, flags, h2) => {
-    await withReplay({}, async (h, exchanges) => {
-      const url = h.proxy.address.url;
-      const page = parseCurl((await curlVia(url, dataDir, `${origin.url}/`, [...flags])).stdout);
-      expect(page.status).toBe(200);
-      expect(page.body).toContain('<script src="/app.js">');
-      const js = await curlVia(url, dataDir, `${origin.url}/app.js`, [...flags]);
-      const jsHead = parseCurl(js.stdout);
-      expect(jsHead.status).toBe(200);
-      // Decoded body served as-is: no Content-Encoding, and a length that fits it.
-      expect(jsHead.headers.has('content-encoding')).toBe(false);
-      expect(jsHead.body).toBe('document.title = "replayed ok";\n'.repeat(20));
-      expect(Number(jsHead.headers.get('content-length'))).toBe(Buffer.byteLength(jsHead.body));
-      // Binary body byte for byte.
-      const imgFile = path.join(dataDir, `img-${_name.replace('/', '')}.png`);
-      expect((await curlVia(url, dataDir, `${origin.url}/img.png`, [...flags, '-o', imgFile])).code).toBe(0);
-      expect(fs.readFileSync(imgFile).equals(PNG)).toBe(true);
-      // Date refreshed (recorded: 2024); POST matched on its body with the query in another order.
-      expect(jsHead.headers.get('date')).not.toContain('2024');
-      const api = parseCurl((await curlVia(url, dataDir, `${origin.url}/api?a=1&b=2`, [...flags, '--data-binary', '{"x":1}', '-H', 'Content-Type: application/json'])).stdout);
-      expect(api.status).toBe(200);
-      expect(JSON.parse(api.body)).toEqual({ got: '{"x":1}', query: '?b=2&a=1' });
+  ] as const)(
+    'answers every request of the page from the recording over %s with the origin stopped',
+    async (_name, flags, h2) => {
+      await withReplay(
+        {},
+        async (h, exchanges) => {
+          const url = h.proxy.address.url;
+          const page = parseCurl((await curlVia(url, dataDir, `${origin.url}/`, [...flags])).stdout);
+          expect(page.status).toBe(200);
+          expect(page.body).toContain('<script src="/app.js">');
+          const js = await curlVia(url, dataDir, `${origin.url}/app.js`, [...flags]);
+          const jsHead = parseCurl(js.stdout);
+          expect(jsHead.status).toBe(200);
+          // Decoded body served as-is: no Content-Encoding, and a length that fits it.
+          expect(jsHead.headers.has('content-encoding')).toBe(false);
+          expect(jsHead.body).toBe('document.title = "replayed ok";\n'.repeat(20));
+          expect(Number(jsHead.headers.get('content-length'))).toBe(Buffer.byteLength(jsHead.body));
+          // Binary body byte for byte.
+          const imgFile = path.join(dataDir, `img-${_name.replace('/', '')}.png`);
+          expect((await curlVia(url, dataDir, `${origin.url}/img.png`, [...flags, '-o', imgFile])).code).toBe(0);
+          expect(fs.readFileSync(imgFile).equals(PNG)).toBe(true);
+          // Date refreshed (recorded: 2024); POST matched on its body with the query in another order.
+          expect(jsHead.headers.get('date')).not.toContain('2024');
+          const api = parseCurl(
+            (
+              await curlVia(url, dataDir, `${origin.url}/api?a=1&b=2`, [
+                ...flags,
+                '--data-binary',
+                '{"x":1}',
+                '-H',
+                'Content-Type: application/json',
+              ])
+            ).stdout,
+          );
+          expect(api.status).toBe(200);
+          expect(JSON.parse(api.body)).toEqual({ got: '{"x":1}', query: '?b=2&a=1' });
 
-      const report = h.replay.report();
-      expect(report.served).toBe(4);
-      expect(report.unmatched).toEqual({ forward: 0, '404': 0, kill: 0 });
-      // Replayed exchanges are on the event stream (recorded, shown in the UI), marked.
-      await waitFor(() => exchanges.length >= 4);
-      expect(exchanges.map((x) => x.replayed)).toEqual([true, true, true, true]);
-      expect(exchanges.every((x) => x.clientProtocol === (h2 ? 'h2' : 'http/1.1'))).toBe(true);
-      expect(exchanges[1].response?.status).toBe(200);
-    }, h2);
-  }, 30_000);
+          const report = h.replay.report();
+          expect(report.served).toBe(4);
+          expect(report.unmatched).toEqual({ forward: 0, '404': 0, kill: 0 });
+          // Replayed exchanges are on the event stream (recorded, shown in the UI), marked.
+          await waitFor(() => exchanges.length >= 4);
+          expect(exchanges.map((x) => x.replayed)).toEqual([true, true, true, true]);
+          expect(exchanges.every((x) => x.clientProtocol === (h2 ? 'h2' : 'http/1.1'))).toBe(true);
+          expect(exchanges[1].response?.status).toBe(200);
+        },
+        h2,
+      );
+    },
+    30_000,
+  );
 
   it('serves repeated identical requests in recorded order, then reuses the last (or not, with reuseLast off)', async () => {
     await withReplay({}, async (h) => {
@@ -99,7 +126,8 @@ describe('server replay', () => {
     });
     await withReplay({ reuseLast: false, extra: '404' }, async (h) => {
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push(parseCurl((await curlVia(h.proxy.address.url, dataDir, `${origin.url}/counter`)).stdout).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push(parseCurl((await curlVia(h.proxy.address.url, dataDir, `${origin.url}/counter`)).stdout).status);
       expect(statuses).toEqual([200, 200, 200, 404]);
     });
   }, 30_000);
@@ -238,7 +266,24 @@ describe('server replay with bodies over the read bound', () => {
       // Over the bound the body is not read for matching: this GET-with-a-body matches the recorded GET /.
       // HTTP/1.1: the keep-alive connection must serve the next request (--next reuses it: 0 new connects).
       // (Over HTTP/2 Node ends the stream after the response; curl 7.88 then still waits to finish its upload.)
-      const r = await curlVia(h.proxy.address.url, dataDir, `${origin.url}/`, ['--http1.1', '-X', 'GET', '--data-binary', `@${big}`, '--next', '--http1.1', '-x', h.proxy.address.url, '--cacert', loadOrCreateCA(dataDir).certPath, `${origin.url}/img.png`, '-o', '/dev/null', '-w', '%{http_code} %{num_connects}']);
+      const r = await curlVia(h.proxy.address.url, dataDir, `${origin.url}/`, [
+        '--http1.1',
+        '-X',
+        'GET',
+        '--data-binary',
+        `@${big}`,
+        '--next',
+        '--http1.1',
+        '-x',
+        h.proxy.address.url,
+        '--cacert',
+        loadOrCreateCA(dataDir).certPath,
+        `${origin.url}/img.png`,
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code} %{num_connects}',
+      ]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('<script src="/app.js">');
       expect(r.stdout.trim().endsWith('200 0')).toBe(true);

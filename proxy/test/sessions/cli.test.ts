@@ -40,7 +40,12 @@ describe('netlens har validate', () => {
 
   it('prints JSON with --json, and usage errors exit 2', async () => {
     const r = await cli(['har', 'validate', '--json', fixture('charles.har')]);
-    expect(JSON.parse(r.out)).toMatchObject({ ok: true, entries: 1, errors: [], warnings: [{ path: 'log.entries[0].response.redirectURL' }] });
+    expect(JSON.parse(r.out)).toMatchObject({
+      ok: true,
+      entries: 1,
+      errors: [],
+      warnings: [{ path: 'log.entries[0].response.redirectURL' }],
+    });
     expect((await cli(['har', 'check', 'x.har'])).code).toBe(2);
     expect((await cli(['har', 'validate'])).code).toBe(2);
   });
@@ -84,7 +89,11 @@ describe('netlens proxy --har', () => {
     const originPort = (origin.address() as net.AddressInfo).port;
     const har = path.join(dir, 'proxy.har');
     const dataDir = path.join(dir, 'proxy-data');
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/netlens.js'), 'proxy', '--port', '0', '--quiet', '--har', har, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/netlens.js'), 'proxy', '--port', '0', '--quiet', '--har', har, '--data-dir', dataDir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -111,17 +120,24 @@ describe('netlens proxy --har', () => {
       const { port } = new URL(proxyUrl);
       for (const p of ['/one', '/two']) {
         const body = await new Promise<string>((resolve, reject) => {
-          http.get({ host: '127.0.0.1', port, path: `http://127.0.0.1:${originPort}${p}` }, (res) => {
-            let b = '';
-            res.on('data', (c) => (b += c));
-            res.on('end', () => resolve(b));
-          }).on('error', reject);
+          http
+            .get({ host: '127.0.0.1', port, path: `http://127.0.0.1:${originPort}${p}` }, (res) => {
+              let b = '';
+              res.on('data', (c) => (b += c));
+              res.on('end', () => resolve(b));
+            })
+            .on('error', reject);
         });
         expect(body).toBe(`you asked for ${p}`);
       }
       // While running, the journal is on disk.
       const journals = () => fs.readdirSync(path.join(dataDir, 'sessions')).filter((f) => f.endsWith('.journal'));
-      for (let i = 0; i < 50 && !(journals().length && fs.readFileSync(path.join(dataDir, 'sessions', journals()[0]), 'utf8').split('\n').length >= 4); i++) await new Promise((r) => setTimeout(r, 20));
+      for (
+        let i = 0;
+        i < 50 && !(journals().length && fs.readFileSync(path.join(dataDir, 'sessions', journals()[0]), 'utf8').split('\n').length >= 4);
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 20));
       expect(fs.readFileSync(path.join(dataDir, 'sessions', journals()[0]), 'utf8')).toMatch(/\/two/);
       child.kill('SIGINT');
       expect(await exited).toBe(0);

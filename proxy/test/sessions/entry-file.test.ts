@@ -31,7 +31,9 @@ describe('scanHarEntries / EntryFile', () => {
     const entry = fc.record({ startedDateTime: str, request, entries: fc.array(str, { maxLength: 2 }) });
     await fc.assert(
       fc.asyncProperty(fc.array(entry, { maxLength: 5 }), str, fc.boolean(), async (entries, comment, pretty) => {
-        const har = { log: { version: '1.2', comment, creator: { name: comment, version: '1' }, pages: [], entries, after: { entries: [1, 2] } } };
+        const har = {
+          log: { version: '1.2', comment, creator: { name: comment, version: '1' }, pages: [], entries, after: { entries: [1, 2] } },
+        };
         const got = await entriesOf(pretty ? JSON.stringify(har, null, 2) : JSON.stringify(har));
         expect(got).toEqual(entries);
       }),
@@ -41,8 +43,15 @@ describe('scanHarEntries / EntryFile', () => {
 
   it('reads the files Netlens writes, head included', async () => {
     const file = path.join(dir, 'written.har');
-    const entries = [{ startedDateTime: 'x', request: { url: 'a"]}' } }, { startedDateTime: 'y', request: { url: '\\' } }] as unknown as HarEntry[];
-    await writeHar(file, { creator: { name: 'n', version: '1' }, pages: [{ id: 'p', title: '[{', startedDateTime: 'z' } as never] }, entries);
+    const entries = [
+      { startedDateTime: 'x', request: { url: 'a"]}' } },
+      { startedDateTime: 'y', request: { url: '\\' } },
+    ] as unknown as HarEntry[];
+    await writeHar(
+      file,
+      { creator: { name: 'n', version: '1' }, pages: [{ id: 'p', title: '[{', startedDateTime: 'z' } as never] },
+      entries,
+    );
     const scan = await scanHarEntries(file);
     expect(scan.entries.length).toBe(2);
     expect((scan.head.log as { pages: unknown[]; entries: unknown[] }).pages).toHaveLength(1);

@@ -51,7 +51,10 @@ describe('SessionStore', () => {
     const har = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'chrome.har'), 'utf8'));
     delete har.log.entries[1].request;
     fs.writeFileSync(broken, JSON.stringify(har));
-    await expect(store.importFile(broken)).rejects.toMatchObject({ code: 'NL_HAR_INVALID', message: expect.stringContaining('log.entries[1].request: missing') });
+    await expect(store.importFile(broken)).rejects.toMatchObject({
+      code: 'NL_HAR_INVALID',
+      message: expect.stringContaining('log.entries[1].request: missing'),
+    });
     await expect(store.importFile(path.join(FIXTURES, 'broken-truncated.har'))).rejects.toMatchObject({ code: 'NL_HAR_INVALID' });
     expect(fs.readdirSync(store.dir).sort()).toEqual(before);
     expect(await store.list()).toHaveLength(1);
@@ -101,7 +104,9 @@ describe('SessionStore', () => {
   });
 
   it('recovers a recording whose process was killed (kill -9)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'record-child.ts'), dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'record-child.ts'), dataDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -109,7 +114,10 @@ describe('SessionStore', () => {
       const timer = setTimeout(() => reject(new Error(`child did not record in time: ${err}`)), 20_000);
       child.stdout.on('data', (d) => {
         out += d;
-        const counts = out.split('\n').filter((l) => /^\d+$/.test(l)).map(Number);
+        const counts = out
+          .split('\n')
+          .filter((l) => /^\d+$/.test(l))
+          .map(Number);
         const last = counts.at(-1) ?? 0;
         if (last >= 50) {
           clearTimeout(timer);
@@ -133,7 +141,7 @@ describe('SessionStore', () => {
   });
 });
 
-describe('storeBackend (the API\'s SessionBackend)', () => {
+describe("storeBackend (the API's SessionBackend)", () => {
   it('persists sessions across backend instances and exports the stored HAR text', async () => {
     const { storeBackend } = await import('../../src/api/session-backend.js');
     const api = storeBackend(dataDir);
@@ -151,7 +159,10 @@ describe('storeBackend (the API\'s SessionBackend)', () => {
     const exported = await again.exportHar(saved.id);
     expect(exported.fileName).toBe('live.har');
     expect(JSON.parse(exported.text).log.entries).toHaveLength(2);
-    await expect(again.importHar('bad.har', '{"log":{}}')).rejects.toMatchObject({ code: 'NL_HAR_INVALID', message: expect.stringContaining('log.entries: missing') });
+    await expect(again.importHar('bad.har', '{"log":{}}')).rejects.toMatchObject({
+      code: 'NL_HAR_INVALID',
+      message: expect.stringContaining('log.entries: missing'),
+    });
     expect(await again.delete(info.id)).toBe(true);
     expect(await again.list()).toHaveLength(1);
     // Stored sessions are private to the user.
@@ -167,7 +178,13 @@ describe('recover()', () => {
     j.appendEntry(exchangeToEntry(makeExchange()));
     j.close();
     const [info] = await store.recover();
-    expect(info).toMatchObject({ id: '20260101-000000-orph', name: 'orphan', entryCount: 1, state: 'saved', createdAt: '2026-01-01T00:00:00.000Z' });
+    expect(info).toMatchObject({
+      id: '20260101-000000-orph',
+      name: 'orphan',
+      entryCount: 1,
+      state: 'saved',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
     expect(fs.existsSync(store.journalPath(info.id))).toBe(false);
     expect(await store.recover()).toEqual([]);
   });

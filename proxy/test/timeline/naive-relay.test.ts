@@ -87,7 +87,7 @@ describe('relay: naive', () => {
     const naiveOff = await session('naive', false);
     const naiveOn = await session('naive', true);
     const coalesceOn = await session('coalesce', true);
-     
+
     console.log(
       `median per request: naive+nagle off ${median(naiveOff.times).toFixed(1)} ms, ` +
         `naive+nagle on ${median(naiveOn.times).toFixed(1)} ms, ` +
@@ -129,26 +129,30 @@ describe('relay: naive keeps bodies whole', () => {
     try {
       const port = tp.proxy.address.port;
       const got = await new Promise<Buffer>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: `${o.url}/big` }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => {
-            chunks.push(c);
-            res.pause(); // a slow reader: the relay must pause the upstream body and resume on drain
-            setTimeout(() => res.resume(), 1);
-          });
-          res.on('end', () => resolve(Buffer.concat(chunks)));
-          res.on('error', reject);
-        }).once('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: `${o.url}/big` }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              res.pause(); // a slow reader: the relay must pause the upstream body and resume on drain
+              setTimeout(() => res.resume(), 1);
+            });
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+            res.on('error', reject);
+          })
+          .once('error', reject);
       });
       expect(got.length).toBe(big.length);
       expect(got.equals(big)).toBe(true);
       const cut = await new Promise<{ bytes: number; complete: boolean }>((resolve) => {
-        http.get({ host: '127.0.0.1', port, path: `${o.url}/cut` }, (res) => {
-          let bytes = 0;
-          res.on('data', (c: Buffer) => (bytes += c.length));
-          res.on('close', () => resolve({ bytes, complete: res.complete }));
-          res.on('error', () => undefined);
-        }).once('error', () => resolve({ bytes: 0, complete: false }));
+        http
+          .get({ host: '127.0.0.1', port, path: `${o.url}/cut` }, (res) => {
+            let bytes = 0;
+            res.on('data', (c: Buffer) => (bytes += c.length));
+            res.on('close', () => resolve({ bytes, complete: res.complete }));
+            res.on('error', () => undefined);
+          })
+          .once('error', () => resolve({ bytes: 0, complete: false }));
       });
       expect(cut.complete).toBe(false);
       expect(cut.bytes).toBeLessThan(1000);

@@ -16,7 +16,7 @@ const FILES: Record<string, string> = {
   'b.ts': "import { a } from './a.js';\nexport type B = string;\nexport const b = a + 1;\n",
   // A type import with no way back: fine.
   'c.ts': "import type { D } from './d.js';\nexport const c: D = 'x';\n",
-  'd.ts': "export type D = string;\n",
+  'd.ts': 'export type D = string;\n',
   // A longer route: e --type--> f --> g --type--> e.
   'e.ts': "import type { F } from './f.js';\nexport type E = F;\n",
   'f.ts': "import { g } from './g.js';\nexport type F = typeof g;\n",
@@ -32,7 +32,9 @@ async function lint(file: string) {
         files: ['**/*.ts'],
         languageOptions: { parser: tseslint.parser },
         plugins: { netlens: { rules: { 'no-type-import-cycle': rule } } },
-        settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })] },
+        settings: {
+          'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+        },
         rules: { 'netlens/no-type-import-cycle': 'error' },
       },
     ],
@@ -49,9 +51,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('netlens/no-type-import-cycle', () => {
   it('reports a type-only import whose target imports the file back, with the route', async () => {
-    expect(await lint('a.ts')).toEqual([
-      'Type import cycle: a.ts → b.ts → a.ts. Move the shared types to a module both can import.',
-    ]);
+    expect(await lint('a.ts')).toEqual(['Type import cycle: a.ts → b.ts → a.ts. Move the shared types to a module both can import.']);
   });
 
   it('leaves the value import of the same cycle to import-x/no-cycle', async () => {
@@ -63,7 +63,11 @@ describe('netlens/no-type-import-cycle', () => {
   });
 
   it('follows routes through several modules', async () => {
-    expect(await lint('e.ts')).toEqual(['Type import cycle: e.ts → f.ts → g.ts → e.ts. Move the shared types to a module both can import.']);
-    expect(await lint('g.ts')).toEqual(['Type import cycle: g.ts → e.ts → f.ts → g.ts. Move the shared types to a module both can import.']);
+    expect(await lint('e.ts')).toEqual([
+      'Type import cycle: e.ts → f.ts → g.ts → e.ts. Move the shared types to a module both can import.',
+    ]);
+    expect(await lint('g.ts')).toEqual([
+      'Type import cycle: g.ts → e.ts → f.ts → g.ts. Move the shared types to a module both can import.',
+    ]);
   });
 });

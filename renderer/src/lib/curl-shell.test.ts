@@ -121,7 +121,12 @@ describe('Copy as cURL: what no command can carry', () => {
   });
 
   it('keeps pasted text free of control characters', () => {
-    const cmd = toCurl({ method: 'GET\x1b', url: 'http://a.test/\x15', headers: [['x', '\t\x07\u202E']], body: 'a\x00'.slice(0, 1) + '\x7f\u0085' });
+    const cmd = toCurl({
+      method: 'GET\x1b',
+      url: 'http://a.test/\x15',
+      headers: [['x', '\t\x07\u202E']],
+      body: 'a\x00'.slice(0, 1) + '\x7f\u0085',
+    });
     expect(cmd).not.toMatch(/[\0-\x09\x0B-\x1F\x7F-\x9F\u202A-\u202E]/);
   });
 });

@@ -22,12 +22,25 @@ describe('copy as cURL', () => {
   });
 
   it('keeps a plain GET short', () => {
-    expect(toCurl({ method: 'GET', url: 'http://a.test/', headers: [['Host', 'a.test'], ['Connection', 'keep-alive']] })).toBe(`curl 'http://a.test/'`);
+    expect(
+      toCurl({
+        method: 'GET',
+        url: 'http://a.test/',
+        headers: [
+          ['Host', 'a.test'],
+          ['Connection', 'keep-alive'],
+        ],
+      }),
+    ).toBe(`curl 'http://a.test/'`);
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
   });
 
   it('quotes a method that is not a plain word, and every other part', () => {
-    expect(toCurl({ method: 'GET$(touch pwned)', url: 'http://a.test/', headers: [['x-a', '$(id)']] })).toBe(`curl 'http://a.test/' -X 'GET$(touch pwned)' -H 'x-a: $(id)'`);
-    expect(toCurl({ method: 'GET', url: 'http://a.test/\x1b[0m', headers: [] })).toBe(`curl 'http://a.test/'"$(printf '\\033')"'[0m' --globoff`);
+    expect(toCurl({ method: 'GET$(touch pwned)', url: 'http://a.test/', headers: [['x-a', '$(id)']] })).toBe(
+      `curl 'http://a.test/' -X 'GET$(touch pwned)' -H 'x-a: $(id)'`,
+    );
+    expect(toCurl({ method: 'GET', url: 'http://a.test/\x1b[0m', headers: [] })).toBe(
+      `curl 'http://a.test/'"$(printf '\\033')"'[0m' --globoff`,
+    );
   });
 });

@@ -31,7 +31,13 @@ const rows = [
   row({ id: '3', url: 'https://cdn.example/cat.png', mimeType: 'image/png', status: 404 }),
   row({ id: '4', url: 'https://api.example/v1/items', method: 'POST', mimeType: 'application/json', status: 503 }),
   row({ id: '5', url: 'https://api.example/v1/slow', state: 'pending', status: undefined }),
-  row({ id: '6', url: 'https://down.example/', state: 'error', status: undefined, error: { code: 'NL_UPSTREAM_REFUSED', message: 'refused' } }),
+  row({
+    id: '6',
+    url: 'https://down.example/',
+    state: 'error',
+    status: undefined,
+    error: { code: 'NL_UPSTREAM_REFUSED', message: 'refused' },
+  }),
 ];
 const ids = (f: Partial<typeof EMPTY_FILTER>) => filterRows(rows, { ...EMPTY_FILTER, ...f }).map((r) => r.id);
 

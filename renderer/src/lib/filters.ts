@@ -59,7 +59,9 @@ function termPredicate(term: string): Pred {
       case 'method':
         return (r) => r.method.toLowerCase() === value;
       case 'status':
-        return /^[1-5]xx$/.test(value) ? (r) => statusClassOf(r) === value : (r) => String(r.status ?? '') === value || (value === 'error' && statusClassOf(r) === 'error');
+        return /^[1-5]xx$/.test(value)
+          ? (r) => statusClassOf(r) === value
+          : (r) => String(r.status ?? '') === value || (value === 'error' && statusClassOf(r) === 'error');
       case 'host':
       case 'domain':
         return (r) => r.host.toLowerCase().includes(value);

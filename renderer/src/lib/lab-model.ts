@@ -111,7 +111,10 @@ export function formBaseline(cells: readonly CellId[], picked: 'direct' | CellId
 }
 
 /** Which cell each cell will be compared with (undefined: it is a baseline, or its direct cell is not run). */
-export function baselinePlan(cells: readonly CellId[], baseline: 'direct' | CellId): Array<{ cell: CellId; vs?: CellId; missing?: CellId }> {
+export function baselinePlan(
+  cells: readonly CellId[],
+  baseline: 'direct' | CellId,
+): Array<{ cell: CellId; vs?: CellId; missing?: CellId }> {
   return cells.map((cell) => {
     const vs = baselineFor(cell, baseline);
     if (vs === undefined) return { cell };

@@ -5,7 +5,10 @@ function fakes(search: string, stored?: string) {
   const data = new Map<string, string>(stored ? [[TOKEN_KEY, stored]] : []);
   const storage = { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v) };
   const replaced: string[] = [];
-  const hist = { state: { keep: 1 }, replaceState: (_s: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)) };
+  const hist = {
+    state: { keep: 1 },
+    replaceState: (_s: unknown, _t: string, url?: string | URL | null) => void replaced.push(String(url)),
+  };
   return { loc: { search, pathname: '/', hash: '#x' }, storage, hist, data, replaced };
 }
 
@@ -35,7 +38,14 @@ describe('the page token', () => {
   it('works without storage (disabled by the browser) and with a storage that throws', () => {
     const f = fakes('?token=abc');
     expect(takePageToken(f.loc, undefined, f.hist)).toBe('abc');
-    const throwing = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('denied'); } };
+    const throwing = {
+      getItem: () => {
+        throw new Error('denied');
+      },
+      setItem: () => {
+        throw new Error('denied');
+      },
+    };
     expect(takePageToken(f.loc, throwing, f.hist)).toBe('abc');
     expect(takePageToken({ search: '', pathname: '/', hash: '' }, throwing, f.hist)).toBeUndefined();
   });

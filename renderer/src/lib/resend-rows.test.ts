@@ -7,7 +7,9 @@ const row = (index: number, changes: ResendRowInfo['changes']): ResendRowInfo =>
   method: 'GET',
   url: `http://127.0.0.1/${index}`,
   before: { status: 200, size: 1, time: 1 },
-  ...(changes.includes('failed') ? { error: { code: 'NL_UPSTREAM_REFUSED', message: 'refused' } } : { after: { status: 200, size: 1, time: 1 } }),
+  ...(changes.includes('failed')
+    ? { error: { code: 'NL_UPSTREAM_REFUSED', message: 'refused' } }
+    : { after: { status: 200, size: 1, time: 1 } }),
   changes,
   slower: false,
 });

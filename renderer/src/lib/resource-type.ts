@@ -32,11 +32,31 @@ const CHROME_TYPES: Record<string, ResourceType> = {
 };
 
 const EXT_TYPES: Record<string, ResourceType> = {
-  js: 'script', mjs: 'script', css: 'stylesheet', png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image', avif: 'image', svg: 'image', ico: 'image',
-  woff: 'font', woff2: 'font', ttf: 'font', otf: 'font', mp4: 'media', webm: 'media', mp3: 'media', html: 'document', htm: 'document',
+  js: 'script',
+  mjs: 'script',
+  css: 'stylesheet',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  webp: 'image',
+  avif: 'image',
+  svg: 'image',
+  ico: 'image',
+  woff: 'font',
+  woff2: 'font',
+  ttf: 'font',
+  otf: 'font',
+  mp4: 'media',
+  webm: 'media',
+  mp3: 'media',
+  html: 'document',
+  htm: 'document',
 };
 
-export function resourceTypeOf(row: Pick<ExchangeSummary, 'mimeType' | 'resourceType' | 'path' | 'transport'> & { websocket?: boolean }): ResourceType {
+export function resourceTypeOf(
+  row: Pick<ExchangeSummary, 'mimeType' | 'resourceType' | 'path' | 'transport'> & { websocket?: boolean },
+): ResourceType {
   if (row.resourceType && CHROME_TYPES[row.resourceType]) return CHROME_TYPES[row.resourceType]!;
   if (row.websocket) return 'websocket';
   const m = row.mimeType;

@@ -52,7 +52,13 @@ describe('time scale', () => {
   });
 
   it('finds the extent of rows', () => {
-    expect(extentOf([{ start: 10, end: 20 }, { start: 5, end: 6 }, { start: 30, end: -1 }])).toEqual({ start: 5, end: 30 });
+    expect(
+      extentOf([
+        { start: 10, end: 20 },
+        { start: 5, end: 6 },
+        { start: 30, end: -1 },
+      ]),
+    ).toEqual({ start: 5, end: 30 });
     expect(extentOf([])).toBeUndefined();
   });
 
@@ -66,9 +72,15 @@ describe('time scale', () => {
     // Without an origin: relative to the range start, as before (the lab's side-by-side charts).
     expect(s.ticks(80)[0]).toEqual({ time: origin + 1250, px: 0, label: '0 ms' });
     // The range starts exactly on a tick: it is kept.
-    expect(createTimeScale({ start: 1000, end: 1500 }, 500).ticks(80, 0).map((t) => t.label)).toEqual(['1 s', '1.1 s', '1.2 s', '1.3 s', '1.4 s', '1.5 s']);
+    expect(
+      createTimeScale({ start: 1000, end: 1500 }, 500)
+        .ticks(80, 0)
+        .map((t) => t.label),
+    ).toEqual(['1 s', '1.1 s', '1.2 s', '1.3 s', '1.4 s', '1.5 s']);
     // Deep zoom far from the start: enough decimals to tell the ticks apart.
-    const deep = createTimeScale({ start: 61_234.5, end: 61_236.5 }, 400).ticks(80, 0).map((t) => t.label);
+    const deep = createTimeScale({ start: 61_234.5, end: 61_236.5 }, 400)
+      .ticks(80, 0)
+      .map((t) => t.label);
     expect(deep).toEqual(['61.2345 s', '61.235 s', '61.2355 s', '61.236 s', '61.2365 s']);
   });
 
@@ -95,7 +107,9 @@ describe('time scale', () => {
             const m = /^(-?[\d.]+) (ms|s|min|h|d)$/.exec(t.label);
             expect(m, t.label).not.toBeNull();
             const step = i > 0 ? t.time - ticks[i - 1]!.time : span;
-            expect(Math.abs(Number(m![1]) * unit[m![2]!]! - (t.time - origin))).toBeLessThanOrEqual(Math.max(step * 0.06, 1e-3 * unit[m![2]!]!));
+            expect(Math.abs(Number(m![1]) * unit[m![2]!]! - (t.time - origin))).toBeLessThanOrEqual(
+              Math.max(step * 0.06, 1e-3 * unit[m![2]!]!),
+            );
           }
         },
       ),

@@ -65,7 +65,12 @@ export function createTimeScale(range: TimeRange, width: number): TimeScale {
 }
 
 /** Clock-friendly steps once a step exceeds a minute (10 min, 1 h, 1 d rather than 1,000,000 ms). */
-const CLOCK_STEPS = [1, 2, 5, 10, 15, 30].map((m) => m * 60_000).concat([1, 2, 3, 6, 12].map((h) => h * 3_600_000), [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => d * 86_400_000));
+const CLOCK_STEPS = [1, 2, 5, 10, 15, 30]
+  .map((m) => m * 60_000)
+  .concat(
+    [1, 2, 3, 6, 12].map((h) => h * 3_600_000),
+    [1, 2, 5, 10, 20, 50, 100, 200, 500].map((d) => d * 86_400_000),
+  );
 
 /** Smallest 1/2/5 × 10^k step ≥ `minStep` ms (clock units above a minute). */
 export function niceStep(minStep: number): number {

@@ -30,7 +30,16 @@ export function NameDialog({ title, initial, confirmLabel, onConfirm, onCancel }
         }}
       >
         <h3>{title}</h3>
-        <input ref={input} type="text" value={name} onChange={(e) => setName(e.target.value)} onKeyDown={(e) => e.key === 'Escape' && onCancel()} style={{ width: '100%' }} autoFocus data-testid="name-input" />
+        <input
+          ref={input}
+          type="text"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          onKeyDown={(e) => e.key === 'Escape' && onCancel()}
+          style={{ width: '100%' }}
+          autoFocus
+          data-testid="name-input"
+        />
         <div className="form-row" style={{ justifyContent: 'flex-end', marginTop: 12 }}>
           <button type="button" className="btn" onClick={onCancel}>
             Cancel

@@ -29,7 +29,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     },
     [dismiss],
   );
-  const api = useMemo<ToastApi>(() => ({ show, error: (err, prefix) => (show(prefix ? `${prefix}: ${errorMessage(err)}` : errorMessage(err), 'error'), undefined) }), [show]);
+  const api = useMemo<ToastApi>(
+    () => ({ show, error: (err, prefix) => (show(prefix ? `${prefix}: ${errorMessage(err)}` : errorMessage(err), 'error'), undefined) }),
+    [show],
+  );
   return (
     <Ctx.Provider value={api}>
       {children}

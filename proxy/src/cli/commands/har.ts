@@ -26,7 +26,10 @@ Examples:
   maxPositionals: Infinity,
   async run({ values, positionals, stdout }) {
     const [sub, ...files] = positionals;
-    if (sub !== 'validate') throw new UsageError(sub === undefined ? 'missing subcommand: netlens har validate FILE...' : `unknown subcommand "${sub}" (expected "validate")`);
+    if (sub !== 'validate')
+      throw new UsageError(
+        sub === undefined ? 'missing subcommand: netlens har validate FILE...' : `unknown subcommand "${sub}" (expected "validate")`,
+      );
     if (files.length === 0) throw new UsageError('give at least one HAR file: netlens har validate FILE...');
     let failed = false;
     for (const file of files) {
@@ -35,11 +38,15 @@ Examples:
       const ok = result.log !== undefined;
       if (!ok) failed = true;
       if (values.json) {
-        stdout.write(JSON.stringify({ file, ok, entries: ok ? result.entries : undefined, warnings: result.warnings, errors: result.errors }) + '\n');
+        stdout.write(
+          JSON.stringify({ file, ok, entries: ok ? result.entries : undefined, warnings: result.warnings, errors: result.errors }) + '\n',
+        );
         continue;
       }
       const w = result.warnings.reduce((n, i) => n + i.count, 0);
-      const status = ok ? `OK, ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'}${w ? `, ${w} warning${w > 1 ? 's' : ''}` : ''}` : 'cannot be opened';
+      const status = ok
+        ? `OK, ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'}${w ? `, ${w} warning${w > 1 ? 's' : ''}` : ''}`
+        : 'cannot be opened';
       stdout.write(`${file}: ${status}\n`);
       for (const e of result.errors) stdout.write(`  ${formatIssue('error', e)}\n`);
       for (const e of result.warnings) stdout.write(`  ${formatIssue('warning', e)}\n`);

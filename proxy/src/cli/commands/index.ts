@@ -10,4 +10,14 @@ import { labCommand } from './lab.js';
 import { replayCommand } from './replay.js';
 
 /** Every `netlens` command, in the order `--help` lists them. Add new commands here. */
-export const commands: CliCommand[] = [proxyCommand, caCommand, serveCommand, harCommand, sessionsCommand, recordCommand, siteCommand, labCommand, replayCommand];
+export const commands: CliCommand[] = [
+  proxyCommand,
+  caCommand,
+  serveCommand,
+  harCommand,
+  sessionsCommand,
+  recordCommand,
+  siteCommand,
+  labCommand,
+  replayCommand,
+];

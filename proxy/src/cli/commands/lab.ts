@@ -31,13 +31,15 @@ function numberFlag(values: Record<string, unknown>, name: string, fallback: num
   const raw = values[name];
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number between ${min} and ${max} (got "${String(raw)}")`);
+  if (typeof raw !== 'string' || !Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a number between ${min} and ${max} (got "${String(raw)}")`);
   return n;
 }
 
 export const labCommand: CliCommand = {
   name: 'lab',
-  summary: 'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix (and through other proxies), with statistics',
+  summary:
+    'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix (and through other proxies), with statistics',
   help: `Usage: netlens lab [--url URL | --images N] [flags]
 
 Loads a page again and again in headless Chrome (a fresh browser per run, and a
@@ -135,7 +137,8 @@ Examples:
   maxPositionals: 2,
   async run({ values, positionals, stdout, stderr, env, stopSignal }) {
     if (positionals[0] === 'report') return labReport({ values, positionals: positionals.slice(1), stdout, stderr });
-    if (positionals.length) throw new UsageError(`unknown subcommand "${positionals[0]}" (flags only, or: netlens lab report DIR [--html FILE])`);
+    if (positionals.length)
+      throw new UsageError(`unknown subcommand "${positionals[0]}" (flags only, or: netlens lab report DIR [--html FILE])`);
     if (values.html !== undefined) throw new UsageError('--html belongs to "netlens lab report DIR --html FILE"');
     if (values.url && (values.images !== undefined || values.latency !== undefined || values['conn-latency'] !== undefined)) {
       throw new UsageError('--images and --latency describe the built-in test site; they cannot be combined with --url');
@@ -147,7 +150,8 @@ Examples:
       } catch (err) {
         throw new UsageError(`--via: ${(err as Error).message}`);
       }
-      if (via.slice(0, -1).some((v) => v.name === via.at(-1)!.name)) throw new UsageError(`--via: the name "${via.at(-1)!.name}" is given twice`);
+      if (via.slice(0, -1).some((v) => v.name === via.at(-1)!.name))
+        throw new UsageError(`--via: the name "${via.at(-1)!.name}" is given twice`);
     }
     const viaNames = via.map((v) => v.name);
     const variantSpecs: Array<{ name: string; file: string }> = [];
@@ -161,7 +165,9 @@ Examples:
       if (variantSpecs.slice(0, -1).some((v) => v.name === name)) throw new UsageError(`--variant: the name "${name}" is given twice`);
     }
     if (!values.url && (values['upstream-ca'] !== undefined || values.insecure)) {
-      throw new UsageError('--upstream-ca and --insecure are for an https --url origin (the built-in test site is signed by the Netlens CA)');
+      throw new UsageError(
+        '--upstream-ca and --insecure are for an https --url origin (the built-in test site is signed by the Netlens CA)',
+      );
     }
     const upstreamCA = upstreamCAFlag(values);
     const insecure = insecureFlag(values, stderr);
@@ -181,10 +187,12 @@ Examples:
           throw new UsageError(`--baseline-cell: ${(err as Error).message}`);
         }
       })();
-      if (more.length) throw new UsageError(`--baseline-cell names exactly one cell ("${values['baseline-cell']}" matches ${[one, ...more].join(', ')})`);
+      if (more.length)
+        throw new UsageError(`--baseline-cell names exactly one cell ("${values['baseline-cell']}" matches ${[one, ...more].join(', ')})`);
       baselineCell = one;
     }
-    const lim = (flag: string, name: keyof typeof LAB_LIMITS) => intFlag(values, flag, LAB_LIMITS[name].default, LAB_LIMITS[name].min, LAB_LIMITS[name].max);
+    const lim = (flag: string, name: keyof typeof LAB_LIMITS) =>
+      intFlag(values, flag, LAB_LIMITS[name].default, LAB_LIMITS[name].min, LAB_LIMITS[name].max);
     const latencyMs = lim('latency', 'latencyMs');
     const config: LabConfig = {
       target: values.url
@@ -214,19 +222,23 @@ Examples:
     try {
       resolveLabConfig(config);
     } catch (err) {
-      if ((err as { code?: string }).code === ErrorCodes.USAGE) throw new UsageError(String((err as Error).message).replace(/^baseline/, '--baseline-cell: baseline'));
+      if ((err as { code?: string }).code === ErrorCodes.USAGE)
+        throw new UsageError(String((err as Error).message).replace(/^baseline/, '--baseline-cell: baseline'));
       throw err;
     }
     // Read the CI inputs before spending minutes on the runs.
-    const budget = values.budget ? (() => {
-      try {
-        return parseBudget(readJson(String(values.budget), 'budget'), viaNames);
-      } catch (err) {
-        throw err instanceof UsageError ? err : new UsageError((err as Error).message);
-      }
-    })() : undefined;
+    const budget = values.budget
+      ? (() => {
+          try {
+            return parseBudget(readJson(String(values.budget), 'budget'), viaNames);
+          } catch (err) {
+            throw err instanceof UsageError ? err : new UsageError((err as Error).message);
+          }
+        })()
+      : undefined;
     const stored = values.baseline ? (readJson(String(values.baseline), 'baseline') as LabResult) : undefined;
-    if (stored && !Array.isArray(stored.cells)) throw new UsageError(`--baseline ${values.baseline} is not a Netlens results.json (no "cells" array)`);
+    if (stored && !Array.isArray(stored.cells))
+      throw new UsageError(`--baseline ${values.baseline} is not a Netlens results.json (no "cells" array)`);
     const maxRatio = numberFlag(values, 'max-ratio', 1.2, 1, 1000);
 
     const abort = new AbortController();
@@ -246,7 +258,8 @@ Examples:
 
     if (values.json) stdout.write(JSON.stringify(result, null, 2) + '\n');
     else stdout.write(formatTable(result) + '\n');
-    if (result.config.outDir) stderr.write(`Results: ${path.join(result.config.outDir, 'results.json')} (HARs in ${path.join(result.config.outDir, 'har')})\n`);
+    if (result.config.outDir)
+      stderr.write(`Results: ${path.join(result.config.outDir, 'results.json')} (HARs in ${path.join(result.config.outDir, 'har')})\n`);
 
     const failures: CheckFailure[] = [];
     if (budget) failures.push(...checkBudget(result.cells, budget));

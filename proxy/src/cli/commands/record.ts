@@ -86,14 +86,31 @@ Examples:
     let browser: BrowserHandle | undefined;
     let failures: ReturnType<typeof collectFailures> | undefined;
     try {
-      proxy = await startProxy({ port: 0, intercept: !values['no-intercept'], http2, nagle: Boolean(values.nagle), dataDir, upstreamCA, insecureUpstream, rules: rules?.holder });
+      proxy = await startProxy({
+        port: 0,
+        intercept: !values['no-intercept'],
+        http2,
+        nagle: Boolean(values.nagle),
+        dataDir,
+        upstreamCA,
+        insecureUpstream,
+        rules: rules?.holder,
+      });
       fs.rmSync(journal, { force: true });
       recorder = new HarRecorder(proxy.events, { journalFile: journal, name: `record ${url}`, timeline: proxy.timeline });
       failures = collectFailures(proxy.events);
       stderr.write(`Proxy on ${proxy.address.url}; launching Chrome${headed ? '' : ' (headless)'}…\n`);
-      browser = await launchBrowser({ headless: !headed, http2, proxyUrl: proxy.address.url, trustSpkiHashes: [proxy.ca.leafSpkiHash], signal: abort.signal });
+      browser = await launchBrowser({
+        headless: !headed,
+        http2,
+        proxyUrl: proxy.address.url,
+        trustSpkiHashes: [proxy.ca.leafSpkiHash],
+        signal: abort.signal,
+      });
       const capture = await capturePage(browser, { url, quietMs, timeoutMs, signal: abort.signal });
-      stderr.write(`Loaded ${url}: ${plural(capture.har.log.entries.length, 'request')} in ${capture.loadMs.toFixed(0)} ms${capture.failed.length ? `, ${capture.failed.length} failed` : ''}\n`);
+      stderr.write(
+        `Loaded ${url}: ${plural(capture.har.log.entries.length, 'request')} in ${capture.loadMs.toFixed(0)} ms${capture.failed.length ? `, ${capture.failed.length} failed` : ''}\n`,
+      );
       if (browserHarFile) {
         fs.writeFileSync(browserHarFile, JSON.stringify(capture.har, null, 2));
         stdout.write(`Browser HAR: ${browserHarFile}\n`);
@@ -114,7 +131,9 @@ Examples:
     if (recorder) {
       const written = await exportJournal(journal, out);
       fs.rmSync(journal, { force: true });
-      stdout.write(`Proxy HAR: ${out} (${plural(recorder.stats.entries, 'entry', 'entries')}${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`);
+      stdout.write(
+        `Proxy HAR: ${out} (${plural(recorder.stats.entries, 'entry', 'entries')}${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`,
+      );
     }
     // Each URL the proxy could not fetch, with its code: the HAR has them too, but nobody should have to dig.
     if (failures) stdout.write(formatFailures(failures.failures, failures.total()));

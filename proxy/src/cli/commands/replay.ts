@@ -16,7 +16,11 @@ import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand, type Comman
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 import { plural } from '../format.js';
 
-const list = (v: unknown): string[] => ((v as string[] | undefined) ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+const list = (v: unknown): string[] =>
+  ((v as string[] | undefined) ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export const replayCommand: CliCommand = {
   name: 'replay',
@@ -93,9 +97,11 @@ Examples:
     const { values, positionals } = ctx;
     const file = positionals[0];
     if (!file) throw new UsageError('give the HAR file to replay, e.g. "netlens replay page.har --serve"');
-    if (Boolean(values.serve) === Boolean(values.resend)) throw new UsageError('choose one of --serve (answer from the recording) or --resend (send again and compare)');
+    if (Boolean(values.serve) === Boolean(values.resend))
+      throw new UsageError('choose one of --serve (answer from the recording) or --resend (send again and compare)');
     const extra = (values.extra as string | undefined) ?? 'forward';
-    if (!UNMATCHED_POLICIES.includes(extra as UnmatchedPolicy)) throw new UsageError(`--extra must be forward, 404 or kill (got "${extra}")`);
+    if (!UNMATCHED_POLICIES.includes(extra as UnmatchedPolicy))
+      throw new UsageError(`--extra must be forward, 404 or kill (got "${extra}")`);
     const dataDir = dataDirFlag(values, ctx.env);
     insecureFlag(values, ctx.stderr); // the warning; serve and resend read values.insecure
     const loaded = await loadReplayHar(path.resolve(file));
@@ -104,7 +110,12 @@ Examples:
   },
 };
 
-async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loadReplayHar>>['entries'], extra: UnmatchedPolicy, dataDir: string): Promise<number> {
+async function serve(
+  ctx: CommandContext,
+  entries: Awaited<ReturnType<typeof loadReplayHar>>['entries'],
+  extra: UnmatchedPolicy,
+  dataDir: string,
+): Promise<number> {
   const { values, stdout, stderr } = ctx;
   const rules = rulesFlag(values, stderr);
   const { proxy, replay } = await startReplayServer(
@@ -133,7 +144,8 @@ async function serve(ctx: CommandContext, entries: Awaited<ReturnType<typeof loa
   stdout.write(trustInstructions(proxy.ca.certPath, proxy.ca.leafSpkiHash, proxy.address) + '\n\n');
   if (!values.quiet) {
     proxy.events.subscribe((e) => {
-      if (e.type === 'complete' || e.type === 'error') stdout.write(`${e.exchange.replayed ? 'replay ' : 'extra  '}${formatExchangeLine(e.exchange)}\n`);
+      if (e.type === 'complete' || e.type === 'error')
+        stdout.write(`${e.exchange.replayed ? 'replay ' : 'extra  '}${formatExchangeLine(e.exchange)}\n`);
     });
   }
   const sig = await ctx.stopSignal;
@@ -149,13 +161,18 @@ function onlyIndexes(raw: unknown, max: number): Set<number> | undefined {
   const out = new Set<number>();
   for (const part of String(raw).split(',')) {
     const n = Number(part.trim());
-    if (!/^\d+$/.test(part.trim()) || n >= max) throw new UsageError(`--only takes entry indexes 0–${max - 1} separated by commas (got "${part}")`);
+    if (!/^\d+$/.test(part.trim()) || n >= max)
+      throw new UsageError(`--only takes entry indexes 0–${max - 1} separated by commas (got "${part}")`);
     out.add(n);
   }
   return out;
 }
 
-async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof loadReplayHar>>['entries'], dataDir: string): Promise<number> {
+async function resendCommand(
+  ctx: CommandContext,
+  all: Awaited<ReturnType<typeof loadReplayHar>>['entries'],
+  dataDir: string,
+): Promise<number> {
   const { values, stdout, stderr } = ctx;
   const only = onlyIndexes(values.only, Math.max(...all.map((e) => e.index)) + 1);
   const entries = only ? all.filter((e) => only.has(e.index)) : all;
@@ -191,7 +208,8 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
     });
     // The proxy finishes an exchange just after the client has the last byte: let the recorder catch up (bounded).
     const until = Date.now() + 5000;
-    while (recorder && recorder.stats.entries + recorder.stats.failed < result.rows.length && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    while (recorder && recorder.stats.entries + recorder.stats.failed < result.rows.length && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 10));
     recorder?.stop();
     await proxy?.stop();
     proxy = undefined;
@@ -201,7 +219,11 @@ async function resendCommand(ctx: CommandContext, all: Awaited<ReturnType<typeof
         const written = await exportJournal(journal, out);
         stdout.write(`New HAR: ${out} (${plural(written.entries, 'entry', 'entries')}, recorded by the proxy)\n`);
       } else {
-        const written = await writeHar(out, { creator: NETLENS_CREATOR, pages: [], comment: 'netlens replay --resend --direct (client-side timings)' }, result.entries);
+        const written = await writeHar(
+          out,
+          { creator: NETLENS_CREATOR, pages: [], comment: 'netlens replay --resend --direct (client-side timings)' },
+          result.entries,
+        );
         stdout.write(`New HAR: ${out} (${plural(written.entries, 'entry', 'entries')}, client-side timings)\n`);
       }
     }

@@ -103,7 +103,8 @@ Examples:
     stdout.write(`Netlens UI: ${transport.url}\n`);
     if (values.open) {
       const why = await openInBrowser(transport.url, env);
-      if (why) stderr.write(`netlens serve: --open: no browser was opened: ${why}. Open the "Netlens UI" URL above in a browser yourself.\n`);
+      if (why)
+        stderr.write(`netlens serve: --open: no browser was opened: ${why}. Open the "Netlens UI" URL above in a browser yourself.\n`);
     }
 
     const sig = await stopSignal;

@@ -43,7 +43,8 @@ Session names are unique: importing a second "page" names it "page (2)"
       case 'list': {
         need(0, 'list');
         const recovered = await store.recover();
-        for (const r of recovered) stderr.write(`recovered interrupted recording "${r.name}" (${plural(r.entryCount, 'entry', 'entries')})\n`);
+        for (const r of recovered)
+          stderr.write(`recovered interrupted recording "${r.name}" (${plural(r.entryCount, 'entry', 'entries')})\n`);
         const sessions = await store.list();
         if (values.json) {
           stdout.write(JSON.stringify(sessions, null, 2) + '\n');
@@ -55,7 +56,9 @@ Session names are unique: importing a second "page" names it "page (2)"
         }
         for (const s of sessions) {
           const state = s.state === 'recording' ? ' [recording]' : '';
-          stdout.write(`${s.id}  ${s.createdAt.slice(0, 19).replace('T', ' ')}  ${String(s.entryCount).padStart(6)} ${s.entryCount === 1 ? 'entry  ' : 'entries'}  ${size(s.sizeBytes).padStart(9)}  ${s.source.padEnd(7)} ${s.name}${state}\n`);
+          stdout.write(
+            `${s.id}  ${s.createdAt.slice(0, 19).replace('T', ' ')}  ${String(s.entryCount).padStart(6)} ${s.entryCount === 1 ? 'entry  ' : 'entries'}  ${size(s.sizeBytes).padStart(9)}  ${s.source.padEnd(7)} ${s.name}${state}\n`,
+          );
         }
         return EXIT_OK;
       }
@@ -63,7 +66,8 @@ Session names are unique: importing a second "page" names it "page (2)"
         need(1, 'import FILE [--name NAME]');
         const { info, warnings, requestedName } = await store.importFile(args[0], { name: values.name as string | undefined });
         stdout.write(`imported ${plural(info.entryCount, 'entry', 'entries')} as "${info.name}" (${info.id})\n`);
-        if (requestedName) stdout.write(`  a session was already named "${requestedName}": session names are unique, so this one is "${info.name}"\n`);
+        if (requestedName)
+          stdout.write(`  a session was already named "${requestedName}": session names are unique, so this one is "${info.name}"\n`);
         for (const w of warnings) stderr.write(`  ${formatIssue('warning', w)}\n`);
         return EXIT_OK;
       }
@@ -89,7 +93,11 @@ Session names are unique: importing a second "page" names it "page (2)"
         return EXIT_OK;
       }
       default:
-        throw new UsageError(sub === undefined ? 'missing subcommand (list, import, export, rename, rm)' : `unknown subcommand "${sub}" (expected list, import, export, rename or rm)`);
+        throw new UsageError(
+          sub === undefined
+            ? 'missing subcommand (list, import, export, rename, rm)'
+            : `unknown subcommand "${sub}" (expected list, import, export, rename or rm)`,
+        );
     }
   },
 };

@@ -48,7 +48,9 @@ Examples:
     const ca = plain ? undefined : loadOrCreateCA(dataDir);
     const site = await startTestSite({ port, images, latencyMs, connectionLatencyMs, tls: !plain, ca, dataDir });
     stdout.write(`Netlens test site: ${site.url}\n`);
-    stdout.write(`  ${images} images · ${site.expectedRequests} requests per page load · latency ${latencyMs} ms/response, ${connectionLatencyMs} ms/connection · ${plain ? 'plain HTTP/1.1' : 'HTTPS, h2 + http/1.1'}\n`);
+    stdout.write(
+      `  ${images} images · ${site.expectedRequests} requests per page load · latency ${latencyMs} ms/response, ${connectionLatencyMs} ms/connection · ${plain ? 'plain HTTP/1.1' : 'HTTPS, h2 + http/1.1'}\n`,
+    );
     if (ca) {
       stdout.write(`  certificate issued by the Netlens CA (${ca.certPath})\n`);
       stdout.write(`  Chrome: --ignore-certificate-errors-spki-list=${ca.leafSpkiHash}\n`);

@@ -44,7 +44,8 @@ export function pngImage(index: number, size = 8): Buffer {
 /** A stylesheet of about `bytes` bytes (rules for the image grid, then filler rules). */
 export function stylesheet(bytes: number): Buffer {
   let css = 'body{font-family:sans-serif;margin:8px}img{width:8px;height:8px;margin:1px}\n';
-  for (let i = 0; css.length < bytes; i++) css += `.netlens-rule-${i}{color:#${(i * 2654435761 >>> 8 & 0xffffff).toString(16).padStart(6, '0')};padding:${i % 7}px}\n`;
+  for (let i = 0; css.length < bytes; i++)
+    css += `.netlens-rule-${i}{color:#${(((i * 2654435761) >>> 8) & 0xffffff).toString(16).padStart(6, '0')};padding:${i % 7}px}\n`;
   return Buffer.from(css);
 }
 

@@ -33,7 +33,13 @@ function ImageBody({ body }: { body: BodyView }) {
 
 function Content({ body }: { body: BodyView }) {
   const [raw, setRaw] = useState(false);
-  const pretty = useMemo(() => (body.kind === 'text' && (body.mimeType.includes('json') || body.data.trimStart()[0] === '{' || body.data.trimStart()[0] === '[') ? prettyJson(body.data) : undefined), [body]);
+  const pretty = useMemo(
+    () =>
+      body.kind === 'text' && (body.mimeType.includes('json') || body.data.trimStart()[0] === '{' || body.data.trimStart()[0] === '[')
+        ? prettyJson(body.data)
+        : undefined,
+    [body],
+  );
   if (body.kind === 'text') {
     return (
       <div className="body-view">
@@ -64,7 +70,17 @@ function shownBytes(body: BodyView): number {
   return body.kind === 'base64' ? Math.floor((body.data.length * 3) / 4) : new Blob([body.data]).size;
 }
 
-export function BodyPanel({ id, side, source, state }: { id: string; side: 'request' | 'response'; source: ExchangeSource; state: string }) {
+export function BodyPanel({
+  id,
+  side,
+  source,
+  state,
+}: {
+  id: string;
+  side: 'request' | 'response';
+  source: ExchangeSource;
+  state: string;
+}) {
   const [body, setBody] = useState<BodyView>();
   const [error, setError] = useState<string>();
   useEffect(() => {
@@ -91,7 +107,13 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
   if (body.kind === 'none') {
     return (
       <div className="empty" data-testid="body-none">
-        <p>{state === 'pending' ? 'The response has not arrived yet.' : side === 'request' ? 'This request has no body.' : 'This response has no body.'}</p>
+        <p>
+          {state === 'pending'
+            ? 'The response has not arrived yet.'
+            : side === 'request'
+              ? 'This request has no body.'
+              : 'This response has no body.'}
+        </p>
       </div>
     );
   }
@@ -111,7 +133,9 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
           {body.decodeError}
         </div>
       )}
-      {body.captureTruncated && <div className="note">Only the first part of this body was recorded (capture limit). The rest went through but is not stored.</div>}
+      {body.captureTruncated && (
+        <div className="note">Only the first part of this body was recorded (capture limit). The rest went through but is not stored.</div>
+      )}
       {body.displayTruncated &&
         (source.fullValue ? (
           <div className="note" data-testid="body-cut">
@@ -126,8 +150,8 @@ export function BodyPanel({ id, side, source, state }: { id: string; side: 'requ
           </div>
         ) : (
           <div className="note">
-            This body is {formatBinaryBytes(body.decodedSize)}: showing the first {formatBinaryBytes(shownBytes(body))}. Export the session as HAR for the whole
-            body.
+            This body is {formatBinaryBytes(body.decodedSize)}: showing the first {formatBinaryBytes(shownBytes(body))}. Export the session
+            as HAR for the whole body.
           </div>
         ))}
       <Content body={body} />

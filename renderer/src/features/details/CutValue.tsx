@@ -14,7 +14,12 @@ import { useToasts } from '../../ui/Toasts';
 export type SaveField = (field: SessionField, onProgress: (done: number, total: number) => void) => Promise<Blob>;
 
 function fileName(label: string): string {
-  return `${label.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'value'}.txt`;
+  return `${
+    label
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'value'
+  }.txt`;
 }
 
 interface Props {
@@ -51,7 +56,13 @@ export function CutValue({ text, cut, field, label, save, lead = '…' }: Props)
       <span className="cut-note" data-testid="cut-note">
         {lead} {formatBinaryBytes(cut.fullBytes)}, shown first {formatBinaryBytes(cut.shownBytes)}
         {save && (
-          <button className="btn small" onClick={saveWhole} disabled={progress !== undefined} title={`Save the whole ${label}`} data-testid="cut-save">
+          <button
+            className="btn small"
+            onClick={saveWhole}
+            disabled={progress !== undefined}
+            title={`Save the whole ${label}`}
+            data-testid="cut-save"
+          >
             {progress === undefined ? 'Save full value' : `Saving… ${Math.floor(progress * 100)}%`}
           </button>
         )}

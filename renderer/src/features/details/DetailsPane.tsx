@@ -36,13 +36,15 @@ function Headers({ head, kind, save }: { head: HeadDetail; kind: 'request-header
         <HeaderLine
           key={i}
           name={<CutValue text={n} cut={cut?.name} field={{ kind, header: i, part: 'name' }} label={`header ${i + 1} name`} save={save} />}
-          value={<CutValue text={v} cut={cut?.value} field={{ kind, header: i, part: 'value' }} label={`${n.slice(0, 40)} value`} save={save} />}
+          value={
+            <CutValue text={v} cut={cut?.value} field={{ kind, header: i, part: 'value' }} label={`${n.slice(0, 40)} value`} save={save} />
+          }
         />
       ))}
       {head.headersOmitted ? (
         <div className="note" style={{ gridColumn: '1 / -1', margin: '4px 0' }} data-testid="headers-omitted">
-          … and {head.headersOmitted.toLocaleString()} more headers, not shown (the first {head.headers.length.toLocaleString()} are). Export the session
-          as HAR for all of them.
+          … and {head.headersOmitted.toLocaleString()} more headers, not shown (the first {head.headers.length.toLocaleString()} are).
+          Export the session as HAR for all of them.
         </div>
       ) : null}
     </div>
@@ -93,10 +95,17 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
   const selectNeighbour = onSelect && ((id: string) => ((nextTab = 'connection'), onSelect(id)));
   const copyCurl = async () => {
     try {
-      if (anyCut(detail)) throw new Error('this request has values too large to show whole (marked "shown first …"); export the session as HAR instead');
+      if (anyCut(detail))
+        throw new Error('this request has values too large to show whole (marked "shown first …"); export the session as HAR instead');
       const body = await source.body(row.id, 'request');
       if (body.displayTruncated) throw new Error('its body is too large to copy whole; export the session as HAR instead');
-      const cmd = toCurl({ method: row.method, url: row.url, headers: detail?.request.headers ?? [], body: body.kind === 'text' ? body.data : undefined, httpVersion: row.protocol });
+      const cmd = toCurl({
+        method: row.method,
+        url: row.url,
+        headers: detail?.request.headers ?? [],
+        body: body.kind === 'text' ? body.data : undefined,
+        httpVersion: row.protocol,
+      });
       await navigator.clipboard.writeText(cmd);
       toast.show('Copied the request as a cURL command', 'ok');
     } catch (err) {
@@ -119,21 +128,35 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
   }, [row.id, row.state, source]);
 
   const mockThis = useMockThis(row, detail, source);
-  const save: SaveField | undefined = source.fullValue && ((field: SessionField, onProgress) => source.fullValue!(row.id, field, onProgress));
+  const save: SaveField | undefined =
+    source.fullValue && ((field: SessionField, onProgress) => source.fullValue!(row.id, field, onProgress));
   const url = detail?.summary.url ?? row.url;
   const urlCut: FieldCut | undefined = detail ? detail.summary.urlCut : row.urlCut;
   const general: Array<[string, React.ReactNode]> = [
     ['Request URL', <CutValue text={url} cut={urlCut} field={{ kind: 'url' }} label="URL" save={save} />],
     ['Request Method', row.method],
-    ['Status Code', row.status !== undefined ? `${row.status} ${row.statusText ?? ''}` : row.state === 'pending' ? '(pending)' : '(failed)'],
-    ['Protocol', detail?.upstreamProtocol && detail.upstreamProtocol !== row.protocol ? `${row.protocol} → ${detail.upstreamProtocol} upstream` : row.protocol],
+    [
+      'Status Code',
+      row.status !== undefined ? `${row.status} ${row.statusText ?? ''}` : row.state === 'pending' ? '(pending)' : '(failed)',
+    ],
+    [
+      'Protocol',
+      detail?.upstreamProtocol && detail.upstreamProtocol !== row.protocol
+        ? `${row.protocol} → ${detail.upstreamProtocol} upstream`
+        : row.protocol,
+    ],
   ];
   if (row.serverIPAddress) general.push(['Remote Address', row.serverIPAddress]);
   if (row.transport) general.push(['Transport', row.transport === 'intercepted' ? 'TLS intercepted' : row.transport]);
-  if (row.connection) general.push(['Connection', `${row.connection}${detail?.upstreamConnectionNew === true ? ' (new)' : detail?.upstreamConnectionNew === false ? ' (reused)' : ''}`]);
+  if (row.connection)
+    general.push([
+      'Connection',
+      `${row.connection}${detail?.upstreamConnectionNew === true ? ' (new)' : detail?.upstreamConnectionNew === false ? ' (reused)' : ''}`,
+    ]);
   if (detail?.nagle !== undefined) general.push(["Nagle's algorithm", detail.nagle ? 'on' : 'off (setNoDelay)']);
   if (detail?.retries) general.push(['Retries', String(detail.retries)]);
-  if (detail?.tunnelBytes) general.push(['Tunnel bytes', `↑ ${formatBytes(detail.tunnelBytes.up)} ↓ ${formatBytes(detail.tunnelBytes.down)}`]);
+  if (detail?.tunnelBytes)
+    general.push(['Tunnel bytes', `↑ ${formatBytes(detail.tunnelBytes.up)} ↓ ${formatBytes(detail.tunnelBytes.down)}`]);
   general.push(['Duration', formatMs(row.duration)]);
 
   return (
@@ -143,7 +166,14 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
           ✕
         </button>
         {(['headers', 'payload', 'response', 'timing', 'connection'] as const).map((t) => (
-          <button key={t} role="tab" aria-selected={tab === t} className={`tab ${tab === t ? 'active' : ''}`} onClick={() => setTab(t)} data-testid={`details-tab-${t}`}>
+          <button
+            key={t}
+            role="tab"
+            aria-selected={tab === t}
+            className={`tab ${tab === t ? 'active' : ''}`}
+            onClick={() => setTab(t)}
+            data-testid={`details-tab-${t}`}
+          >
             {t[0]!.toUpperCase() + t.slice(1)}
           </button>
         ))}
@@ -158,7 +188,14 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
         >
           Mock this response
         </button>
-        <button className="icon-btn" style={{ height: '100%' }} disabled={!detail} onClick={copyCurl} title="Copy the request as a cURL command" data-testid="copy-curl">
+        <button
+          className="icon-btn"
+          style={{ height: '100%' }}
+          disabled={!detail}
+          onClick={copyCurl}
+          title="Copy the request as a cURL command"
+          data-testid="copy-curl"
+        >
           Copy as cURL
         </button>
       </div>
@@ -185,7 +222,11 @@ export function DetailsPane({ row, source, onClose, rowsById = NO_ROWS, onSelect
               </div>
             )}
             {detail?.response && (
-              <Section title="Response Headers" badge={`${count(detail.response)} · ${detail.response.httpVersion}`} testid="response-headers">
+              <Section
+                title="Response Headers"
+                badge={`${count(detail.response)} · ${detail.response.httpVersion}`}
+                testid="response-headers"
+              >
                 <Headers head={detail.response} kind="response-header" save={save} />
               </Section>
             )}

@@ -7,7 +7,11 @@ export function TimingPanel({ row, detail }: { row: ExchangeSummary; detail?: Ex
   if (!row.timings) {
     return (
       <div className="empty">
-        <p>{row.state === 'pending' ? 'Still in flight: timings appear when the exchange completes.' : 'No timings were recorded for this exchange.'}</p>
+        <p>
+          {row.state === 'pending'
+            ? 'Still in flight: timings appear when the exchange completes.'
+            : 'No timings were recorded for this exchange.'}
+        </p>
       </div>
     );
   }
@@ -26,7 +30,14 @@ export function TimingPanel({ row, detail }: { row: ExchangeSummary; detail?: Ex
               </td>
               <td>
                 <div className="track">
-                  <div className="bar" style={{ left: `${(s.start / total) * 100}%`, width: `${((s.end - s.start) / total) * 100}%`, background: PHASE_COLORS[s.phase] }} />
+                  <div
+                    className="bar"
+                    style={{
+                      left: `${(s.start / total) * 100}%`,
+                      width: `${((s.end - s.start) / total) * 100}%`,
+                      background: PHASE_COLORS[s.phase],
+                    }}
+                  />
                 </div>
               </td>
               <td className="val">{formatMs(s.end - s.start)}</td>

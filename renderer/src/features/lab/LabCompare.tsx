@@ -10,9 +10,14 @@ export function LabCompare({ comparison: c, onClose }: { comparison: LabRunCompa
     <div className="card" data-testid="lab-run-compare">
       <div className="form-row" style={{ justifyContent: 'space-between' }}>
         <h2 style={{ margin: 0 }}>
-          Run {when(c.b.startedAt)} vs run {when(c.a.startedAt)} <span className="muted" style={{ fontWeight: 'normal' }}>· {c.target}</span>
+          Run {when(c.b.startedAt)} vs run {when(c.a.startedAt)}{' '}
+          <span className="muted" style={{ fontWeight: 'normal' }}>
+            · {c.target}
+          </span>
         </h2>
-        <button className="btn" onClick={onClose} data-testid="lab-compare-close">Close</button>
+        <button className="btn" onClick={onClose} data-testid="lab-compare-close">
+          Close
+        </button>
       </div>
       <table className="data" data-testid="lab-compare-table">
         <thead>
@@ -38,7 +43,17 @@ export function LabCompare({ comparison: c, onClose }: { comparison: LabRunCompa
                   <td className="num">{formatMs(m.b)}</td>
                   <td className="num">{formatRatio(m.comparison?.ratio)}</td>
                   <td className="num">{formatPValue(m.comparison?.p)}</td>
-                  <td>{!v ? <span className="muted">–</span> : v.kind === 'same' ? <span className="muted">no significant change</span> : <span className={v.kind === 'slower' ? 'sig' : 'ok-text'}>{v.kind} ({m.comparison!.magnitude})</span>}</td>
+                  <td>
+                    {!v ? (
+                      <span className="muted">–</span>
+                    ) : v.kind === 'same' ? (
+                      <span className="muted">no significant change</span>
+                    ) : (
+                      <span className={v.kind === 'slower' ? 'sig' : 'ok-text'}>
+                        {v.kind} ({m.comparison!.magnitude})
+                      </span>
+                    )}
+                  </td>
                 </tr>
               );
             }),
@@ -51,7 +66,9 @@ export function LabCompare({ comparison: c, onClose }: { comparison: LabRunCompa
           {c.onlyB.length > 0 && `Only in the newer run: ${c.onlyB.join(', ')}.`}
         </p>
       )}
-      <p className="muted" style={{ marginBottom: 0 }}>Ratio = newer median / older median; p = two-sided Mann-Whitney U of the newer runs against the older ones.</p>
+      <p className="muted" style={{ marginBottom: 0 }}>
+        Ratio = newer median / older median; p = two-sided Mann-Whitney U of the newer runs against the older ones.
+      </p>
     </div>
   );
 }

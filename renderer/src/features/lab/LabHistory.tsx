@@ -37,7 +37,17 @@ export function useLabHistory(): LabHistoryState {
 
 const when = (iso: string) => iso.replace('T', ' ').slice(0, 16);
 
-export function LabHistory({ history, openRunId, onOpen, onCompare }: { history: LabHistoryState; openRunId?: string; onOpen(runId: string): void; onCompare(a: string, b: string): void }) {
+export function LabHistory({
+  history,
+  openRunId,
+  onOpen,
+  onCompare,
+}: {
+  history: LabHistoryState;
+  openRunId?: string;
+  onOpen(runId: string): void;
+  onCompare(a: string, b: string): void;
+}) {
   const toast = useToasts();
   const [picked, setPicked] = useState<string[]>([]);
   const runs = history.runs ?? [];
@@ -72,7 +82,10 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
   return (
     <div className="card" data-testid="lab-history">
       <h2>
-        Past runs <span className="muted" style={{ fontWeight: 'normal' }}>· {runs.length} in the data directory</span>
+        Past runs{' '}
+        <span className="muted" style={{ fontWeight: 'normal' }}>
+          · {runs.length} in the data directory
+        </span>
       </h2>
       {history.error && <div className="note error">{history.error}</div>}
       {history.running
@@ -80,17 +93,29 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
         .map((id) => (
           <div className="form-row" key={id} data-testid="lab-history-running">
             <span className="mono">{id}</span> <span className="muted">is running</span>
-            <button className="btn small" onClick={() => onOpen(id)}>Show progress</button>
+            <button className="btn small" onClick={() => onOpen(id)}>
+              Show progress
+            </button>
           </div>
         ))}
-      {history.runs && runs.length === 0 && <p className="muted" data-testid="lab-history-empty">No finished run yet. Each run you start is kept here, also after a restart.</p>}
+      {history.runs && runs.length === 0 && (
+        <p className="muted" data-testid="lab-history-empty">
+          No finished run yet. Each run you start is kept here, also after a restart.
+        </p>
+      )}
       {runs.length > 0 && (
         <>
           <div className="form-row">
             <button className="btn" disabled={!sameTarget} onClick={compare} data-testid="lab-compare-runs">
               Compare selected
             </button>
-            <span className="muted">{picked.length < 2 ? 'Tick two runs of the same target to compare them cell by cell.' : sameTarget ? 'Newer run against older.' : 'These two runs loaded different targets.'}</span>
+            <span className="muted">
+              {picked.length < 2
+                ? 'Tick two runs of the same target to compare them cell by cell.'
+                : sameTarget
+                  ? 'Newer run against older.'
+                  : 'These two runs loaded different targets.'}
+            </span>
           </div>
           <table className="data history-table">
             <thead>
@@ -105,24 +130,52 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
             </thead>
             <tbody>
               {runs.map((r) => (
-                <tr key={r.runId} data-testid="lab-history-row" data-run-id={r.runId} className={r.runId === openRunId ? 'selected' : undefined}>
-                  <td>{r.state === 'ok' && <input type="checkbox" aria-label={`select run ${r.runId}`} checked={picked.includes(r.runId)} onChange={() => toggle(r.runId)} data-testid="lab-history-pick" />}</td>
+                <tr
+                  key={r.runId}
+                  data-testid="lab-history-row"
+                  data-run-id={r.runId}
+                  className={r.runId === openRunId ? 'selected' : undefined}
+                >
+                  <td>
+                    {r.state === 'ok' && (
+                      <input
+                        type="checkbox"
+                        aria-label={`select run ${r.runId}`}
+                        checked={picked.includes(r.runId)}
+                        onChange={() => toggle(r.runId)}
+                        data-testid="lab-history-pick"
+                      />
+                    )}
+                  </td>
                   {r.state === 'ok' ? (
                     <>
                       <td className="mono">{when(r.startedAt)}</td>
-                      <td className="wrap" title={r.target}>{r.target}{r.aborted && <span className="baseline-tag">cancelled</span>}</td>
+                      <td className="wrap" title={r.target}>
+                        {r.target}
+                        {r.aborted && <span className="baseline-tag">cancelled</span>}
+                      </td>
                       <td className="wrap mono" title={r.cells.join('\n')}>
                         {r.cells.length} × {r.runs}
                       </td>
                       <td className="wrap">
-                        {r.headlines.length ? r.headlines.map((h) => <div key={h}>{h}</div>) : <span className="muted">no significant difference</span>}
+                        {r.headlines.length ? (
+                          r.headlines.map((h) => <div key={h}>{h}</div>)
+                        ) : (
+                          <span className="muted">no significant difference</span>
+                        )}
                         {r.noisyCells.length > 0 && <div className="warn-text">noisy: {r.noisyCells.join(', ')}</div>}
                       </td>
                       <td className="actions">
                         <div>
-                          <button className="btn small" onClick={() => onOpen(r.runId)} data-testid="lab-history-open">Open</button>
-                          <button className="btn small" onClick={() => exportRun(r.runId)} data-testid="lab-history-export">Export</button>
-                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                          <button className="btn small" onClick={() => onOpen(r.runId)} data-testid="lab-history-open">
+                            Open
+                          </button>
+                          <button className="btn small" onClick={() => exportRun(r.runId)} data-testid="lab-history-export">
+                            Export
+                          </button>
+                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">
+                            Delete
+                          </button>
                         </div>
                       </td>
                     </>
@@ -134,7 +187,9 @@ export function LabHistory({ history, openRunId, onOpen, onCompare }: { history:
                       </td>
                       <td className="actions">
                         <div>
-                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">Delete</button>
+                          <button className="btn small danger" onClick={() => remove(r.runId)} data-testid="lab-history-delete">
+                            Delete
+                          </button>
                         </div>
                       </td>
                     </>

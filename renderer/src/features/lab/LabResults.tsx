@@ -66,7 +66,16 @@ function useRepresentativeRows(runId: string, result: LabResult, cell: CellId | 
 
 /** Short in the table ("slower (large)": the baseline is in "Compared with"); the full sentence on hover. */
 function VerdictText({ v, magnitude }: { v: Verdict; magnitude?: string }) {
-  const short = v.kind === 'slower' || v.kind === 'faster' ? v.text.replace(/ than \S+ /, ' ') : v.kind === 'same' ? `not significant${magnitude ? ` (δ ${magnitude})` : ''}` : v.kind === 'none' ? 'no successful run' : v.kind === 'baseline' ? 'baseline' : 'not compared';
+  const short =
+    v.kind === 'slower' || v.kind === 'faster'
+      ? v.text.replace(/ than \S+ /, ' ')
+      : v.kind === 'same'
+        ? `not significant${magnitude ? ` (δ ${magnitude})` : ''}`
+        : v.kind === 'none'
+          ? 'no successful run'
+          : v.kind === 'baseline'
+            ? 'baseline'
+            : 'not compared';
   const cls = v.kind === 'slower' ? 'sig' : v.kind === 'faster' ? 'ok-text' : 'muted';
   return (
     <span className={cls} title={v.text}>
@@ -102,64 +111,82 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
       <div className="card">
         <div className="form-row" style={{ justifyContent: 'space-between', marginTop: 0 }}>
           <h2 style={{ margin: 0 }}>
-            Results <span className="muted" style={{ fontWeight: 'normal' }}>· {result.url} · {formatMs(result.durationMs)} · {result.startedAt.replace('T', ' ').slice(0, 19)}</span>
+            Results{' '}
+            <span className="muted" style={{ fontWeight: 'normal' }}>
+              · {result.url} · {formatMs(result.durationMs)} · {result.startedAt.replace('T', ' ').slice(0, 19)}
+            </span>
           </h2>
-          <button className="btn" onClick={exportReport} data-testid="lab-export-report" title="One HTML file with the tables, charts, the median run's waterfalls and the machine: opens offline">
+          <button
+            className="btn"
+            onClick={exportReport}
+            data-testid="lab-export-report"
+            title="One HTML file with the tables, charts, the median run's waterfalls and the machine: opens offline"
+          >
             Export report
           </button>
         </div>
         <div style={{ overflowX: 'auto' }}>
-        <table className="data lab-table" data-testid="lab-table">
-          <thead>
-            <tr>
-              <th>Cell</th>
-              <th className="num">Runs</th>
-              <th>Compared with</th>
-              <th className="num">Load median</th>
-              <th className="num">Load p95</th>
-              <th className="num">Ratio</th>
-              <th className="num">p-value</th>
-              <th>Load verdict</th>
-              <th className="num">TTFB median</th>
-              <th className="num">TTFB ratio</th>
-              <th className="num">TTFB p</th>
-              <th>TTFB verdict</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.cell} data-testid="lab-table-row" data-cell={r.cell}>
-                <td className="mono">
-                  {r.cell}
-                  {r.isBaseline && <span className="baseline-tag">baseline</span>}
-                  {r.noisy && (
-                    <span className="baseline-tag noisy-tag" data-testid="lab-noisy" title={`Load-time coefficient of variation ${((r.cv ?? 0) * 100).toFixed(0)}%, above ${NOISY_CV * 100}%: its median moves a lot between runs, comparisons with it are shaky`}>
-                      noisy {((r.cv ?? 0) * 100).toFixed(0)}%
-                    </span>
-                  )}
-                </td>
-                <td className="num">
-                  {r.runs - r.failures}/{r.runs}
-                  {r.failures > 0 && <span className="err"> ({r.failures} failed)</span>}
-                </td>
-                <td className="mono muted">{r.baseline ?? (r.isBaseline ? '–' : 'not run')}</td>
-                <td className="num">{formatMs(r.median)}</td>
-                <td className="num">{formatMs(r.p95)}</td>
-                <td className="num">{r.ratio !== undefined ? formatRatio(r.ratio) : r.isBaseline ? '×1.00' : '–'}</td>
-                <td className="num">{formatPValue(r.p)}</td>
-                <td className="wrap" data-testid="lab-load-verdict"><VerdictText v={r.loadVerdict} magnitude={r.magnitude} /></td>
-                <td className="num">{formatMs(r.ttfbMedian)}</td>
-                <td className="num">{r.ttfbRatio !== undefined ? formatRatio(r.ttfbRatio) : r.isBaseline ? '×1.00' : '–'}</td>
-                <td className="num">{formatPValue(r.ttfbP)}</td>
-                <td className="wrap" data-testid="lab-ttfb-verdict"><VerdictText v={r.ttfbVerdict} /></td>
+          <table className="data lab-table" data-testid="lab-table">
+            <thead>
+              <tr>
+                <th>Cell</th>
+                <th className="num">Runs</th>
+                <th>Compared with</th>
+                <th className="num">Load median</th>
+                <th className="num">Load p95</th>
+                <th className="num">Ratio</th>
+                <th className="num">p-value</th>
+                <th>Load verdict</th>
+                <th className="num">TTFB median</th>
+                <th className="num">TTFB ratio</th>
+                <th className="num">TTFB p</th>
+                <th>TTFB verdict</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.cell} data-testid="lab-table-row" data-cell={r.cell}>
+                  <td className="mono">
+                    {r.cell}
+                    {r.isBaseline && <span className="baseline-tag">baseline</span>}
+                    {r.noisy && (
+                      <span
+                        className="baseline-tag noisy-tag"
+                        data-testid="lab-noisy"
+                        title={`Load-time coefficient of variation ${((r.cv ?? 0) * 100).toFixed(0)}%, above ${NOISY_CV * 100}%: its median moves a lot between runs, comparisons with it are shaky`}
+                      >
+                        noisy {((r.cv ?? 0) * 100).toFixed(0)}%
+                      </span>
+                    )}
+                  </td>
+                  <td className="num">
+                    {r.runs - r.failures}/{r.runs}
+                    {r.failures > 0 && <span className="err"> ({r.failures} failed)</span>}
+                  </td>
+                  <td className="mono muted">{r.baseline ?? (r.isBaseline ? '–' : 'not run')}</td>
+                  <td className="num">{formatMs(r.median)}</td>
+                  <td className="num">{formatMs(r.p95)}</td>
+                  <td className="num">{r.ratio !== undefined ? formatRatio(r.ratio) : r.isBaseline ? '×1.00' : '–'}</td>
+                  <td className="num">{formatPValue(r.p)}</td>
+                  <td className="wrap" data-testid="lab-load-verdict">
+                    <VerdictText v={r.loadVerdict} magnitude={r.magnitude} />
+                  </td>
+                  <td className="num">{formatMs(r.ttfbMedian)}</td>
+                  <td className="num">{r.ttfbRatio !== undefined ? formatRatio(r.ttfbRatio) : r.isBaseline ? '×1.00' : '–'}</td>
+                  <td className="num">{formatPValue(r.ttfbP)}</td>
+                  <td className="wrap" data-testid="lab-ttfb-verdict">
+                    <VerdictText v={r.ttfbVerdict} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
         <p className="muted" style={{ marginBottom: 0 }}>
-          Ratio = this cell's median / its baseline's ("Compared with"). Verdicts: two-sided Mann-Whitney U, significant when p &lt; {result.config.alpha}; with {result.config.runs} runs per
-          cell the smallest possible p is {formatPValue(minPValue(result.config.runs))}. TTFB = each run's median time to first byte. Noisy = load-time CV above {NOISY_CV * 100}%.
+          Ratio = this cell's median / its baseline's ("Compared with"). Verdicts: two-sided Mann-Whitney U, significant when p &lt;{' '}
+          {result.config.alpha}; with {result.config.runs} runs per cell the smallest possible p is{' '}
+          {formatPValue(minPValue(result.config.runs))}. TTFB = each run's median time to first byte. Noisy = load-time CV above{' '}
+          {NOISY_CV * 100}%.
         </p>
       </div>
       {!anyFinished ? (
@@ -168,36 +195,46 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
         </div>
       ) : (
         <>
-      <div className="charts">
-        <MetricChart result={result} metric="loadMs" title="Page load time" />
-        <MetricChart result={result} metric="ttfbMedianMs" title="TTFB (median per run)" />
-      </div>
-      <div className="card" style={{ marginTop: 14 }}>
-        <h2>Representative runs side by side</h2>
-        <div className="toolbar" style={{ background: 'none', border: 0, padding: '0 0 8px' }}>
-          <Legend />
-        </div>
-        <div className="side-by-side">
-          {([
-            [left, setLeft, a],
-            [right, setRight, b],
-          ] as const).map(([cell, setCell, data], i) => (
-            <div key={i}>
-              <div className="form-row">
-                <select value={cell} onChange={(e) => setCell(e.target.value as CellId)} data-testid={`lab-compare-${i}`}>
-                  {result.cells.map((c) => (
-                    <option key={c.id}>{c.id}</option>
-                  ))}
-                </select>
-                <span className="muted">median run</span>
-              </div>
-              <div className="wf-box">
-                {data.error ? <div className="note error">{data.error}</div> : !data.rows ? <div className="empty"><div className="spinner" /></div> : <WaterfallChart rows={data.rows} nameWidth={170} testid={`lab-wf-${i}`} bounds={bounds} />}
-              </div>
+          <div className="charts">
+            <MetricChart result={result} metric="loadMs" title="Page load time" />
+            <MetricChart result={result} metric="ttfbMedianMs" title="TTFB (median per run)" />
+          </div>
+          <div className="card" style={{ marginTop: 14 }}>
+            <h2>Representative runs side by side</h2>
+            <div className="toolbar" style={{ background: 'none', border: 0, padding: '0 0 8px' }}>
+              <Legend />
             </div>
-          ))}
-        </div>
-      </div>
+            <div className="side-by-side">
+              {(
+                [
+                  [left, setLeft, a],
+                  [right, setRight, b],
+                ] as const
+              ).map(([cell, setCell, data], i) => (
+                <div key={i}>
+                  <div className="form-row">
+                    <select value={cell} onChange={(e) => setCell(e.target.value as CellId)} data-testid={`lab-compare-${i}`}>
+                      {result.cells.map((c) => (
+                        <option key={c.id}>{c.id}</option>
+                      ))}
+                    </select>
+                    <span className="muted">median run</span>
+                  </div>
+                  <div className="wf-box">
+                    {data.error ? (
+                      <div className="note error">{data.error}</div>
+                    ) : !data.rows ? (
+                      <div className="empty">
+                        <div className="spinner" />
+                      </div>
+                    ) : (
+                      <WaterfallChart rows={data.rows} nameWidth={170} testid={`lab-wf-${i}`} bounds={bounds} />
+                    )}
+                  </div>
+                </div>
+              ))}
+            </div>
+          </div>
         </>
       )}
     </div>

@@ -61,8 +61,20 @@ export function LabView({ status }: { status?: AppStatus }) {
     void labStore.refresh();
   }, []);
 
-  if (loadError) return <div className="empty"><h2>The lab cannot be shown</h2><p className="err">{loadError}</p></div>;
-  if (!options || !config) return <div className="empty"><div className="spinner" />Loading the lab…</div>;
+  if (loadError)
+    return (
+      <div className="empty">
+        <h2>The lab cannot be shown</h2>
+        <p className="err">{loadError}</p>
+      </div>
+    );
+  if (!options || !config)
+    return (
+      <div className="empty">
+        <div className="spinner" />
+        Loading the lab…
+      </div>
+    );
 
   const cells = config.cells ?? [];
   const running = run?.state === 'running';
@@ -95,46 +107,99 @@ export function LabView({ status }: { status?: AppStatus }) {
             <h2>Configure</h2>
             {!options.available && (
               <div className="note" data-testid="lab-unavailable" style={{ margin: '0 0 10px' }}>
-                The lab runner is not part of this build yet, so no run can start. You can look at the configuration; results appear here once the runner is installed.
+                The lab runner is not part of this build yet, so no run can start. You can look at the configuration; results appear here
+                once the runner is installed.
               </div>
             )}
             <div className="form-row">
               <label>
-                <input type="radio" checked={target.kind === 'site'} onChange={() => setConfig({ ...config, target: options.defaults.target.kind === 'site' ? options.defaults.target : { ...LAB_DEFAULTS.target } })} /> Test site
+                <input
+                  type="radio"
+                  checked={target.kind === 'site'}
+                  onChange={() =>
+                    setConfig({
+                      ...config,
+                      target: options.defaults.target.kind === 'site' ? options.defaults.target : { ...LAB_DEFAULTS.target },
+                    })
+                  }
+                />{' '}
+                Test site
               </label>
               <label>
-                <input type="radio" checked={target.kind === 'url'} onChange={() => setConfig({ ...config, target: { kind: 'url', url: 'https://' } })} /> Any URL
+                <input
+                  type="radio"
+                  checked={target.kind === 'url'}
+                  onChange={() => setConfig({ ...config, target: { kind: 'url', url: 'https://' } })}
+                />{' '}
+                Any URL
               </label>
             </div>
             {target.kind === 'site' ? (
               <>
                 <div className="form-row">
                   <label htmlFor="lab-images">Images</label>
-                  <input id="lab-images" type="number" {...num('images')} value={target.images} onChange={(e) => setConfig({ ...config, target: { ...target, images: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-images" />
+                  <input
+                    id="lab-images"
+                    type="number"
+                    {...num('images')}
+                    value={target.images}
+                    onChange={(e) => setConfig({ ...config, target: { ...target, images: Number(e.target.value) } })}
+                    style={{ width: 90 }}
+                    data-testid="lab-images"
+                  />
                 </div>
                 <div className="form-row">
                   <label htmlFor="lab-latency">Latency</label>
-                  <input id="lab-latency" type="number" {...num('latencyMs')} value={target.latencyMs} onChange={(e) => setConfig({ ...config, target: { ...target, latencyMs: Number(e.target.value) } })} style={{ width: 90 }} data-testid="lab-latency" />
+                  <input
+                    id="lab-latency"
+                    type="number"
+                    {...num('latencyMs')}
+                    value={target.latencyMs}
+                    onChange={(e) => setConfig({ ...config, target: { ...target, latencyMs: Number(e.target.value) } })}
+                    style={{ width: 90 }}
+                    data-testid="lab-latency"
+                  />
                   <span className="muted">ms per response and per new connection</span>
                 </div>
               </>
             ) : (
               <div className="form-row">
                 <label htmlFor="lab-url">URL</label>
-                <input id="lab-url" type="text" value={target.url} onChange={(e) => setConfig({ ...config, target: { kind: 'url', url: e.target.value } })} style={{ flex: 1 }} />
+                <input
+                  id="lab-url"
+                  type="text"
+                  value={target.url}
+                  onChange={(e) => setConfig({ ...config, target: { kind: 'url', url: e.target.value } })}
+                  style={{ flex: 1 }}
+                />
               </div>
             )}
             <div className="form-row">
               <label htmlFor="lab-runs">Runs per cell</label>
-              <input id="lab-runs" type="number" {...num('runs')} value={runs} onChange={(e) => setConfig({ ...config, runs: Number(e.target.value) })} style={{ width: 90 }} data-testid="lab-runs" />
-              <span className={hint?.enough ? 'muted' : 'warn-text'} data-testid="lab-min-p" title="Exact two-sided Mann-Whitney U: 2 / C(2n, n) for n runs in each of two cells">
+              <input
+                id="lab-runs"
+                type="number"
+                {...num('runs')}
+                value={runs}
+                onChange={(e) => setConfig({ ...config, runs: Number(e.target.value) })}
+                style={{ width: 90 }}
+                data-testid="lab-runs"
+              />
+              <span
+                className={hint?.enough ? 'muted' : 'warn-text'}
+                data-testid="lab-min-p"
+                title="Exact two-sided Mann-Whitney U: 2 / C(2n, n) for n runs in each of two cells"
+              >
                 {hint ? hint.text : `whole number from ${LAB_LIMITS.runs.min} to ${LAB_LIMITS.runs.max}`}
               </span>
             </div>
             <h3>Cells</h3>
             <div className="cells-grid">
               {options.cells.map((c) => (
-                <label key={c.id} title={`proxy ${c.settings.proxy ? 'on' : 'off'}, HTTP/2 ${c.settings.http2 ? 'on' : 'off'}, interception ${c.settings.intercept ? 'on' : 'off'}, Nagle ${c.settings.nagle ? 'on' : 'off'}`}>
+                <label
+                  key={c.id}
+                  title={`proxy ${c.settings.proxy ? 'on' : 'off'}, HTTP/2 ${c.settings.http2 ? 'on' : 'off'}, interception ${c.settings.intercept ? 'on' : 'off'}, Nagle ${c.settings.nagle ? 'on' : 'off'}`}
+                >
                   <input type="checkbox" checked={cells.includes(c.id)} onChange={() => toggleCell(c.id)} data-testid={`cell-${c.id}`} />
                   {c.id}
                 </label>
@@ -142,7 +207,13 @@ export function LabView({ status }: { status?: AppStatus }) {
             </div>
             <div className="form-row" style={{ marginTop: 10 }}>
               <label htmlFor="lab-baseline">Baseline</label>
-              <select id="lab-baseline" value={baseline ?? ''} disabled={!baseline} onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })} data-testid="lab-baseline">
+              <select
+                id="lab-baseline"
+                value={baseline ?? ''}
+                disabled={!baseline}
+                onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })}
+                data-testid="lab-baseline"
+              >
                 {baselineChoices(cells).map((c) => (
                   <option key={c} value={c}>
                     {c === 'direct' ? 'direct cell with the same HTTP/2 setting' : c}
@@ -154,16 +225,32 @@ export function LabView({ status }: { status?: AppStatus }) {
             <ul className="muted baseline-plan" data-testid="lab-baseline-plan">
               {plan.map((p) => (
                 <li key={p.cell} className="mono">
-                  {p.cell} {p.vs ? `→ compared with ${p.vs}` : p.missing ? <span className="warn-text">→ not compared ({p.missing} is not ticked)</span> : '— baseline'}
+                  {p.cell}{' '}
+                  {p.vs ? (
+                    `→ compared with ${p.vs}`
+                  ) : p.missing ? (
+                    <span className="warn-text">→ not compared ({p.missing} is not ticked)</span>
+                  ) : (
+                    '— baseline'
+                  )}
                 </li>
               ))}
             </ul>
             <div className="form-row" style={{ marginTop: 12 }}>
-              <button className="btn primary" disabled={!options.available || running || starting || cells.length === 0 || !hint} onClick={start} data-testid="lab-run">
+              <button
+                className="btn primary"
+                disabled={!options.available || running || starting || cells.length === 0 || !hint}
+                onClick={start}
+                data-testid="lab-run"
+              >
                 {starting ? 'Starting…' : 'Run'}
               </button>
               {running && (
-                <button className="btn danger" onClick={() => api.cancelLab({ runId: run.runId }).catch((e) => toast.error(e))} data-testid="lab-cancel">
+                <button
+                  className="btn danger"
+                  onClick={() => api.cancelLab({ runId: run.runId }).catch((e) => toast.error(e))}
+                  data-testid="lab-cancel"
+                >
                   Cancel
                 </button>
               )}
@@ -172,7 +259,9 @@ export function LabView({ status }: { status?: AppStatus }) {
               </span>
             </div>
           </div>
-          {status && !status.features.browser && <div className="note">Chrome launch is not available in this build: the lab needs it.</div>}
+          {status && !status.features.browser && (
+            <div className="note">Chrome launch is not available in this build: the lab needs it.</div>
+          )}
         </div>
         <div>
           {comparison && <LabCompare comparison={comparison} onClose={() => setComparison(undefined)} />}
@@ -185,7 +274,9 @@ export function LabView({ status }: { status?: AppStatus }) {
               <p className="muted">
                 {run.completed} / {run.total} page loads
                 {run.progress?.type === 'run-start' && ` · now: ${run.progress.cell} (round ${run.progress.round + 1})`}
-                {run.progress?.type === 'run-end' && !run.progress.run.ok && <span className="err"> · last run failed: {run.progress.run.error?.message}</span>}
+                {run.progress?.type === 'run-end' && !run.progress.run.ok && (
+                  <span className="err"> · last run failed: {run.progress.run.error?.message}</span>
+                )}
               </p>
             </div>
           )}
@@ -202,8 +293,8 @@ export function LabView({ status }: { status?: AppStatus }) {
               <div className="card empty" style={{ minHeight: 260 }} data-testid="lab-empty">
                 <h2>{history.runs?.length ? 'No run open' : 'No lab run yet'}</h2>
                 <p>
-                  A run loads the page in a fresh headless Chrome again and again, once per cell and round, in a shuffled order. Results compare each cell with its baseline: median, p95, ratio, and a
-                  Mann-Whitney test of whether the difference is real.
+                  A run loads the page in a fresh headless Chrome again and again, once per cell and round, in a shuffled order. Results
+                  compare each cell with its baseline: median, p95, ratio, and a Mann-Whitney test of whether the difference is real.
                 </p>
               </div>
             )

@@ -57,7 +57,12 @@ export function CaPanel({ status }: { status: AppStatus }) {
             <span className="muted" style={{ flex: 1 }}>
               Clients must trust this certificate to let Netlens show HTTPS. &quot;Launch browser&quot; does this for you.
             </span>
-            <button className="btn" onClick={download} data-testid="ca-download" title="The certificate only (PEM); the key stays in the data directory">
+            <button
+              className="btn"
+              onClick={download}
+              data-testid="ca-download"
+              title="The certificate only (PEM); the key stays in the data directory"
+            >
               Download certificate
             </button>
           </div>

@@ -68,11 +68,21 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
           Stop
         </button>
       ) : (
-        <button className="btn primary" disabled={busy} onClick={() => run(() => api.startProxy(), 'Proxy started')} data-testid="proxy-start">
+        <button
+          className="btn primary"
+          disabled={busy}
+          onClick={() => run(() => api.startProxy(), 'Proxy started')}
+          data-testid="proxy-start"
+        >
           Start proxy
         </button>
       )}
-      <button className="btn ghost" onClick={() => setPanel(panel === 'settings' ? undefined : 'settings')} aria-expanded={panel === 'settings'} data-testid="proxy-settings">
+      <button
+        className="btn ghost"
+        onClick={() => setPanel(panel === 'settings' ? undefined : 'settings')}
+        aria-expanded={panel === 'settings'}
+        data-testid="proxy-settings"
+      >
         Settings
       </button>
       <button
@@ -87,11 +97,16 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
                 ? 'This machine has no display, so no Chrome window can be shown: click for what to do instead'
                 : 'Opens Chrome with a fresh profile, wired to the proxy and trusting its CA'
         }
-        onClick={() => run(async () => {
-          const b = await api.launchBrowser();
-          // The core explains a headless start (no display here); otherwise a window opened.
-          toast.show(b.message ?? `Chrome started (pid ${b.pid ?? '?'}) through the proxy: its window is open`, b.headless ? 'info' : 'ok');
-        })}
+        onClick={() =>
+          run(async () => {
+            const b = await api.launchBrowser();
+            // The core explains a headless start (no display here); otherwise a window opened.
+            toast.show(
+              b.message ?? `Chrome started (pid ${b.pid ?? '?'}) through the proxy: its window is open`,
+              b.headless ? 'info' : 'ok',
+            );
+          })
+        }
         data-testid="launch-browser"
       >
         Launch browser
@@ -106,11 +121,14 @@ export function ProxyBar({ status, statusError, onStatus, refresh }: Props) {
           busy={busy}
           onClose={() => setPanel(undefined)}
           onApply={(config) =>
-            run(async () => {
-              const proxy = await api.configureProxy(config);
-              onStatus({ ...status, proxy });
-              setPanel(undefined);
-            }, p.running ? 'Proxy restarted with the new settings' : 'Settings saved')
+            run(
+              async () => {
+                const proxy = await api.configureProxy(config);
+                onStatus({ ...status, proxy });
+                setPanel(undefined);
+              },
+              p.running ? 'Proxy restarted with the new settings' : 'Settings saved',
+            )
           }
         />
       )}

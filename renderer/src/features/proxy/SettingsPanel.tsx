@@ -28,7 +28,10 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
       ...draft,
       // A non-number goes to the core as it is, which answers with what is allowed.
       bodyCaptureLimit: Number.isFinite(kib) ? Math.round(kib * KIB) : (limitKiB as unknown as number),
-      upstreamCAFiles: caText.split('\n').map((l) => l.trim()).filter(Boolean),
+      upstreamCAFiles: caText
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
     });
   };
 
@@ -56,7 +59,12 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
         ] as const
       ).map(([key, label, help]) => (
         <label className="check-row" key={key}>
-          <input type="checkbox" checked={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })} data-testid={`opt-${key}`} />
+          <input
+            type="checkbox"
+            checked={draft[key]}
+            onChange={(e) => setDraft({ ...draft, [key]: e.target.checked })}
+            data-testid={`opt-${key}`}
+          />
           <span>
             {label}
             <span className="muted"> — {help}</span>
@@ -94,7 +102,9 @@ export function SettingsPanel({ proxy, busy, onClose, onApply }: Props) {
           onChange={(e) => setCaText(e.target.value)}
           data-testid="opt-upstream-ca"
         />
-        <span className="muted">PEM certificates of private CAs (staging, intranet) the proxy trusts for origins, besides the system&apos;s</span>
+        <span className="muted">
+          PEM certificates of private CAs (staging, intranet) the proxy trusts for origins, besides the system&apos;s
+        </span>
       </div>
       <label className="check-row">
         <input

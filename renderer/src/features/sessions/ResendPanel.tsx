@@ -30,7 +30,11 @@ function Row({ r }: { r: ResendRowInfo }) {
   return (
     <tr data-testid="resend-row" data-changes={r.changes.join(' ')}>
       <td className="num muted">{r.index}</td>
-      <td className="mono" style={{ maxWidth: 520, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} title={`${r.method} ${r.url}`}>
+      <td
+        className="mono"
+        style={{ maxWidth: 520, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+        title={`${r.method} ${r.url}`}
+      >
         {r.method} {r.url}
       </td>
       {pair(r.before.status, r.after?.status, String, 'resend-status-changed')}
@@ -48,7 +52,11 @@ function Row({ r }: { r: ResendRowInfo }) {
 export function ResendPanel({ report, onClose }: Props) {
   const [filter, setFilter] = useState<ResendFilter>('all');
   const s = report.summary;
-  const counts: Record<ResendFilter, number> = { all: s.total, changed: report.rows.filter(isChanged).length, failed: report.rows.filter(isFailed).length };
+  const counts: Record<ResendFilter, number> = {
+    all: s.total,
+    changed: report.rows.filter(isChanged).length,
+    failed: report.rows.filter(isFailed).length,
+  };
   const shown = filterResendRows(report.rows, filter);
   const failedRow = report.rows.find(isFailed);
   return (
@@ -56,9 +64,9 @@ export function ResendPanel({ report, onClose }: Props) {
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 6, flexWrap: 'wrap' }}>
         <b>Resent "{report.session.name}"</b>
         <span className="muted" data-testid="resend-summary">
-          {plural(s.total, 'request')} {report.via === 'proxy' ? 'through the proxy (they are in the live capture)' : 'directly (the proxy is off)'}:{' '}
-          {s.changed} changed,{' '}
-          {s.failed} failed, {s.total - s.changed - s.failed} unchanged{s.slower ? `, ${s.slower} more than twice as slow` : ''}
+          {plural(s.total, 'request')}{' '}
+          {report.via === 'proxy' ? 'through the proxy (they are in the live capture)' : 'directly (the proxy is off)'}: {s.changed}{' '}
+          changed, {s.failed} failed, {s.total - s.changed - s.failed} unchanged{s.slower ? `, ${s.slower} more than twice as slow` : ''}
         </span>
         <div className="spacer" />
         <div className="chips" role="group" aria-label="Show">

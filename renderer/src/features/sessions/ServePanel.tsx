@@ -25,14 +25,20 @@ export function ServePanel({ status: s, stopping, onStop, onDismiss }: Props) {
   return (
     <div className="card" data-testid="serve-panel">
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 6 }}>
-        <b>{s.running ? 'Serving' : 'Served'} "{s.session?.name}"</b>
+        <b>
+          {s.running ? 'Serving' : 'Served'} "{s.session?.name}"
+        </b>
         {s.running && s.address && (
           <>
             <span className="muted">on</span>
             <code className="mono" data-testid="serve-address" style={{ userSelect: 'all' }}>
               {s.address.url}
             </code>
-            <button className="btn small ghost" onClick={() => void navigator.clipboard?.writeText(s.address!.url)} title="Copy the address">
+            <button
+              className="btn small ghost"
+              onClick={() => void navigator.clipboard?.writeText(s.address!.url)}
+              title="Copy the address"
+            >
               Copy
             </button>
           </>
@@ -51,7 +57,8 @@ export function ServePanel({ status: s, stopping, onStop, onDismiss }: Props) {
       </div>
       <div style={{ display: 'flex', gap: 16, flexWrap: 'wrap' }} data-testid="serve-counts">
         <span>
-          <b data-testid="serve-served">{s.served.toLocaleString()}</b> served from the recording{s.reused ? ` (${s.reused.toLocaleString()} repeated)` : ''}
+          <b data-testid="serve-served">{s.served.toLocaleString()}</b> served from the recording
+          {s.reused ? ` (${s.reused.toLocaleString()} repeated)` : ''}
         </span>
         <span>
           <b data-testid="serve-unmatched" className={unmatched ? 'warn-text' : undefined}>
@@ -65,13 +72,15 @@ export function ServePanel({ status: s, stopping, onStop, onDismiss }: Props) {
       </div>
       {s.running && (
         <p className="muted" style={{ margin: '6px 0 0' }}>
-          Point a browser or <code className="mono">curl -x {s.address?.url}</code> at this address (HTTPS needs the Netlens CA, as for the proxy).
-          Requests not in the recording {POLICY[s.extra]}. One replay server runs at a time: stop this one to serve another session.
+          Point a browser or <code className="mono">curl -x {s.address?.url}</code> at this address (HTTPS needs the Netlens CA, as for the
+          proxy). Requests not in the recording {POLICY[s.extra]}. One replay server runs at a time: stop this one to serve another session.
         </p>
       )}
       {s.unmatchedRequests.length > 0 && (
         <details style={{ marginTop: 6 }}>
-          <summary className="muted">Unmatched requests{unmatched > s.unmatchedRequests.length ? ` (first ${s.unmatchedRequests.length})` : ''}</summary>
+          <summary className="muted">
+            Unmatched requests{unmatched > s.unmatchedRequests.length ? ` (first ${s.unmatchedRequests.length})` : ''}
+          </summary>
           <ul className="mono" style={{ margin: '4px 0 0', paddingLeft: 18 }} data-testid="serve-unmatched-list">
             {s.unmatchedRequests.map((u, i) => (
               <li key={i} style={{ wordBreak: 'break-all' }}>
@@ -108,7 +117,10 @@ export function ServeForm({ name, busy, onStart, onCancel }: FormProps) {
       }}
     >
       <b>Serve "{name}"</b>
-      <span className="muted"> — a replay proxy that answers from the recording, beside the capture proxy. One replay server runs at a time.</span>
+      <span className="muted">
+        {' '}
+        — a replay proxy that answers from the recording, beside the capture proxy. One replay server runs at a time.
+      </span>
       <div className="form-row">
         <label htmlFor="serve-port">Port</label>
         <input
@@ -124,7 +136,12 @@ export function ServeForm({ name, busy, onStart, onCancel }: FormProps) {
       </div>
       <div className="form-row">
         <label htmlFor="serve-extra">Not recorded</label>
-        <select id="serve-extra" value={extra} onChange={(e) => setExtra(e.target.value as ReplayServerStatus['extra'])} data-testid="serve-extra">
+        <select
+          id="serve-extra"
+          value={extra}
+          onChange={(e) => setExtra(e.target.value as ReplayServerStatus['extra'])}
+          data-testid="serve-extra"
+        >
           <option value="forward">forward to the network</option>
           <option value="404">answer 404 (offline)</option>
           <option value="kill">close the connection</option>

@@ -32,7 +32,14 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
   const replay = useReplay(toast);
   const served = replay.serve?.running ? replay.serve.session : undefined;
 
-  const load = useCallback(() => api.listSessions().then((s) => (setSessions(s), setError(undefined)), (e) => setError(errorMessage(e))), []);
+  const load = useCallback(
+    () =>
+      api.listSessions().then(
+        (s) => (setSessions(s), setError(undefined)),
+        (e) => setError(errorMessage(e)),
+      ),
+    [],
+  );
   useEffect(() => {
     void load();
   }, [load, version]);
@@ -127,7 +134,13 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 12 }}>
         <h2 style={{ margin: 0 }}>Sessions</h2>
         <div className="spacer" />
-        <button className="btn" onClick={() => setNaming(true)} disabled={liveCount === 0} title={liveCount === 0 ? 'The live capture is empty' : undefined} data-testid="save-live">
+        <button
+          className="btn"
+          onClick={() => setNaming(true)}
+          disabled={liveCount === 0}
+          title={liveCount === 0 ? 'The live capture is empty' : undefined}
+          data-testid="save-live"
+        >
           Save live capture ({liveCount.toLocaleString()})
         </button>
         <button className="btn primary" onClick={() => fileRef.current?.click()} data-testid="import-har">
@@ -151,7 +164,11 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
           <div className="spinner" style={{ width: 12, height: 12 }} /> {busy}
         </div>
       )}
-      {error && <div className="note error" style={{ margin: '0 0 10px' }}>Could not list sessions: {error}</div>}
+      {error && (
+        <div className="note error" style={{ margin: '0 0 10px' }}>
+          Could not list sessions: {error}
+        </div>
+      )}
       <div className={`dropzone ${over ? 'over' : ''}`} style={{ marginBottom: 14 }} data-testid="dropzone">
         Drop HAR files here (from Chrome, Firefox, Safari, Charles, Netlens…) to open them
       </div>
@@ -169,11 +186,20 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
       )}
       {replay.resending && (
         <div className="note info" style={{ margin: '0 0 10px', display: 'flex', gap: 8, alignItems: 'center' }} data-testid="resend-busy">
-          <div className="spinner" style={{ width: 12, height: 12 }} /> Resending the requests of "{sessions?.find((s) => s.id === replay.resending)?.name}"…
+          <div className="spinner" style={{ width: 12, height: 12 }} /> Resending the requests of "
+          {sessions?.find((s) => s.id === replay.resending)?.name}"…
         </div>
       )}
       {replay.resend && <ResendPanel report={replay.resend} onClose={replay.closeResend} />}
-      {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={saveLive} onCancel={() => setNaming(false)} />}
+      {naming && (
+        <NameDialog
+          title="Save the live capture as a session"
+          initial={`Capture ${new Date().toLocaleString()}`}
+          confirmLabel="Save"
+          onConfirm={saveLive}
+          onCancel={() => setNaming(false)}
+        />
+      )}
       {!sessions ? (
         <div className="empty">
           <div className="spinner" />
@@ -201,7 +227,14 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
                 <td>
                   {renaming?.id === s.id ? (
                     <form onSubmit={(e) => (e.preventDefault(), void rename())} style={{ display: 'flex', gap: 4 }}>
-                      <input className="inline-edit" autoFocus type="text" value={renaming.name} onChange={(e) => setRenaming({ ...renaming, name: e.target.value })} onKeyDown={(e) => e.key === 'Escape' && setRenaming(undefined)} />
+                      <input
+                        className="inline-edit"
+                        autoFocus
+                        type="text"
+                        value={renaming.name}
+                        onChange={(e) => setRenaming({ ...renaming, name: e.target.value })}
+                        onKeyDown={(e) => e.key === 'Escape' && setRenaming(undefined)}
+                      />
                       <button className="btn small primary" type="submit">
                         Save
                       </button>
@@ -221,7 +254,12 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
                     Open
                   </button>{' '}
                   {served?.id === s.id ? (
-                    <button className="btn small" onClick={() => void replay.stopServe()} disabled={replay.stopping} data-testid="session-serve-stop">
+                    <button
+                      className="btn small"
+                      onClick={() => void replay.stopServe()}
+                      disabled={replay.stopping}
+                      data-testid="session-serve-stop"
+                    >
                       Stop serving
                     </button>
                   ) : (
@@ -229,7 +267,11 @@ export function SessionsView({ version, liveCount, current, onOpen }: Props) {
                       className="btn small"
                       onClick={() => replay.askServe(s)}
                       disabled={Boolean(served)}
-                      title={served ? `One replay server at a time: stop serving "${served.name}" first` : 'A replay proxy that answers from this session'}
+                      title={
+                        served
+                          ? `One replay server at a time: stop serving "${served.name}" first`
+                          : 'A replay proxy that answers from this session'
+                      }
                       data-testid="session-serve"
                     >
                       Serve

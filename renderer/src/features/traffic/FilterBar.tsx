@@ -11,7 +11,17 @@ function toggle<T>(list: T[], item: T): T[] {
   return list.includes(item) ? list.filter((x) => x !== item) : [...list, item];
 }
 
-export function FilterBar({ filter, onChange, rows, children }: { filter: TrafficFilter; onChange(f: TrafficFilter): void; rows: readonly ExchangeSummary[]; children?: React.ReactNode }) {
+export function FilterBar({
+  filter,
+  onChange,
+  rows,
+  children,
+}: {
+  filter: TrafficFilter;
+  onChange(f: TrafficFilter): void;
+  rows: readonly ExchangeSummary[];
+  children?: React.ReactNode;
+}) {
   const hosts = useMemo(() => hostCounts(rows).slice(0, 200), [rows]);
   return (
     <div className="toolbar" data-testid="filter-bar">
@@ -26,13 +36,24 @@ export function FilterBar({ filter, onChange, rows, children }: { filter: Traffi
         aria-label="Filter"
         data-testid="filter-text"
       />
-      <select value={filter.methods[0] ?? ''} onChange={(e) => onChange({ ...filter, methods: e.target.value ? [e.target.value] : [] })} aria-label="Method" data-testid="filter-method">
+      <select
+        value={filter.methods[0] ?? ''}
+        onChange={(e) => onChange({ ...filter, methods: e.target.value ? [e.target.value] : [] })}
+        aria-label="Method"
+        data-testid="filter-method"
+      >
         <option value="">All methods</option>
         {METHODS.map((m) => (
           <option key={m}>{m}</option>
         ))}
       </select>
-      <select value={filter.host} onChange={(e) => onChange({ ...filter, host: e.target.value })} aria-label="Host" style={{ maxWidth: 200 }} data-testid="filter-host">
+      <select
+        value={filter.host}
+        onChange={(e) => onChange({ ...filter, host: e.target.value })}
+        aria-label="Host"
+        style={{ maxWidth: 200 }}
+        data-testid="filter-host"
+      >
         <option value="">All hosts</option>
         {hosts.map((h) => (
           <option key={h.host} value={h.host}>
@@ -43,7 +64,11 @@ export function FilterBar({ filter, onChange, rows, children }: { filter: Traffi
       <span className="sep" />
       <div className="chips" role="group" aria-label="Status">
         {STATUS.map((s) => (
-          <button key={s} className={`chip ${filter.statusClasses.includes(s) ? 'on' : ''}`} onClick={() => onChange({ ...filter, statusClasses: toggle(filter.statusClasses, s) })}>
+          <button
+            key={s}
+            className={`chip ${filter.statusClasses.includes(s) ? 'on' : ''}`}
+            onClick={() => onChange({ ...filter, statusClasses: toggle(filter.statusClasses, s) })}
+          >
             {s}
           </button>
         ))}
@@ -54,7 +79,12 @@ export function FilterBar({ filter, onChange, rows, children }: { filter: Traffi
           All
         </button>
         {RESOURCE_TYPES.map(({ type, label }) => (
-          <button key={type} className={`chip ${filter.types.includes(type) ? 'on' : ''}`} onClick={() => onChange({ ...filter, types: toggle<ResourceType>(filter.types, type) })} data-testid={`type-${type}`}>
+          <button
+            key={type}
+            className={`chip ${filter.types.includes(type) ? 'on' : ''}`}
+            onClick={() => onChange({ ...filter, types: toggle<ResourceType>(filter.types, type) })}
+            data-testid={`type-${type}`}
+          >
             {label}
           </button>
         ))}

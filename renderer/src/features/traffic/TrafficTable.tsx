@@ -42,7 +42,16 @@ const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; sc
   const segs = phaseSegments(row.timings);
   if (segs.length === 0) {
     // No phase applies (e.g. a refused connection): show the whole duration.
-    return <div className="bar" style={{ left: `${(left / WATERFALL_PX) * 100}%`, width: `${(scale.spanPx(row.duration) / WATERFALL_PX) * 100}%`, background: row.state === 'error' ? '#f28b82' : '#5f6368' }} />;
+    return (
+      <div
+        className="bar"
+        style={{
+          left: `${(left / WATERFALL_PX) * 100}%`,
+          width: `${(scale.spanPx(row.duration) / WATERFALL_PX) * 100}%`,
+          background: row.state === 'error' ? '#f28b82' : '#5f6368',
+        }}
+      />
+    );
   }
   return (
     <>
@@ -50,14 +59,34 @@ const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; sc
         <div
           key={s.phase}
           className="bar"
-          style={{ left: `${((left + scale.spanPx(s.start)) / WATERFALL_PX) * 100}%`, width: `${(scale.spanPx(s.end - s.start) / WATERFALL_PX) * 100}%`, background: PHASE_COLORS[s.phase] }}
+          style={{
+            left: `${((left + scale.spanPx(s.start)) / WATERFALL_PX) * 100}%`,
+            width: `${(scale.spanPx(s.end - s.start) / WATERFALL_PX) * 100}%`,
+            background: PHASE_COLORS[s.phase],
+          }}
         />
       ))}
     </>
   );
 });
 
-const Row = memo(function Row({ row, selected, onSelect, scale, top, template, compact }: { row: ExchangeSummary; selected: boolean; onSelect(id: string): void; scale: TimeScale; top: number; template: string; compact: boolean }) {
+const Row = memo(function Row({
+  row,
+  selected,
+  onSelect,
+  scale,
+  top,
+  template,
+  compact,
+}: {
+  row: ExchangeSummary;
+  selected: boolean;
+  onSelect(id: string): void;
+  scale: TimeScale;
+  top: number;
+  template: string;
+  compact: boolean;
+}) {
   const cls = statusClassOf(row);
   return (
     <div
@@ -98,7 +127,12 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
   const [sort, setSort] = useState<{ key: SortKey; dir: 'asc' | 'desc' }>({ key: 'start', dir: 'asc' });
   const sorted = useMemo(() => (sort.key === 'start' && sort.dir === 'asc' ? rows : sortRows(rows, sort.key, sort.dir)), [rows, sort]);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: sorted.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: sorted.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_H,
+    overscan: 12,
+  });
 
   // One time axis for all mini bars: first start → last end of the rows shown.
   const scale = useMemo(() => {
@@ -116,20 +150,37 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (sorted.length === 0) return;
     const at = selectedId ? sorted.findIndex((r) => r.id === selectedId) : -1;
-    const next = e.key === 'ArrowDown' ? Math.min(sorted.length - 1, at + 1) : e.key === 'ArrowUp' ? Math.max(0, at - 1) : e.key === 'Home' ? 0 : e.key === 'End' ? sorted.length - 1 : undefined;
+    const next =
+      e.key === 'ArrowDown'
+        ? Math.min(sorted.length - 1, at + 1)
+        : e.key === 'ArrowUp'
+          ? Math.max(0, at - 1)
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? sorted.length - 1
+              : undefined;
     if (next === undefined) return;
     e.preventDefault();
     onSelect(sorted[next]!.id);
     virtualizer.scrollToIndex(next, { align: 'auto' });
   };
 
-  const onHeader = (key: SortKey) => setSort((s) => (s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'size' || key === 'time' ? 'desc' : 'asc' }));
+  const onHeader = (key: SortKey) =>
+    setSort((s) =>
+      s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'size' || key === 'time' ? 'desc' : 'asc' },
+    );
 
   return (
     <div className="table-wrap" role="grid" aria-rowcount={sorted.length} data-testid="traffic-table">
       <div className="grid-head" style={{ gridTemplateColumns: template }}>
         {columns.map((c) => (
-          <div key={c.key} onClick={() => onHeader(c.key)} style={c.num ? { justifyContent: 'flex-end' } : undefined} title={`Sort by ${c.label}`}>
+          <div
+            key={c.key}
+            onClick={() => onHeader(c.key)}
+            style={c.num ? { justifyContent: 'flex-end' } : undefined}
+            title={`Sort by ${c.label}`}
+          >
             {c.label}
             {sort.key === c.key && !(c.key === 'start' && sort.dir === 'asc') && <span>{sort.dir === 'asc' ? '▲' : '▼'}</span>}
           </div>
@@ -139,7 +190,18 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const row = sorted[v.index]!;
-            return <Row key={row.id} row={row} top={v.start} selected={row.id === selectedId} onSelect={onSelect} scale={scale} template={template} compact={compact} />;
+            return (
+              <Row
+                key={row.id}
+                row={row}
+                top={v.start}
+                selected={row.id === selectedId}
+                onSelect={onSelect}
+                scale={scale}
+                template={template}
+                compact={compact}
+              />
+            );
           })}
         </div>
       </div>

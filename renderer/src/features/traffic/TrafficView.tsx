@@ -45,12 +45,16 @@ function EmptyLive({ status, onOpenSessions }: { status?: AppStatus; onOpenSessi
             )}
           </p>
           <p>
-            <code>curl -x {p.address?.url} {p.ca ? `--cacert "${p.ca.certPath}" ` : ''}https://example.com/</code>
+            <code>
+              curl -x {p.address?.url} {p.ca ? `--cacert "${p.ca.certPath}" ` : ''}https://example.com/
+            </code>
           </p>
           <p>Requests appear here as they happen.</p>
         </>
       ) : (
-        <p>{p?.error ? `The proxy is not running: ${p.error.message}` : 'The proxy is off.'} Start it from the top bar to capture traffic.</p>
+        <p>
+          {p?.error ? `The proxy is not running: ${p.error.message}` : 'The proxy is off.'} Start it from the top bar to capture traffic.
+        </p>
       )}
       <p>
         Or open a saved session or a HAR file from another tool in{' '}
@@ -66,7 +70,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
   const toast = useToasts();
   const [saving, setSaving] = useState(false);
   const rowsById = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
-  const selected = selectedId ? filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId) : undefined;
+  const selected = selectedId ? (filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId)) : undefined;
 
   const [naming, setNaming] = useState(false);
   const save = async (name: string) => {
@@ -95,10 +99,26 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
       <FilterBar filter={filter} onChange={onFilter} rows={rows}>
         {dataset.kind === 'live' && (
           <>
-            <button className="icon-btn" title="Clear the live capture" onClick={() => api.clearExchanges().then(() => onSelect(undefined), (e) => toast.error(e))} data-testid="clear">
+            <button
+              className="icon-btn"
+              title="Clear the live capture"
+              onClick={() =>
+                api.clearExchanges().then(
+                  () => onSelect(undefined),
+                  (e) => toast.error(e),
+                )
+              }
+              data-testid="clear"
+            >
               ⊘ Clear
             </button>
-            <button className="icon-btn" title="Save the live capture as a session" disabled={saving || rows.length === 0} onClick={() => setNaming(true)} data-testid="save-session">
+            <button
+              className="icon-btn"
+              title="Save the live capture as a session"
+              disabled={saving || rows.length === 0}
+              onClick={() => setNaming(true)}
+              data-testid="save-session"
+            >
               ⤓ Save
             </button>
           </>
@@ -136,7 +156,15 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
           />
         )}
       </div>
-      {naming && <NameDialog title="Save the live capture as a session" initial={`Capture ${new Date().toLocaleString()}`} confirmLabel="Save" onConfirm={save} onCancel={() => setNaming(false)} />}
+      {naming && (
+        <NameDialog
+          title="Save the live capture as a session"
+          initial={`Capture ${new Date().toLocaleString()}`}
+          confirmLabel="Save"
+          onConfirm={save}
+          onCancel={() => setNaming(false)}
+        />
+      )}
     </>
   );
 }

@@ -71,7 +71,12 @@ export function WaterfallChart(props: Props) {
   const scale = useMemo(() => createTimeScale(range, trackWidth), [range, trackWidth]);
   // Labels count from the whole range's start, as the range text and the tooltips do (zoomed or not).
   const ticks = useMemo(() => scale.ticks(trackWidth < 500 ? 55 : 90, bounds.start), [scale, trackWidth, bounds.start]);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_H, overscan: 10 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_H,
+    overscan: 10,
+  });
 
   // Drag to zoom: positions are relative to the track's left edge.
   const xOf = (e: { clientX: number }) => {
@@ -114,7 +119,10 @@ export function WaterfallChart(props: Props) {
     <div className="wf" data-testid={testid} onWheel={onWheel}>
       <div className="wf-head">
         <div className="wf-name-col" style={{ width: nameWidth }}>
-          Name <span className="muted" style={{ marginLeft: 6 }}>{rows.length.toLocaleString()}</span>
+          Name{' '}
+          <span className="muted" style={{ marginLeft: 6 }}>
+            {rows.length.toLocaleString()}
+          </span>
         </div>
         <div className="wf-axis" style={{ flex: 'none', width: trackWidth }} onMouseDown={startDrag} title="Drag to zoom into a time range">
           {ticks.map((t) => (
@@ -124,16 +132,42 @@ export function WaterfallChart(props: Props) {
           ))}
         </div>
       </div>
-      <div className="scroller" ref={scrollRef} onMouseDown={startDrag} onMouseLeave={() => setHover(undefined)} data-testid={`${testid}-scroller`}>
+      <div
+        className="scroller"
+        ref={scrollRef}
+        onMouseDown={startDrag}
+        onMouseLeave={() => setHover(undefined)}
+        data-testid={`${testid}-scroller`}
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           <div style={{ position: 'absolute', top: 0, bottom: 0, left: nameWidth, width: trackWidth, pointerEvents: 'none' }}>
             {ticks.map((t) => (
-              <div key={t.time} className="gridline" style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: '#303134', left: t.px }} />
+              <div
+                key={t.time}
+                className="gridline"
+                style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: '#303134', left: t.px }}
+              />
             ))}
           </div>
-          <div style={{ position: 'absolute', top: 0, bottom: 0, left: nameWidth, width: trackWidth, pointerEvents: 'none', zIndex: 2, overflow: 'hidden' }}>
+          <div
+            style={{
+              position: 'absolute',
+              top: 0,
+              bottom: 0,
+              left: nameWidth,
+              width: trackWidth,
+              pointerEvents: 'none',
+              zIndex: 2,
+              overflow: 'hidden',
+            }}
+          >
             {markers.map((m) => (
-              <div key={m.label} title={m.label} data-testid="waterfall-marker" style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: m.color, left: scale.toPx(m.time) }} />
+              <div
+                key={m.label}
+                title={m.label}
+                data-testid="waterfall-marker"
+                style={{ position: 'absolute', top: 0, bottom: 0, width: 1, background: m.color, left: scale.toPx(m.time) }}
+              />
             ))}
           </div>
           {virtualizer.getVirtualItems().map((v) => {
@@ -153,17 +187,41 @@ export function WaterfallChart(props: Props) {
                   {stalls?.[r.id] && <StallMarker stall={stalls[r.id]!} />}
                   {displayName(r.url)}
                 </div>
-                <div className="wf-track" style={{ flex: 'none', width: trackWidth }} onMouseMove={(e) => setHover({ row: r, x: e.clientX, y: e.clientY })}>
+                <div
+                  className="wf-track"
+                  style={{ flex: 'none', width: trackWidth }}
+                  onMouseMove={(e) => setHover({ row: r, x: e.clientX, y: e.clientY })}
+                >
                   {r.state === 'pending' ? (
                     <div className="pending-bar" style={{ left, width: Math.max(8, trackWidth - left) }} />
                   ) : segs.length === 0 ? (
-                    <div className={cls === 'error' ? 'err-bar' : 'bar'} style={{ left, width: Math.max(2, scale.spanPx(r.duration)), background: cls === 'error' ? undefined : '#5f6368' }} />
+                    <div
+                      className={cls === 'error' ? 'err-bar' : 'bar'}
+                      style={{ left, width: Math.max(2, scale.spanPx(r.duration)), background: cls === 'error' ? undefined : '#5f6368' }}
+                    />
                   ) : (
-                    segs.map((s) => <div key={s.phase} className="bar" style={{ left: left + scale.spanPx(s.start), width: Math.max(1, scale.spanPx(s.end - s.start)), background: PHASE_COLORS[s.phase] }} />)
+                    segs.map((s) => (
+                      <div
+                        key={s.phase}
+                        className="bar"
+                        style={{
+                          left: left + scale.spanPx(s.start),
+                          width: Math.max(1, scale.spanPx(s.end - s.start)),
+                          background: PHASE_COLORS[s.phase],
+                        }}
+                      />
+                    ))
                   )}
                   {r.duration >= 0 && (
                     // Near the right edge the label goes left of the bar so it stays readable.
-                    <div className="label" style={left + scale.spanPx(r.duration) + 70 > trackWidth ? { left: Math.max(0, left - 2), transform: 'translateX(-100%)', paddingRight: 4 } : { left: left + Math.max(2, scale.spanPx(r.duration)) + 2 }}>
+                    <div
+                      className="label"
+                      style={
+                        left + scale.spanPx(r.duration) + 70 > trackWidth
+                          ? { left: Math.max(0, left - 2), transform: 'translateX(-100%)', paddingRight: 4 }
+                          : { left: left + Math.max(2, scale.spanPx(r.duration)) + 2 }
+                      }
+                    >
                       {formatMs(r.duration)}
                     </div>
                   )}
@@ -216,7 +274,11 @@ function Tooltip({ hover, origin }: { hover: Hover; origin: number }) {
           </tr>
         </tbody>
       </table>
-      {r.error && <div className="err" style={{ marginTop: 4 }}>{r.error.message}</div>}
+      {r.error && (
+        <div className="err" style={{ marginTop: 4 }}>
+          {r.error.message}
+        </div>
+      )}
     </div>
   );
 }

@@ -40,7 +40,11 @@ export function WaterfallView({ rows, total, markers, stalls, selectedId, onSele
     return (
       <div className="empty" data-testid="waterfall-empty">
         <h2>Nothing to draw yet</h2>
-        <p>{total > 0 ? 'The Traffic filter hides every request.' : 'Capture some traffic or open a session: every request becomes one row on a shared time axis.'}</p>
+        <p>
+          {total > 0
+            ? 'The Traffic filter hides every request.'
+            : 'Capture some traffic or open a session: every request becomes one row on a shared time axis.'}
+        </p>
       </div>
     );
   }
@@ -52,14 +56,23 @@ export function WaterfallView({ rows, total, markers, stalls, selectedId, onSele
         <button className="btn small" onClick={() => setZoom(zoomRange(range, center, 0.5, bounds))} data-testid="zoom-in">
           Zoom in
         </button>
-        <button className="btn small" disabled={!zoom} onClick={() => { const z = zoomRange(range, center, 2, bounds); setZoom(z.end - z.start >= bounds.end - bounds.start - 1e-6 ? undefined : z); }}>
+        <button
+          className="btn small"
+          disabled={!zoom}
+          onClick={() => {
+            const z = zoomRange(range, center, 2, bounds);
+            setZoom(z.end - z.start >= bounds.end - bounds.start - 1e-6 ? undefined : z);
+          }}
+        >
           Zoom out
         </button>
         <button className="btn small" disabled={!zoom} onClick={() => setZoom(undefined)} data-testid="zoom-reset">
           Reset
         </button>
         <span className="muted" data-testid="waterfall-range">
-          {zoom ? `${formatMs(range.start - bounds.start)} – ${formatMs(range.end - bounds.start)} of ${formatMs(bounds.end - bounds.start)}` : `whole range: ${formatMs(bounds.end - bounds.start)}`}
+          {zoom
+            ? `${formatMs(range.start - bounds.start)} – ${formatMs(range.end - bounds.start)} of ${formatMs(bounds.end - bounds.start)}`
+            : `whole range: ${formatMs(bounds.end - bounds.start)}`}
         </span>
         <span className="muted">· drag across the timeline to zoom, Ctrl+wheel to zoom around the pointer</span>
         <div className="spacer" />
