@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: type-check, unit + integration tests (vitest, real sockets on
+// `npm test`: type-check, lint, format check, unit + integration tests (vitest, real sockets on
 // 127.0.0.1), then end-to-end tests (Playwright driving Debian's Chromium
 // against `netlens serve`). Prints one closing line "N passed, N failed, N skipped".
 import { spawnSync } from 'node:child_process';
@@ -10,8 +10,8 @@ import { handleArgs } from './usage.mjs';
 handleArgs(
   `Usage: npm test [-- --no-e2e]   (or: node scripts/test.js [--no-e2e])
 
-Type-checks (tsc), lints (eslint) and checks formatting (prettier) once that
-gate is on, runs the unit and integration tests (vitest, real sockets on
+Type-checks (tsc), lints (eslint) and checks formatting (prettier), runs the
+unit and integration tests (vitest, real sockets on
 127.0.0.1), then the end-to-end tests (Playwright with Debian's Chromium against
 "netlens serve"; run "npm run build" first). Ends with "N passed, N failed, N skipped".
 
@@ -23,11 +23,6 @@ One file: npx vitest run path/to/file.test.ts; e2e only: npm run test:e2e
 `,
   ['--no-e2e'],
 );
-
-// Lint (eslint) and format check (prettier --check) before the tests. Off until the codebase
-// has had its one formatting commit (issue 14): the merger turns it on then. When on, a
-// finding fails `npm test` and names the step.
-const LINT_AND_FORMAT_GATE = false;
 
 const bin = (name) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname;
 mkdirSync('test-results', { recursive: true });
@@ -41,12 +36,12 @@ if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) !== 0) failedStep ||= '
 if (existsSync('renderer/tsconfig.json') && run(bin('tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']) !== 0)
   failedStep ||= 'type-check (renderer)';
 
-if (LINT_AND_FORMAT_GATE) {
-  console.log('\n== lint (eslint) ==');
-  if (run(bin('eslint'), ['.']) !== 0) failedStep ||= 'lint (eslint; npm run lint)';
-  console.log('\n== format check (prettier) ==');
-  if (run(bin('prettier'), ['--check', '.']) !== 0) failedStep ||= 'format check (prettier; npm run format, then review and commit)';
-}
+// Lint (eslint: typescript-eslint, no import cycles, the layer order of docs/architecture.md) and
+// the format check (prettier --check): a finding fails `npm test` and names the step.
+console.log('\n== lint (eslint) ==');
+if (run(bin('eslint'), ['.']) !== 0) failedStep ||= 'lint (eslint; npm run lint)';
+console.log('\n== format check (prettier) ==');
+if (run(bin('prettier'), ['--check', '.']) !== 0) failedStep ||= 'format check (prettier; npm run format, then review and commit)';
 
 console.log('\n== unit and integration tests (vitest) ==');
 const vitestStatus = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json']);
