@@ -168,22 +168,23 @@ export function estimateOffset(pairs: readonly (readonly [HarEntry, HarEntry])[]
 }
 
 /**
- * Cuts the browser's span [start, start + time] at four proxy instants, moved to
- * the browser's clock: request end, upstream work start, upstream end, last byte
- * written to the client. Each instant is kept inside the span and no earlier than
- * the one before, so every part is ≥ 0 and they add up to the browser's `time`.
+ * Cuts the browser's span [start, start + time] at the browser's queue end and
+ * four proxy instants, moved to the browser's clock: request end, upstream work
+ * start, upstream end, last byte written to the client. Each instant is kept
+ * inside the span and no earlier than the one before, so every part is ≥ 0 and
+ * they add up to the browser's `time`; `clampedMs` says how far instants moved.
  */
 export function breakdownOf(b: HarEntry, p: HarEntry, offsetMs: number): { breakdown: Breakdown; clampedMs: number } {
   const start = wall(b);
   const end = start + pos(b.time);
   const p0 = wall(p) - offsetMs;
-  const raw = [
-    browserQueueEnd(b),
-    p0 + clientRequestEnd(p),
-    p0 + pos(p.timings.blocked),
-    p0 + pos(p.time),
-    p0 + clientTotal(p),
-  ];
+  // The proxy's own instants in order first: upstream work may start while a request body is still arriving
+  // (it is streamed), and that overlap counts as client leg, not as a clock disagreement.
+  const proxyCuts: number[] = [];
+  for (const t of [clientRequestEnd(p), pos(p.timings.blocked), pos(p.time), clientTotal(p)]) {
+    proxyCuts.push(Math.max(t, proxyCuts.at(-1) ?? 0));
+  }
+  const raw = [browserQueueEnd(b), ...proxyCuts.map((t) => p0 + t)];
   let clampedMs = 0;
   const cuts: number[] = [];
   let prev = start;
