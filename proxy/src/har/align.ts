@@ -150,21 +150,38 @@ export function matchEntries(
   return { pairs, browserLeft, proxyLeft };
 }
 
+/** Each side's wall instants carry up to 1 ms of rounding (ISO 8601 strings): the slack of the bounds below. */
+const ROUNDING_MS = 1;
+
 /**
- * Proxy clock − browser clock, NTP style: for each pair, the way there gives
- * `proxyStart − browserSendStart = offset + latencyOut` and the way back gives
- * `proxyClientEnd − browserEnd = offset − latencyBack`; their mean cancels the
- * latency when both ways take as long. The median over pairs resists odd pairs.
+ * Proxy clock − browser clock, from causality: no request reaches the proxy before
+ * the browser sent it (`proxyStart − browserSendStart = offset + latencyOut ≥ offset`)
+ * and none ends in the browser before the proxy wrote its last byte
+ * (`proxyClientEnd − browserEnd = offset − latencyBack ≤ offset`). So the offset lies
+ * in [max of the second, min of the first]. The proxy's end of an HTTP/2 stream can be
+ * noted late (its event loop busy), so the range is taken between quartiles: [75th
+ * percentile of the second, 25th of the first]. When 0 is in it (± rounding),
+ * the clocks are taken to agree (browser and proxy on one machine share the system
+ * clock, and the proxy's time to pick up a request is then not moved to the way back);
+ * otherwise the middle of the range, as NTP does (equal latency both ways). If the
+ * range is empty (odd pairs), the middle of the medians of the two differences.
  */
 export function estimateOffset(pairs: readonly (readonly [HarEntry, HarEntry])[]): number {
-  const estimates = pairs
-    .map(([b, p]) => {
-      const out = wall(p) - browserSendStart(b);
-      const back = wall(p) + clientTotal(p) - (wall(b) + pos(b.time));
-      return (out + back) / 2;
-    })
-    .filter((n) => Number.isFinite(n));
-  return estimates.length ? median(estimates) : 0;
+  const outs: number[] = [];
+  const backs: number[] = [];
+  for (const [b, p] of pairs) {
+    const out = wall(p) - browserSendStart(b);
+    const back = wall(p) + clientTotal(p) - (wall(b) + pos(b.time));
+    if (Number.isFinite(out) && Number.isFinite(back)) {
+      outs.push(out);
+      backs.push(back);
+    }
+  }
+  if (!outs.length) return 0;
+  const hi = quantile(outs, 0.25);
+  const lo = quantile(backs, 0.75);
+  if (lo - ROUNDING_MS <= 0 && 0 <= hi + ROUNDING_MS) return 0;
+  return lo <= hi ? (lo + hi) / 2 : (median(outs) + median(backs)) / 2;
 }
 
 /**
@@ -268,6 +285,14 @@ export function formatAlignment(s: AlignmentSummary): string {
   const parts = `queue ${b.queue.toFixed(1)}, client leg ${b.clientLeg.toFixed(1)}, proxy ${b.proxy.toFixed(1)}, ` +
     `upstream ${b.upstream.toFixed(1)}, back ${b.back.toFixed(1)}`;
   return `${head}; median ms: ${parts}; clock offset ${s.offsetMs.toFixed(1)} ms\n`;
+}
+
+/** Linear-interpolated quantile (q in [0, 1]) of a non-empty list. */
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (s.length - 1) * q;
+  const i = Math.floor(at);
+  return s[i]! + (s[Math.min(i + 1, s.length - 1)]! - s[i]!) * (at - i);
 }
 
 function median(xs: readonly number[]): number {

@@ -76,6 +76,16 @@ describe('alignHars', () => {
     }
   });
 
+  it('keeps the clocks as they are when the pairs allow it, even if one proxy end is noted late', () => {
+    // Same clock; 30 ms from browser send to proxy head (a busy proxy), 1 ms back; one pair's proxy end is 5 ms late.
+    const browser = [0, 50, 100, 150].map((s, i) => browserEntry(`http://a/${i}`, s, 1, 50));
+    const proxy = [0, 50, 100, 150].map((s, i) => proxyEntry(`http://a/${i}`, s + 31, { wait: 18 }, i === 3 ? 23 : 18, 0));
+    const a = alignHars(har(browser), har(proxy));
+    expect(a.summary.offsetMs).toBe(0);
+    expect(a.pairs[0]!.side.breakdown).toEqual({ queue: 1, clientLeg: 30, proxy: 0, upstream: 18, back: 1 });
+    expect(a.pairs[3]!.side.clampedMs).toBe(4);
+  });
+
   it('matches repeats of one URL by order, and by nearest start when the counts differ; reports the unmatched of both sides', () => {
     const browser = [
       browserEntry('http://a/r', 0, 0, 10),
