@@ -5,6 +5,7 @@
  */
 import { baselineFor, cellId, cellSettings } from './cells.js';
 import { compare, describe, NOISY_CV } from './stats.js';
+import { cellBreakdown } from './alignment.js';
 import {
   METRICS,
   type CellId,
@@ -56,6 +57,8 @@ export function analyze(
     const result: CellResult = { id, settings: cellSettings(id), runs: cellRuns, stats, comparisons, noisyBaseline: false, noisy };
     const stalls = stallStats(cellRuns);
     if (stalls) result.stalls = stalls;
+    const breakdown = cellBreakdown(cellRuns);
+    if (breakdown) result.breakdown = breakdown;
     const med = stats.loadMs?.median;
     if (med !== undefined) {
       let best = -1;

@@ -20,6 +20,8 @@ import { launchBrowser, type BrowserHandle } from '../browser/launch.js';
 import { appVersion } from '../app-paths.js';
 import { ErrorCodes, NetlensError, errorCodeOf } from '../errors.js';
 import { exportJournal } from '../har/journal.js';
+import type { Har } from '../har/types.js';
+import { alignRunHars } from './alignment.js';
 import { defaultDataDir } from '../options.js';
 import { loadOrCreateCA, type CertificateAuthority } from '../tls/ca.js';
 import { analyze, effects } from './analyze.js';
@@ -177,6 +179,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
   let browser: BrowserHandle | undefined;
   let result: RunMeasurement;
   let proxyResult: Awaited<ReturnType<ProxyRun['stop']>> | undefined;
+  let browserHar: Har | undefined;
   const journal = ctx.harDir ? path.join(ctx.harDir, `${stem}.proxy.journal`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   loopDelay.enable();
@@ -229,6 +232,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       signal: ctx.signal,
     });
     result = { ...base, ok: true, loadMs: capture.loadMs, ...browserMetrics(capture.har) };
+    browserHar = capture.har;
     if (ctx.harDir) {
       result.browserHar = `har/${stem}.browser.har`;
       await fs.promises.writeFile(path.join(ctx.harDir, `${stem}.browser.har`), JSON.stringify(capture.har));
@@ -256,6 +260,8 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     try {
       await exportJournal(journal, path.join(ctx.harDir, `${stem}.proxy.har`));
       result.proxyHar = `har/${stem}.proxy.har`;
+      // Browser and proxy side by side: `_browser` on the proxy HAR's entries, a summary on the run.
+      if (browserHar) result.alignment = await alignRunHars(browserHar, path.join(ctx.harDir, `${stem}.proxy.har`));
     } catch {
       // A missing proxy HAR must not lose the run's browser measurements.
     } finally {

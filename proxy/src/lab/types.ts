@@ -230,6 +230,33 @@ export interface RunMeasurement {
   /** HAR files, relative to the lab's outDir. */
   browserHar?: string;
   proxyHar?: string;
+  /** Proxy cells with HARs kept: the browser HAR matched with the proxy HAR (lab/alignment.ts). */
+  alignment?: RunAlignment;
+}
+
+/** Where a request's browser time went, ms (har/align.ts `Breakdown`; docs/timings.md, "Browser and proxy side by side"). */
+export type AlignmentBreakdown = Record<'queue' | 'clientLeg' | 'proxy' | 'upstream' | 'back', number>;
+
+/** What one run's alignment found (the unmatched entries themselves are in the proxy HAR's `log._alignment`). */
+export interface RunAlignment {
+  matched: number;
+  browserEntries: number;
+  proxyEntries: number;
+  unmatchedBrowser: number;
+  unmatchedProxy: number;
+  /** Proxy clock − browser clock, ms (har/align.ts `estimateOffset`). */
+  offsetMs: number;
+  /** Per-part median over the run's matched requests, ms. */
+  medianBreakdown?: AlignmentBreakdown;
+}
+
+/** Per cell: over the successful runs that were aligned, the per-part median of their median breakdowns, ms. */
+export interface CellBreakdown {
+  runs: number;
+  median: AlignmentBreakdown;
+  /** Matched requests over browser requests, summed over those runs. */
+  matched: number;
+  browserEntries: number;
 }
 
 /** Descriptive statistics of one metric over a cell's successful runs. */
@@ -289,6 +316,8 @@ export interface CellResult {
    * median stalled time per run (ms). Absent for direct and via cells and when no run counted them.
    */
   stalls?: { runs: number; median: number; min: number; max: number; medianMs: number };
+  /** Where the browser's time went, per-part median over the aligned runs (lab/alignment.ts); absent without aligned runs. */
+  breakdown?: CellBreakdown;
 }
 
 export interface MachineInfo {

@@ -60,5 +60,16 @@ describe.skipIf(!chromePath)('netlens record (real Chromium through the real pro
     expect(browser.log.entries).toHaveLength(site.expectedRequests);
     expect(fs.existsSync(`${out}.journal`)).toBe(false);
     expect(text).toMatch(/Proxy HAR: .*page\.har \(10 entries\)/);
+    // Browser and proxy side by side (har/align.ts): each matched request's browser time cut into five parts.
+    const alignment = proxyHar.log._alignment;
+    expect(alignment.matched).toBeGreaterThanOrEqual(Math.ceil(0.9 * browser.log.entries.length));
+    const sides = proxyHar.log.entries.map((e: { _browser?: unknown }) => e._browser).filter(Boolean);
+    expect(sides).toHaveLength(alignment.matched);
+    for (const side of sides as { time: number; breakdown: Record<string, number> }[]) {
+      const parts = ['queue', 'clientLeg', 'proxy', 'upstream', 'back'].map((k) => side.breakdown[k]!);
+      for (const n of parts) expect(n).toBeGreaterThanOrEqual(0);
+      expect(Math.abs(parts.reduce((a, b) => a + b, 0) - side.time)).toBeLessThanOrEqual(1);
+    }
+    expect(text).toMatch(/Browser and proxy: matched \d+ of 10 browser requests \(proxy entries 10\); median ms: queue [\d.]+, client leg/);
   }, 60_000);
 });

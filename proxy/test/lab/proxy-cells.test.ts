@@ -72,6 +72,32 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
     expect(cell('proxy+h2+tunnel').runs.every((r) => (r.proxy?.exchanges ?? 0) < result.expectedRequests)).toBe(true);
   });
 
+  it('aligns the browser and proxy HARs of each intercepting run and gives each such cell a median breakdown', () => {
+    const parts = ['queue', 'clientLeg', 'proxy', 'upstream', 'back'] as const;
+    for (const id of ['proxy+h2+intercept', 'proxy+h1+intercept', 'proxy+h1+intercept+nagle']) {
+      for (const r of cell(id).runs) {
+        expect(r.alignment?.matched, id).toBeGreaterThanOrEqual(Math.ceil(0.9 * result.expectedRequests));
+        const har = JSON.parse(fs.readFileSync(path.join(dir, 'out', r.proxyHar!), 'utf8'));
+        const sides = har.log.entries.map((e: { _browser?: unknown }) => e._browser).filter(Boolean);
+        expect(sides).toHaveLength(r.alignment!.matched);
+        for (const side of sides as { time: number; breakdown: Record<string, number> }[]) {
+          const values = parts.map((k) => side.breakdown[k]!);
+          expect(Math.min(...values)).toBeGreaterThanOrEqual(0);
+          expect(Math.abs(values.reduce((a, b) => a + b, 0) - side.time)).toBeLessThanOrEqual(1);
+        }
+      }
+      const b = cell(id).breakdown;
+      expect(b?.runs, id).toBe(4);
+      for (const k of parts) expect(b!.median[k]).toBeGreaterThanOrEqual(0);
+    }
+    // A tunnel's proxy sees no request inside TLS: nothing to match, no breakdown.
+    expect(cell('proxy+h2+tunnel').runs.every((r) => r.alignment?.matched === 0)).toBe(true);
+    expect(cell('proxy+h2+tunnel').breakdown).toBeUndefined();
+    // results.json carries them.
+    const stored = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.json'), 'utf8'));
+    expect(stored.cells.find((c: { id: string }) => c.id === 'proxy+h2+intercept').breakdown).toEqual(cell('proxy+h2+intercept').breakdown);
+  });
+
   it('HTTP/2 through the proxy is faster than HTTP/1.1 through the proxy', () => {
     expect(cell('proxy+h2+intercept').stats.loadMs!.median).toBeLessThan(cell('proxy+h1+intercept').stats.loadMs!.median);
   });

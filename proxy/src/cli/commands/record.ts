@@ -4,6 +4,8 @@ import { capturePage } from '../../browser/capture.js';
 import { launchBrowser, type BrowserHandle } from '../../browser/launch.js';
 import { exportJournal } from '../../har/journal.js';
 import { HarRecorder } from '../../har/recorder.js';
+import { alignHars, formatAlignment, withBrowserSide } from '../../har/align.js';
+import type { Har } from '../../har/types.js';
 import { startProxy, type ProxyHandle } from '../../server/proxy-server.js';
 import { EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
@@ -25,6 +27,7 @@ window stays open: browse on, then press Ctrl-C (or close the window) to save.
 Flags:
   --out FILE          proxy-side HAR (default netlens-<time>.har in the current directory)
   --browser-har FILE  also save the browser-side HAR (chrome-har-capturer) of the first page load
+                      and add each matched request's browser side to the proxy HAR (_browser)
   --headed            show the browser window and keep recording until Ctrl-C or the window closes
   --no-intercept      CONNECT as a blind tunnel: HTTPS requests are not recorded inside
   --no-http2          HTTP/1.1 only (browser and proxy)
@@ -85,6 +88,7 @@ Examples:
     let recorder: HarRecorder | undefined;
     let browser: BrowserHandle | undefined;
     let failures: ReturnType<typeof collectFailures> | undefined;
+    let browserHar: Har | undefined;
     try {
       proxy = await startProxy({
         port: 0,
@@ -111,6 +115,7 @@ Examples:
       stderr.write(
         `Loaded ${url}: ${plural(capture.har.log.entries.length, 'request')} in ${capture.loadMs.toFixed(0)} ms${capture.failed.length ? `, ${capture.failed.length} failed` : ''}\n`,
       );
+      browserHar = capture.har;
       if (browserHarFile) {
         fs.writeFileSync(browserHarFile, JSON.stringify(capture.har, null, 2));
         stdout.write(`Browser HAR: ${browserHarFile}\n`);
@@ -134,6 +139,13 @@ Examples:
       stdout.write(
         `Proxy HAR: ${out} (${plural(recorder.stats.entries, 'entry', 'entries')}${written.skipped ? `, ${written.skipped} unreadable` : ''})\n`,
       );
+      // Browser and proxy side by side (har/align.ts): each matched proxy entry gets `_browser`, the log `_alignment`.
+      if (browserHar && browserHarFile) {
+        const proxyHar = JSON.parse(fs.readFileSync(out, 'utf8')) as Har;
+        const alignment = alignHars(browserHar, proxyHar);
+        fs.writeFileSync(out, JSON.stringify(withBrowserSide(proxyHar, alignment), null, 2));
+        stdout.write(`Browser and proxy: ${formatAlignment(alignment.summary)}`);
+      }
     }
     // Each URL the proxy could not fetch, with its code: the HAR has them too, but nobody should have to dig.
     if (failures) stdout.write(formatFailures(failures.failures, failures.total()));
