@@ -8,7 +8,8 @@
  * Reads: `push` is wrapped (JS-consumed sockets: undici, tunnels). Sockets whose reads
  * go straight from C++ to the HTTP parser (Node's HTTP/1 server) or to nghttp2 never
  * call it; for those the request heads are marked as reads (`markRead`) by the caller.
- * Memory is capped: past `maxEvents` new events are counted, not kept.
+ * Memory is capped at `maxEvents`: then the oldest closed connections are forgotten (counted as
+ * dropped), and only when open connections hold every event are new events counted, not kept.
  */
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -29,12 +30,30 @@ export class Timeline {
   constructor(private readonly maxEvents = DEFAULT_MAX_EVENTS) {}
 
   private add(c: ConnectionTimeline, e: SocketEvent): void {
-    if (this.events >= this.maxEvents) {
+    if (this.events >= this.maxEvents && !this.makeRoom()) {
       this.dropped++;
       return;
     }
     this.events++;
     c.events.push(e);
+  }
+
+  /**
+   * At the cap, forgets the oldest closed connections (a tenth of the cap at once, so this runs
+   * rarely) so that a proxy left running for days keeps recording its recent connections instead
+   * of freezing on its first ones. Their events count as dropped. False when only open
+   * connections hold events (then the new event is dropped).
+   */
+  private makeRoom(): boolean {
+    const target = this.maxEvents - Math.max(1, Math.floor(this.maxEvents / 10));
+    for (const [id, c] of this.connections) {
+      if (this.events <= target) break;
+      if (c.closed === undefined) continue;
+      this.connections.delete(id);
+      this.events -= c.events.length;
+      this.dropped += c.events.length;
+    }
+    return this.events < this.maxEvents;
   }
 
   private connection(id: string, leg: ConnectionTimeline['leg']): ConnectionTimeline {
@@ -48,8 +67,8 @@ export class Timeline {
 
   /** Starts recording a socket under a connection id (a second socket under the same id, e.g. TLS inside CONNECT, continues it). */
   watch(socket: net.Socket, id: string, leg: ConnectionTimeline['leg'], nagle: boolean): void {
-    // Full: new connections are not watched at all (no per-socket cost, no record).
-    if (this.events >= this.maxEvents && !this.connections.has(id)) {
+    // Full of open connections' events: new connections are not watched at all (no per-socket cost, no record).
+    if (this.events >= this.maxEvents && !this.connections.has(id) && !this.makeRoom()) {
       this.dropped++;
       return;
     }

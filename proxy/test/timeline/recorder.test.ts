@@ -120,6 +120,31 @@ describe('socket timeline', () => {
     server.close();
   });
 
+  it('left running, forgets its oldest closed connections to keep recording new ones (bounded memory)', async () => {
+    const tl = new Timeline(20);
+    const server = net.createServer((s) => s.resume());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    // 30 short connections of 4 writes each: 120 events through a cap of 20.
+    for (let i = 0; i < 30; i++) {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      tl.watch(socket, `c${i}`, 'client', false);
+      for (let w = 0; w < 4; w++) await new Promise<void>((r) => socket.write('x', () => r()));
+      const closed = new Promise((r) => socket.once('close', r));
+      socket.end();
+      await closed;
+    }
+    const log = tl.toLog();
+    const kept = log._connections.reduce((n, c) => n + c.events.length, 0);
+    expect(kept).toBeLessThanOrEqual(20);
+    // The newest connection is fully recorded, the oldest are gone, and nothing is lost silently.
+    expect(tl.get('c29')!.events).toHaveLength(4);
+    expect(tl.get('c0')).toBeUndefined();
+    expect(kept + log._connectionsDropped).toBe(120);
+    server.close();
+  });
+
   it('reads malformed imported timelines without throwing', () => {
     expect(connectionsOf(undefined)).toEqual([]);
     expect(connectionsOf({ _connections: 'x' })).toEqual([]);
