@@ -5,7 +5,6 @@
  * record=0: no subscriber and bodyCaptureLimit 0: forwarding only.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
@@ -30,7 +29,9 @@ const proxy = await startProxy({
 let recorder: HarRecorder | undefined;
 let journalDir: string | undefined;
 if (recording) {
-  journalDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-har-'));
+  // Inside the harness's data directory, which it removes at the end: a peer that had to be
+  // SIGKILLed (stop took over 2 s) must not leave its journal behind in the system temp folder.
+  journalDir = fs.mkdtempSync(path.join(dataDir, 'har-'));
   recorder = new HarRecorder(proxy.events, { journalFile: path.join(journalDir, 'session.jsonl') });
 }
 const shutdown = async () => {
