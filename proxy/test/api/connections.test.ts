@@ -1,5 +1,4 @@
 /** getConnections: the socket timeline and stalls of the live capture and of saved sessions, bounded. */
-import http from 'node:http';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreService } from '../../src/api/core-service.js';
@@ -9,7 +8,7 @@ import { invoke } from '../../src/api/invoke.js';
 import { startProxy } from '../../src/server/proxy-server.js';
 import type { ProxyHandle } from '../../src/server/proxy-server.js';
 import type { TimelineLog } from '../../src/timeline/types.js';
-import { httpOrigin, tempDataDir, type Origin } from '../proxy/harness.js';
+import { httpOrigin, keepAliveGets, tempDataDir, type Origin } from '../proxy/harness.js';
 import { exchange, fakeProxy } from './helpers.js';
 import { fakeBackends } from './fake-backends.js';
 
@@ -21,20 +20,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => origin.close());
-
-async function getSeveral(port: number, n: number): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let i = 0; i < n; i++) {
-    await new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `${origin.url}/p${i}`, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.once('error', reject);
-    });
-  }
-  agent.destroy();
-}
 
 const until = async (cond: () => Promise<boolean> | boolean) => {
   for (let i = 0; i < 300 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
@@ -127,7 +112,7 @@ describe('getConnections', () => {
     });
     try {
       await s.startProxy();
-      await getSeveral(handle!.address.port, 3);
+      await keepAliveGets(handle!.address.port, origin.url, 3);
       await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 3);
       const rows = await s.listExchanges();
       const live = await s.getConnections();

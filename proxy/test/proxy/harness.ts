@@ -114,6 +114,21 @@ export interface CurlResult {
   stderr: string;
 }
 
+/** `n` GETs of `${originUrl}/p<i>` through the proxy at `proxyPort`, one after another on one keep-alive connection. */
+export async function keepAliveGets(proxyPort: number, originUrl: string, n: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < n; i++) {
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: proxyPort, path: `${originUrl}/p${i}`, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.once('error', reject);
+    });
+  }
+  agent.destroy();
+}
+
 export function curl(args: string[], timeoutMs = 15_000): Promise<CurlResult> {
   return new Promise((resolve) => {
     execFile('curl', ['-sS', '--max-time', String(timeoutMs / 1000), ...args], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { exportJournal } from '../../src/har/journal.js';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { connectionsDropped, connectionsOf } from '../../src/timeline/har.js';
 import { Timeline } from '../../src/timeline/recorder.js';
-import { httpOrigin, tempDataDir, testProxy, type Origin } from '../proxy/harness.js';
+import { httpOrigin, keepAliveGets, tempDataDir, testProxy, type Origin } from '../proxy/harness.js';
 
 let origin: Origin;
 beforeAll(async () => {
@@ -19,26 +18,11 @@ beforeAll(async () => {
 });
 afterAll(() => origin.close());
 
-/** n GETs through the proxy on one keep-alive connection. */
-async function getSeveral(port: number, n: number): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let i = 0; i < n; i++) {
-    await new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: `${origin.url}/p${i}`, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
-      req.once('error', reject);
-    });
-  }
-  agent.destroy();
-}
-
 describe('socket timeline', () => {
   it('records writes and reads on both legs, tagged with their exchange, and survives a HAR round trip', async () => {
     const tp = await testProxy({ intercept: true, nagle: true });
     try {
-      await getSeveral(tp.proxy.address.port, 3);
+      await keepAliveGets(tp.proxy.address.port, origin.url, 3);
       const xs = await tp.waitFor(3);
       const log = JSON.parse(JSON.stringify({ ...tp.proxy.timeline!.toLog(), entries: xs.map((x) => exchangeToEntry(x)) }));
       const conns = connectionsOf(log);
@@ -71,7 +55,7 @@ describe('socket timeline', () => {
     const journal = path.join(dir, 'session.jsonl');
     const recorder = new HarRecorder(tp.proxy.events, { journalFile: journal, timeline: tp.proxy.timeline });
     try {
-      await getSeveral(tp.proxy.address.port, 2);
+      await keepAliveGets(tp.proxy.address.port, origin.url, 2);
       await tp.waitFor(2);
     } finally {
       recorder.stop();
