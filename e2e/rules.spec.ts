@@ -87,8 +87,11 @@ test('mock a response from Traffic, see it served and marked, switch it off and 
 
     // Switched off: the origin answers again; the count stays.
     await page.getByTestId('tab-rules').click();
+    // The switch flips at once; the request below waits until the core has applied it (setRules answered).
+    const applied = page.waitForResponse((r) => r.url().includes('/api/setRules') && r.ok());
     await page.getByTestId('rule-enabled').uncheck();
     await expect(page.getByTestId('rule-enabled')).not.toBeChecked();
+    await applied;
     const again = await getViaProxy(serve.proxyUrl!, items);
     expect(again.body).toContain('"second"');
     await expect(row.getByTestId('rule-hits')).toHaveText('1');
