@@ -1,7 +1,7 @@
 /**
  * Page load scenario: `netlens lab` run from the CLI bundle (as users run it;
  * the lab's proxy and test site each in their own process), headless Chromium
- * from the lab's launcher, the lab's test site (N images, 10 ms added latency),
+ * from the lab's launcher, the lab's test site (N images, 20 ms added latency: issue 17's page shape),
  * HTTP/1.1 and HTTP/2, a fresh browser per run. Cells: direct, Netlens as a
  * blind tunnel and intercepting (recording, as the app does; a fresh proxy per
  * run), and the peers given as external proxies (`--via`: mockttp, mitmproxy),
@@ -13,6 +13,8 @@ import { ROOT_DIR } from '../lib/child.js';
 import { fmtRatio, mdTable } from '../lib/stats.js';
 
 const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
+/** Added latency per response and per new connection on the test site (the page shape issue 17's goals name). */
+export const PAGE_LATENCY_MS = 20;
 /** The lab's default per-load timeout, which bounds the whole lab below. */
 const LOAD_TIMEOUT_MS = 60_000;
 
@@ -56,7 +58,7 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
     '--images',
     String(images),
     '--latency',
-    '10',
+    String(PAGE_LATENCY_MS),
     '--cells',
     cells.join(','),
     '--runs',

@@ -1,0 +1,82 @@
+/**
+ * The bench report's table of issue 17's goals: each goal is judged from the right pair of rows
+ * (interception against the blind tunnel of the same protocol, TTFB against direct, recording on
+ * against off), and a goal whose rows are missing says "not measured" instead of passing.
+ */
+import { describe, expect, it } from 'vitest';
+import { instrumentVerdicts, type Report } from '../../../bench/report/markdown.js';
+import type { PageRow } from '../../../bench/scenarios/page-load.js';
+
+const row = (cell: string, loadMs: number, ttfbMs: number): PageRow => ({
+  cell,
+  ok: 5,
+  runs: 5,
+  loadMs,
+  ttfbMs,
+  ratio: NaN,
+  p: NaN,
+  protocols: cell.includes('h2') ? 'h2' : 'http/1.1',
+});
+
+function report(extra: Partial<Report>): Report {
+  return {
+    machine: {} as Report['machine'],
+    command: 'test',
+    rounds: 1,
+    durationS: 1,
+    quick: true,
+    elapsedS: 1,
+    skipped: [],
+    largeMiB: 256,
+    memory: [],
+    ...extra,
+  };
+}
+
+describe('bench report: issue 17 goals', () => {
+  it('judges interception against the tunnel of the same protocol and TTFB against direct', () => {
+    const v = instrumentVerdicts(
+      report({
+        page: [
+          {
+            browser: 'x',
+            images: 200,
+            via: [],
+            cells: [
+              row('direct+h1', 1000, 20),
+              row('proxy+h1+tunnel', 1000, 21),
+              row('proxy+h1+intercept', 1040, 25),
+              row('direct+h2', 500, 60),
+              row('proxy+h2+tunnel', 500, 60),
+              row('proxy+h2+intercept', 600, 200),
+            ],
+          },
+        ],
+      }),
+    );
+    const status = (prefix: string) => v.find(([goal]) => goal.startsWith(prefix))?.[2];
+    expect(status('page load, interception ≤ 1.05× the blind tunnel (HTTP/1.1')).toBe('met');
+    expect(status('page load, interception ≤ 1.05× the blind tunnel (HTTP/2')).toBe('not met');
+    expect(status('median TTFB through interception ≤ 1.5× direct (HTTP/1.1')).toBe('met');
+    expect(status('median TTFB through interception ≤ 1.5× direct (HTTP/2')).toBe('not met');
+    expect(v.find(([goal]) => goal.includes('HTTP/2, 200'))?.[1]).toContain('600 vs 500 ms');
+  });
+
+  it('says "not measured" where the rows are missing and judges recording by req/s', () => {
+    const https = (condition: string, rps: number) => ({
+      connections: 16,
+      condition,
+      rps,
+      p50us: 1,
+      p99us: 1,
+      cpuUsPerReq: 1,
+      errors: 0,
+      ratio: 1,
+    });
+    const v = instrumentVerdicts(report({ https: [https('netlens', 960), https('netlens (recording off)', 1000)] }));
+    expect(v.find(([goal]) => goal.includes('c=16'))?.[2]).toBe('met');
+    expect(v.find(([goal]) => goal.includes('c=1,'))?.[2]).toBe('not measured');
+    expect(v.find(([goal]) => goal.includes('upload'))?.[2]).toBe('not measured');
+    expect(v.some(([goal]) => goal.startsWith('page load'))).toBe(false);
+  });
+});
