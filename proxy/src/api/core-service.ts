@@ -115,8 +115,8 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
       emit,
     });
     const captured = () => this.capture.exchanges();
-    // The capture's timeline: since the last clear, from the running (or last) proxy.
-    const timeline = () => this.proxy.timeline?.toLog(this.capture.since);
+    // The capture's timeline: since the last clear, from the proxies that ran since (restarts included).
+    const timeline = () => this.proxy.timelineLog(this.capture.since);
     this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit });
     const connections = new Connections({ timeline, captured, sessions: this.sessionStore });
     const replay = createReplay({ dataDir, sessions: this.sessionStore, startProxy, extras, proxy: this.proxy, emit });

@@ -54,6 +54,14 @@ const STREAM_HIGH_WATER_MARK = 64 * 1024;
 /** HTTP/1.x client legs: Node's timers off (see timeouts.ts for why), keep-alive bounded by ClientTimeouts. */
 const H1_SERVER_OPTIONS: http.ServerOptions = { requestTimeout: 0, headersTimeout: 0, keepAliveTimeout: 0 };
 
+/**
+ * Exchange and client-connection ids count per process, not per proxy: the app restarts its proxy
+ * when a setting changes and keeps one live capture (and one socket timeline) across restarts, which
+ * would otherwise get a second "x1" in place of the first (upstream ids are counted in pool.ts).
+ */
+let exchangeCounter = 0;
+let clientConnectionCounter = 0;
+
 export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandle> {
   if (stream.getDefaultHighWaterMark(false) < STREAM_HIGH_WATER_MARK) stream.setDefaultHighWaterMark(false, STREAM_HIGH_WATER_MARK);
   const opts = resolveOptions(options);
@@ -72,8 +80,6 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     rejectUnauthorized: !opts.insecureUpstream,
     bodyTimeoutMs: opts.upstreamBodyTimeoutMs,
   });
-  let exchangeCounter = 0;
-  let connectionCounter = 0;
   const listenAddr = { host: opts.host, port: opts.port };
   const ctx: ProxyContext = {
     options: opts,
@@ -82,7 +88,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     pool,
     ca,
     nextExchangeId: () => `x${++exchangeCounter}`,
-    nextClientConnectionId: () => `c${++connectionCounter}`,
+    nextClientConnectionId: () => `c${++clientConnectionCounter}`,
     isSelf: (host, port) => isSelf(host, port, listenAddr),
     clientTimeoutReason: (id) => timeouts.reasonFor(id),
     refuseTarget: (url) => {

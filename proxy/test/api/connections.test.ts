@@ -160,6 +160,41 @@ describe('getConnections', () => {
     }
   });
 
+  it('keeps the rows and the lanes of the live capture across a proxy restart (a settings change)', async () => {
+    const dir = tempDataDir();
+    let handle: ProxyHandle | undefined;
+    const s = new CoreService({
+      ...fakeBackends(),
+      dataDir: dir,
+      proxy: { port: 0 },
+      sessions: storeBackend(dir),
+      batchMs: 10,
+      startProxy: async (o) => (handle = await startProxy({ ...o, port: 0 })),
+    });
+    try {
+      await s.startProxy();
+      await keepAliveGets(handle!.address.port, origin.url, 2);
+      await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 2);
+      const first = handle!;
+      await s.configureProxy({ nagle: true }); // restarts the running proxy
+      expect(handle).not.toBe(first);
+      await keepAliveGets(handle!.address.port, origin.url, 2);
+      await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 4);
+      const rows = await s.listExchanges();
+      // Before ids were counted per process, the second proxy's "x1" replaced the first one's row.
+      expect(new Set(rows.map((r) => r.id)).size).toBe(4);
+      const live = await s.getConnections();
+      expect(live.connections.filter((c) => c.leg === 'client')).toHaveLength(2);
+      expect(new Set(live.connections.map((c) => c.id)).size).toBe(live.connections.length);
+      for (const r of rows) expect(live.connections.some((c) => c.exchanges.some((x) => x.id === r.id))).toBe(true);
+      // Clearing the capture forgets both proxies' lanes.
+      await s.clearExchanges();
+      expect((await s.getConnections()).totals.events).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('names a stall of the live capture by row, and keeps it through saveSession', async () => {
     const dir = tempDataDir();
     const fake = fakeProxy();

@@ -7,6 +7,8 @@ import type { ProxyHandle } from '../../server/proxy-server.js';
 import type { ProxyOptions } from '../../options.js';
 import type { ProxyEvent } from '../../model.js';
 import type { Timeline } from '../../timeline/recorder.js';
+import { mergeTimelineLogs } from '../../timeline/merge.js';
+import type { TimelineLog } from '../../timeline/types.js';
 import { ErrorCodes, NetlensError, errorCodeOf, type ErrorInfo } from '../../errors.js';
 import { loadOrCreateCA } from '../../tls/ca.js';
 import { trustInstructions } from '../../tls/trust.js';
@@ -40,14 +42,21 @@ export function launchUrlArg(args: unknown): string | undefined {
   return a.url === undefined ? undefined : str(a, 'url', 'launchBrowser', 8192);
 }
 
+/** Proxy runs whose socket timelines the live capture keeps (a settings change is a new run). */
+const MAX_TIMELINES = 4;
+
 export class ProxyController {
   private proxy: ProxyHandle | undefined;
   private unsubscribe: (() => void) | undefined;
   private error: ErrorInfo | undefined;
   private op: Promise<unknown> = Promise.resolve();
   private readonly browsers = new Set<{ close(): Promise<void> }>();
-  /** The socket timeline of the running proxy, or of the last one after it stopped (until the next start). */
-  private lastTimeline: Timeline | undefined;
+  /**
+   * The socket timelines of this proxy's runs, oldest first, each with when it stopped: the live capture
+   * spans restarts (a settings change restarts the proxy), so its lanes do too. At most
+   * MAX_TIMELINES are kept (each is capped in events by the recorder).
+   */
+  private timelines: { timeline: Timeline; stoppedAt?: number }[] = [];
   config: ProxyConfig;
 
   constructor(private readonly deps: ProxyControllerDeps) {
@@ -59,9 +68,13 @@ export class ProxyController {
     return this.proxy;
   }
 
-  /** The live capture's socket timeline (getConnections, saveSession): the running or last proxy's. */
-  get timeline(): Timeline | undefined {
-    return this.proxy?.timeline ?? this.lastTimeline;
+  /**
+   * The live capture's socket timeline (getConnections, saveSession): the proxies that ran since
+   * `since` (performance.now() of the capture's last clear), merged; undefined when none recorded one.
+   */
+  timelineLog(since?: number): TimelineLog | undefined {
+    if (since !== undefined) this.timelines = this.timelines.filter((t) => t.stoppedAt === undefined || t.stoppedAt >= since);
+    return mergeTimelineLogs(this.timelines.map((t) => t.timeline.toLog(since)));
   }
 
   /** Upstream CAs: PEM texts given to the core plus the configured files, read now (a renewed file is picked up). */
@@ -119,6 +132,8 @@ export class ProxyController {
   private async stopNow(): Promise<void> {
     const p = this.proxy;
     this.proxy = undefined;
+    const last = this.timelines[this.timelines.length - 1];
+    if (p && last && last.timeline === p.timeline) last.stoppedAt = performance.now();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     if (p) await p.stop();
@@ -133,7 +148,7 @@ export class ProxyController {
       const upstreamCA = [...(this.deps.extras?.upstreamCA ?? []), ...readCAFiles(upstreamCAFiles)];
       const handle = await this.deps.startProxy({ ...this.deps.extras, ...config, upstreamCA, dataDir: this.deps.dataDir });
       this.proxy = handle;
-      this.lastTimeline = handle.timeline;
+      if (handle.timeline) this.timelines = [...this.timelines, { timeline: handle.timeline }].slice(-MAX_TIMELINES);
       this.unsubscribe = handle.events.subscribe((e) => this.onEvent(e));
     } catch (err) {
       const message = (err as Error)?.message;
