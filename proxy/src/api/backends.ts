@@ -44,6 +44,8 @@ export interface SessionBackend {
   saveCapture(name: string, exchanges: Exchange[], timeline?: TimelineLog): Promise<SessionInfo>;
   rename(id: string, name: string): Promise<SessionInfo>;
   importHar(fileName: string, text: string): Promise<SessionInfo>;
+  /** Imports a lab run's HAR file (source `lab`), or returns the session an earlier call made of the same file. */
+  importLabHar(file: string, name: string): Promise<SessionInfo>;
   /** HAR text of a stored session. */
   exportHar(id: string): Promise<{ fileName: string; text: string }>;
   /** HAR text of live exchanges. */

@@ -216,7 +216,7 @@ export interface SessionInfo {
   /** ISO 8601. */
   createdAt: string;
   entryCount: number;
-  /** `capture`: saved from the live proxy; `import`: a HAR file from elsewhere. */
+  /** `capture`: saved from the live proxy; `import`: a HAR file from elsewhere; `lab`: a lab run's proxy-side HAR (openLabSession). */
   source: 'capture' | 'import' | 'lab';
   sizeBytes?: number;
 }
@@ -416,6 +416,11 @@ export interface Commands {
   /** A HAR the lab wrote (`RunMeasurement.browserHar` / `proxyHar`, relative to the run's directory). */
   getLabHar: { args: { runId: string; file: string }; result: LooseHarLog };
   /**
+   * Stores a HAR of a lab run (usually a run's `proxyHar`, which carries the socket timeline) as a session,
+   * so Traffic, Waterfall and Connections open it; asking again for the same file returns that session.
+   */
+  openLabSession: { args: { runId: string; file: string }; result: SessionInfo };
+  /**
    * Serve session `id`: a replay proxy of its own (not the capture proxy) answers from the recording.
    * One at a time (a second start is NL_REPLAY_RUNNING). `port` default 0 = any free port.
    */
@@ -537,6 +542,7 @@ export const COMMAND_NAMES = [
   'cancelLab',
   'getLabRun',
   'getLabHar',
+  'openLabSession',
   'listLabRuns',
   'deleteLabRun',
   'compareLabRuns',

@@ -117,10 +117,11 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     const captured = () => this.capture.exchanges();
     // The capture's timeline: since the last clear, from the proxies that ran since (restarts included).
     const timeline = () => this.proxy.timelineLog(this.capture.since);
-    this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit });
+    const lab = createLab(options.lab, dataDir, this.proxy, emit);
+    const labHarFile = (args: unknown) => lab.service.harFile(args, 'openLabSession');
+    this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit, labHarFile });
     const connections = new Connections({ timeline, captured, sessions: this.sessionStore });
     const replay = createReplay({ dataDir, sessions: this.sessionStore, startProxy, extras, proxy: this.proxy, emit });
-    const lab = createLab(options.lab, dataDir, this.proxy, emit);
     this.replays = replay.service;
     this.labs = lab.service;
     Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);

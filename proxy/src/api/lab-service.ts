@@ -179,24 +179,35 @@ export class LabService {
     }
   }
 
-  async har(args: unknown): Promise<CommandResult<'getLabHar'>> {
-    const a = obj(args, 'getLabHar');
-    const runId = runIdArg(a, 'runId', 'getLabHar');
+  /** `{ runId, file }` → the HAR's absolute path, which must be inside the run's directory and exist. */
+  async harFile(args: unknown, command: 'getLabHar' | 'openLabSession'): Promise<{ runId: string; file: string; size: number }> {
+    const a = obj(args, command);
+    const runId = runIdArg(a, 'runId', command);
     const dir = this.dir(runId);
     if (typeof a.file !== 'string' || a.file.length === 0 || a.file.length > 1000)
-      throw bad('getLabHar: "file" must be a path of at most 1000 characters');
+      throw bad(`${command}: "file" must be a path of at most 1000 characters`);
     const file = path.resolve(dir, a.file);
-    if (!file.startsWith(dir + path.sep)) throw bad('getLabHar: the file must be inside the run directory');
-    let text: string;
+    if (!file.startsWith(dir + path.sep)) throw bad(`${command}: the file must be inside the run directory`);
     try {
       const stat = await fs.promises.stat(file);
-      if (stat.size > 256 * 2 ** 20) throw bad(`getLabHar: ${a.file} is over 256 MiB; open it with "netlens har" instead`);
-      text = await fs.promises.readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NetlensError).code === ErrorCodes.API_BAD_REQUEST) throw err;
+      if (!stat.isFile()) throw new Error('not a file');
+      return { runId, file, size: stat.size };
+    } catch {
       throw new NetlensError(ErrorCodes.NOT_FOUND, `The lab run has no HAR "${path.relative(dir, file)}".`);
     }
-    return parseHarText(path.basename(file), text);
+  }
+
+  async har(args: unknown): Promise<CommandResult<'getLabHar'>> {
+    const { file, size } = await this.harFile(args, 'getLabHar');
+    const name = path.basename(file);
+    if (size > 256 * 2 ** 20) throw bad(`getLabHar: ${name} is over 256 MiB; open it with "netlens har" instead`);
+    let text: string;
+    try {
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch {
+      throw new NetlensError(ErrorCodes.NOT_FOUND, `The lab run has no HAR "${name}".`);
+    }
+    return parseHarText(name, text);
   }
 
   /** Past runs, newest first; runs of this session still in progress first of all. */

@@ -6,6 +6,7 @@
  * sessions/ sits below api/ and imports nothing from it.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { SessionBackend, StoredSession } from './backends.js';
 import type { SessionInfo } from './contract.js';
 import type { Exchange } from '../model.js';
@@ -64,6 +65,13 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     },
     async importHar(fileName, text) {
       const { info } = await store.importText(text, { name: fileName.replace(/\.har$/i, ''), origin: fileName });
+      return toInfo(info);
+    },
+    async importLabHar(file, name) {
+      const origin = path.resolve(file);
+      const known = (await store.list()).find((x) => x.source === 'lab' && x.origin === origin);
+      if (known) return toInfo(known);
+      const { info } = await store.importFile(origin, { name, source: 'lab' });
       return toInfo(info);
     },
     async exportHar(id) {

@@ -4,6 +4,7 @@
  * sessions kept in memory, a lab and a browser that are not available (their
  * commands fail with NL_FEATURE_UNAVAILABLE); override any one of them.
  */
+import fs from 'node:fs';
 import type { BrowserBackend, LabBackend, SessionBackend } from '../../src/api/backends.js';
 import type { SessionInfo } from '../../src/api/contract.js';
 import { parseHarText, type ParsedLog } from '../../src/api/har-text.js';
@@ -84,6 +85,12 @@ export function memorySessions(): SessionBackend {
     },
     async importHar(fileName, text) {
       return add(fileName.replace(/\.har$/i, ''), 'import', parseHarText(fileName, text), Buffer.byteLength(text));
+    },
+    async importLabHar(file, name) {
+      const known = [...sessions.values()].find((s) => s.info.source === 'lab' && s.info.name === name);
+      if (known) return known.info;
+      const text = fs.readFileSync(file, 'utf8');
+      return add(name, 'lab', parseHarText(file, text), Buffer.byteLength(text));
     },
     async exportHar(id) {
       const s = get(id);

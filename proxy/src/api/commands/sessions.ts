@@ -3,8 +3,9 @@
  * export, delete, and (through session-commands.ts, with its bounded caches)
  * what the UI shows of an opened session.
  * Commands: listSessions, openSession, getSessionEntry, getSessionBody,
- * getSessionField, saveSession, importHar, exportHar, deleteSession.
+ * getSessionField, saveSession, importHar, exportHar, deleteSession, openLabSession.
  */
+import path from 'node:path';
 import type { Exchange } from '../../model.js';
 import type { TimelineLog } from '../../timeline/types.js';
 import type { CommandArgs, NetlensApi, NetlensEvent } from '../contract.js';
@@ -23,6 +24,7 @@ export type SessionsCommands = Pick<
   | 'importHar'
   | 'exportHar'
   | 'deleteSession'
+  | 'openLabSession'
 >;
 
 /** saveSession: `{ name, id? }`; without `id` the live capture is saved under `name`, with it that session is renamed. */
@@ -52,6 +54,14 @@ export interface SessionsDeps {
   /** The live capture's socket timeline (saved with it as `log._connections`), when the proxy records one. */
   timeline: () => TimelineLog | undefined;
   emit: (event: NetlensEvent) => void;
+  /** openLabSession: the lab run's HAR file named by `{ runId, file }`, checked to be inside the run's directory. */
+  labHarFile: (args: unknown) => Promise<{ runId: string; file: string }>;
+}
+
+/** "lab <run> · 0004 proxy+h2+intercept (proxy side)" from a lab HAR's file name (`0004-proxy+h2+intercept.proxy.har`). */
+export function labSessionName(runId: string, file: string): string {
+  const m = /^(\d+)-(.+?)\.(proxy|browser)\.har$/.exec(path.basename(file));
+  return m ? `lab ${runId} · ${m[1]} ${m[2]} (${m[3]} side)` : `lab ${runId} · ${path.basename(file).replace(/\.har$/i, '')}`;
 }
 
 export class Sessions {
@@ -90,6 +100,14 @@ export class Sessions {
       const id = sessionIdArg(args, 'exportHar', true);
       if (id !== undefined) return this.deps.sessions.exportHar(id);
       return this.deps.sessions.exportCapture(this.deps.captured(), this.deps.timeline());
+    },
+
+    openLabSession: async (args: CommandArgs<'openLabSession'>) => {
+      const { runId, file } = await this.deps.labHarFile(args);
+      const before = (await this.deps.sessions.list()).length;
+      const info = await this.deps.sessions.importLabHar(file, labSessionName(runId, file));
+      if ((await this.deps.sessions.list()).length !== before) this.deps.emit({ type: 'sessions-changed' });
+      return info;
     },
 
     deleteSession: async (args: CommandArgs<'deleteSession'>) => {
