@@ -120,7 +120,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit });
     const connections = new Connections({ timeline, captured, sessions: this.sessionStore });
     const replay = createReplay({ dataDir, sessions: this.sessionStore, startProxy, extras, proxy: this.proxy, emit });
-    const lab = createLab(options.lab, dataDir, this.proxy, emit);
+    const lab = createLab(options.lab, dataDir, this.proxy, emit, () => rules.holder.file);
     this.replays = replay.service;
     this.labs = lab.service;
     Object.assign(this, this.capture.commands, connections.commands, this.proxy.commands);
