@@ -256,7 +256,9 @@ export function LabView({ status }: { status?: AppStatus }) {
                   ) : (
                     '— baseline'
                   )}
-                  {p.cell.includes('~') && <span className="muted"> · effect: vs {p.cell.slice(0, p.cell.indexOf('~'))}</span>}
+                  {p.cell.includes('~') && p.vs !== p.cell.slice(0, p.cell.indexOf('~')) && (
+                    <span className="muted"> · its effect: vs {p.cell.slice(0, p.cell.indexOf('~'))}</span>
+                  )}
                 </li>
               ))}
             </ul>

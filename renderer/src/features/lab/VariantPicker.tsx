@@ -48,13 +48,13 @@ export function VariantPicker(props: {
           (v.source === 'current' && current === 0 ? 'the app has no rules: add some in the Rules view, or import a file' : undefined);
         return (
           <div key={v.key} data-testid="lab-variant" data-name={v.name}>
-            <div className="form-row" style={{ gap: 6 }}>
+            <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 6, marginBottom: 6 }}>
               <input
                 type="text"
                 aria-label={`Variant ${i + 1} name`}
                 value={v.name}
                 onChange={(e) => update(v.key, { name: e.target.value })}
-                style={{ width: 120 }}
+                style={{ width: 130 }}
                 className="mono"
                 data-testid="lab-variant-name"
               />
@@ -70,8 +70,17 @@ export function VariantPicker(props: {
                 <option value="current">current rules{current !== undefined ? ` (${current})` : ''}</option>
                 <option value="file">imported file</option>
               </select>
+              <button
+                className="btn"
+                title="Remove this variant"
+                aria-label={`Remove variant ${v.name}`}
+                onClick={() => onChange(variants.filter((x) => x.key !== v.key))}
+                data-testid="lab-variant-remove"
+              >
+                ×
+              </button>
               {v.source === 'file' && (
-                <>
+                <div style={{ flexBasis: '100%', display: 'flex', alignItems: 'center', gap: 6 }}>
                   <label className="btn" htmlFor={`lab-variant-file-${v.key}`} data-testid="lab-variant-import">
                     {v.fileName ? 'Change…' : 'Import rules file…'}
                   </label>
@@ -92,17 +101,8 @@ export function VariantPicker(props: {
                       {v.fileName}
                     </span>
                   )}
-                </>
+                </div>
               )}
-              <button
-                className="btn"
-                title="Remove this variant"
-                aria-label={`Remove variant ${v.name}`}
-                onClick={() => onChange(variants.filter((x) => x.key !== v.key))}
-                data-testid="lab-variant-remove"
-              >
-                ×
-              </button>
             </div>
             {problem && (
               <div className="warn-text" style={{ margin: '-4px 0 6px', fontSize: 11 }} data-testid="lab-variant-problem">
