@@ -48,6 +48,8 @@ test('a variant with a 300 ms delay rule runs next to its base cell and is slowe
     /^proxy\+h2\+intercept~slow-all → compared with proxy\+h2\+intercept/,
   ]);
   await expect(page.getByTestId('lab-config')).toContainText('2 cells × 1 runs = 2 page loads');
+  // The baseline dropdown offers the variant cell too.
+  await expect(page.getByTestId('lab-baseline').locator('option')).toHaveText(['proxy+h2+intercept', 'proxy+h2+intercept~slow-all']);
   await snap(page, 'lab-variants-form');
 
   await page.getByTestId('lab-run').click();
@@ -86,12 +88,21 @@ test('the picker checks names and proxy cells, and shows the core refusing an in
   await expect(page.getByTestId('lab-run')).toBeDisabled();
   await variant.getByTestId('lab-variant-name').fill('Bad Name');
   await expect(page.getByTestId('lab-variant-problem')).toContainText('1-32 lowercase letters');
+  await expect(page.getByTestId('lab-run')).toBeDisabled();
 
   await variant.getByTestId('lab-variant-name').fill('late');
   await variant.getByTestId('lab-variant-source').selectOption('file');
   await expect(page.getByTestId('lab-variant-problem')).toHaveText('import a rules file');
+  await expect(page.getByTestId('lab-run')).toBeDisabled();
   const bad = { version: 1, rules: [{ id: 'too-late', match: {}, actions: [{ type: 'delay', before: 'later', ms: 1 }] }] };
   await variant.getByTestId('lab-variant-file').setInputFiles(rulesFile('late.json', bad));
+  await expect(page.getByTestId('lab-run')).toBeEnabled();
+  // A second variant with the same name: both say so, and Run waits.
+  await page.getByTestId('lab-variant-add').click();
+  await page.getByTestId('lab-variant').nth(1).getByTestId('lab-variant-name').fill('late');
+  await expect(page.getByTestId('lab-variant-problem')).toHaveText(['the name "late" is used twice', 'the name "late" is used twice']);
+  await expect(page.getByTestId('lab-run')).toBeDisabled();
+  await page.getByTestId('lab-variant').nth(1).getByTestId('lab-variant-remove').click();
   await expect(page.getByTestId('lab-run')).toBeEnabled();
   await page.getByTestId('lab-run').click();
   const error = page.getByTestId('lab-variant-error');

@@ -12,6 +12,7 @@ import { CoreService } from '../../src/api/core-service.js';
 import { LabService } from '../../src/api/lab-service.js';
 import type { LabConfig, LabResult } from '../../src/lab/types.js';
 import type { RulesFile } from '../../src/rules/types.js';
+import { variantBaseDir } from '../../src/lab/variants.js';
 import { fakeBackends } from './fake-backends.js';
 import { fakeProxy } from './helpers.js';
 
@@ -60,6 +61,8 @@ describe('startLab variants: good inputs', () => {
       { name: 'imported', file: 'slow.json', rules: SLOW },
       { name: 'mine', file: path.join(dir, 'rules.json'), rules: SLOW },
     ]);
+    // "current": mock bodyFiles resolve against the data directory, as for the capture proxy.
+    expect(variantBaseDir(seen[0].variants![1])).toBe(dir);
     // 2 cells + 2 variant cells of the proxy cell, 2 runs each.
     expect(await labs.get({ runId })).toMatchObject({ state: 'running', total: 8 });
   });
