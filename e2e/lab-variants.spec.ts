@@ -7,6 +7,10 @@
 import { test, expect, snap } from './fixtures';
 import type { Page } from '@playwright/test';
 
+const DELAY_IMAGES = {
+  version: 1,
+  rules: [{ id: 'slow-img', match: { path: '/img/**' }, actions: [{ type: 'delay', before: 'response', ms: 300 }] }],
+};
 const DELAY_ALL = { version: 1, rules: [{ id: 'slow-all', match: {}, actions: [{ type: 'delay', before: 'response', ms: 300 }] }] };
 
 function rulesFile(name: string, content: unknown) {
@@ -26,9 +30,15 @@ async function openLab(page: Page, url: string) {
   await expect(page.getByTestId('lab-config')).toBeVisible();
 }
 
-test('a variant with a 300 ms delay rule runs next to its base cell and is slower', async ({ page, serve }) => {
+test('variants from an imported file and from the current rules run next to their base cell and are slower', async ({ page, serve }) => {
   test.setTimeout(180_000);
-  await openLab(page, serve.url);
+  // The app's rules (Rules tab): 300 ms before each image's response.
+  await page.goto(serve.url);
+  await page.getByTestId('tab-rules').click();
+  await page.getByTestId('rules-import-input').setInputFiles(rulesFile('slow-images.json', DELAY_IMAGES));
+  await expect(page.getByTestId('rules-view')).toContainText('slow-img');
+  await page.getByTestId('tab-lab').click();
+  await expect(page.getByTestId('lab-config')).toBeVisible();
   await page.getByTestId('lab-images').fill('1');
   await page.getByTestId('lab-latency').fill('0');
   await page.getByTestId('lab-runs').fill('1');
@@ -41,31 +51,43 @@ test('a variant with a 300 ms delay rule runs next to its base cell and is slowe
   await variant.getByTestId('lab-variant-source').selectOption('file');
   await variant.getByTestId('lab-variant-file').setInputFiles(rulesFile('slow-all.json', DELAY_ALL));
   await expect(variant.getByTestId('lab-variant-file-name')).toHaveText('slow-all.json');
+  await page.getByTestId('lab-variant-add').click();
+  const mine = page.getByTestId('lab-variant').nth(1);
+  await mine.getByTestId('lab-variant-name').fill('slow-img');
+  await expect(mine.getByTestId('lab-variant-source')).toHaveValue('current');
+  await expect(mine.getByTestId('lab-variant-source')).toContainText('current rules (1 on)');
   await expect(page.getByTestId('lab-variant-problem')).toHaveCount(0);
-  // The run's cells: the proxy cell and its variant cell, compared with it.
+  // The run's cells: the proxy cell and its variant cells, compared with it.
   await expect(page.getByTestId('lab-plan-cell')).toHaveText([
     /^proxy\+h2\+intercept — baseline/,
     /^proxy\+h2\+intercept~slow-all → compared with proxy\+h2\+intercept/,
+    /^proxy\+h2\+intercept~slow-img → compared with proxy\+h2\+intercept/,
   ]);
-  await expect(page.getByTestId('lab-config')).toContainText('2 cells × 1 runs = 2 page loads');
-  // The baseline dropdown offers the variant cell too.
-  await expect(page.getByTestId('lab-baseline').locator('option')).toHaveText(['proxy+h2+intercept', 'proxy+h2+intercept~slow-all']);
+  await expect(page.getByTestId('lab-config')).toContainText('3 cells × 1 runs = 3 page loads');
+  // The baseline dropdown offers the variant cells too.
+  await expect(page.getByTestId('lab-baseline').locator('option')).toHaveText([
+    'proxy+h2+intercept',
+    'proxy+h2+intercept~slow-all',
+    'proxy+h2+intercept~slow-img',
+  ]);
   await snap(page, 'lab-variants-form');
 
   await page.getByTestId('lab-run').click();
   await expect(page.getByTestId('lab-results')).toBeVisible({ timeout: 150_000 });
   await expect(page.getByTestId('lab-failed')).toHaveCount(0);
-  await expect(page.getByTestId('lab-table-row')).toHaveCount(2);
+  await expect(page.getByTestId('lab-table-row')).toHaveCount(3);
   const base = page.locator('[data-testid="lab-table-row"][data-cell="proxy+h2+intercept"]');
   const slow = page.locator('[data-testid="lab-table-row"][data-cell="proxy+h2+intercept~slow-all"]');
-  await expect(slow).toContainText('1/1');
-  await expect(base).toContainText('1/1');
-  const baseMs = parseMs(await base.locator('td').nth(3).innerText());
-  const slowMs = parseMs(await slow.locator('td').nth(3).innerText());
-  // The page and then its image each wait 300 ms in the variant: a floor no load on the machine lowers,
-  // and a gap no noise between two loads side by side closes.
+  const slowImg = page.locator('[data-testid="lab-table-row"][data-cell="proxy+h2+intercept~slow-img"]');
+  for (const row of [base, slow, slowImg]) await expect(row).toContainText('1/1');
+  const loadMs = async (row: typeof base) => parseMs(await row.locator('td').nth(3).innerText());
+  const [baseMs, slowMs, slowImgMs] = [await loadMs(base), await loadMs(slow), await loadMs(slowImg)];
+  // Delays are floors no load on the machine lowers: the page and then its image wait 300 ms each with
+  // slow-all, the image 300 ms with slow-img; and gaps no noise between loads side by side closes.
   expect(slowMs).toBeGreaterThanOrEqual(600);
+  expect(slowImgMs).toBeGreaterThanOrEqual(300);
   expect(slowMs).toBeGreaterThan(baseMs);
+  expect(slowImgMs).toBeGreaterThan(baseMs);
   await slow.scrollIntoViewIfNeeded();
   await snap(page, 'lab-variants-results');
 });
@@ -75,9 +97,9 @@ test('the picker checks names and proxy cells, and shows the core refusing an in
   await page.getByTestId('cell-proxy+h2+intercept').uncheck();
   await page.getByTestId('lab-variant-add').click();
   const variant = page.getByTestId('lab-variant');
-  // The app has no rules yet: "current rules" would run the proxy cell again unchanged.
-  await expect(variant.getByTestId('lab-variant-source')).toContainText('current rules (0)');
-  await expect(page.getByTestId('lab-variant-problem')).toContainText('the app has no rules');
+  // The app has no rules switched on yet: "current rules" would run the proxy cell again unchanged.
+  await expect(variant.getByTestId('lab-variant-source')).toContainText('current rules (0 on)');
+  await expect(page.getByTestId('lab-variant-problem')).toContainText('no rule is switched on');
   await expect(page.getByTestId('lab-variant-no-proxy')).toBeVisible();
   await expect(page.getByTestId('lab-run')).toBeDisabled();
 

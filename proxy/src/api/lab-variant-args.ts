@@ -95,8 +95,12 @@ export function labVariantsArg(raw: unknown, cells: readonly CellId[], sources: 
     seen.add(a.name);
     if (a.source === 'current') {
       const rules = sources.currentRules();
-      if (!rules?.rules.length) {
-        throw bad(`startLab: variant "${a.name}" uses the current rules, and there are none; add rules in the Rules view or import a file`);
+      // Rules switched off would run the base cell again under another name.
+      if (!rules?.rules.some((r) => r.enabled !== false)) {
+        throw bad(
+          `startLab: variant "${a.name}" uses the current rules, and none is switched on; add or switch on rules in the Rules view, ` +
+            'or import a file',
+        );
       }
       // Where the app keeps them: a mock's bodyFile resolves against the data directory, as for the capture proxy.
       return { name: a.name, file: path.join(sources.dataDir, RULES_FILE_NAME), rules: { version: 1, rules: rules.rules } };

@@ -129,8 +129,10 @@ describe('startLab variants: bad inputs are refused before any run', () => {
   it('the current rules when the app has none, an unknown source, and a non-array', () => {
     const none = service(undefined);
     expect(() => none.config({ ...base, variants: [{ name: 'mine', source: 'current' }] })).toThrow(
-      /variant "mine" uses the current rules, and there are none/,
+      /variant "mine" uses the current rules, and none is switched on/,
     );
+    const off = service({ version: 1, rules: SLOW.rules.map((r) => ({ ...r, enabled: false })) });
+    expect(() => off.config({ ...base, variants: [{ name: 'mine', source: 'current' }] })).toThrow(/none is switched on/);
     refuse([{ name: 'x', source: 'url' }], 'NL_API_BAD_REQUEST', /"source" must be "current" .* or "file"/);
     refuse({ name: 'x' }, 'NL_API_BAD_REQUEST', /"variants" must be an array/);
     refuse(

@@ -16,11 +16,11 @@ export function VariantPicker(props: {
 }) {
   const { variants, problems, onChange } = props;
   const nextKey = useRef(1);
-  /** How many rules the app has now: "current rules" with none would run the base cell again. */
+  /** How many of the app's rules are switched on now: "current rules" with none would run the base cell again. */
   const [current, setCurrent] = useState<number>();
   const refresh = () =>
     api.getRules().then(
-      (s) => setCurrent(s.rules.length),
+      (s) => setCurrent(s.rules.filter((r) => r.enabled !== false).length),
       () => setCurrent(undefined),
     );
   useEffect(() => {
@@ -45,7 +45,9 @@ export function VariantPicker(props: {
       {variants.map((v, i) => {
         const problem =
           problems.get(v.key) ??
-          (v.source === 'current' && current === 0 ? 'the app has no rules: add some in the Rules view, or import a file' : undefined);
+          (v.source === 'current' && current === 0
+            ? 'no rule is switched on: add or switch on rules in the Rules view, or import a file'
+            : undefined);
         return (
           <div key={v.key} data-testid="lab-variant" data-name={v.name}>
             <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 6, marginBottom: 6 }}>
@@ -67,7 +69,7 @@ export function VariantPicker(props: {
                 }}
                 data-testid="lab-variant-source"
               >
-                <option value="current">current rules{current !== undefined ? ` (${current})` : ''}</option>
+                <option value="current">current rules{current !== undefined ? ` (${current} on)` : ''}</option>
                 <option value="file">imported file</option>
               </select>
               <button
