@@ -273,7 +273,16 @@ export interface LabOptions {
 }
 
 /** What the UI configures; the core fills in the rest (outDir, dataDir, chrome). */
-export type LabRunConfig = Pick<LabConfig, 'target' | 'cells' | 'runs' | 'baseline'>;
+export type LabRunConfig = Pick<LabConfig, 'target' | 'cells' | 'runs' | 'baseline'> & {
+  /**
+   * "What if" variants (docs/lab.md): each adds `<cell>~<name>` next to every ticked proxy cell. The core resolves
+   * them when the run starts (names checked as `netlens lab --variant` checks them; rules by the rules validator).
+   */
+  variants?: LabVariantInput[];
+};
+
+/** A variant as the Lab view picks it: the app's rules at the moment the run starts, or the text of a rules file. */
+export type LabVariantInput = { name: string; source: 'current' } | { name: string; source: 'file'; fileName: string; text: string };
 
 export type LabRunState =
   | { runId: string; state: 'running'; progress?: LabProgress; completed: number; total: number }

@@ -117,7 +117,7 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     const captured = () => this.capture.exchanges();
     // The capture's timeline: since the last clear, from the proxies that ran since (restarts included).
     const timeline = () => this.proxy.timelineLog(this.capture.since);
-    const lab = createLab(options.lab, dataDir, this.proxy, emit);
+    const lab = createLab(options.lab, dataDir, this.proxy, emit, () => rules.holder.file);
     const labHarFile = (args: unknown) => lab.service.harFile(args, 'openLabSession');
     this.sessions = new Sessions({ sessions: this.sessionStore, captured, timeline, emit, labHarFile });
     const connections = new Connections({ timeline, captured, sessions: this.sessionStore });

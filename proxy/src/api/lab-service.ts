@@ -11,12 +11,15 @@ import { baselineProblem, isCellId } from '../lab/cells.js';
 import { compareRuns, isRunId, LabHistory } from '../lab/history.js';
 import { renderHtmlReport, representativeWaterfalls } from '../lab/html-report.js';
 import { LAB_DEFAULTS, limitProblem } from '../lab/limits.js';
-import type { CellId, LabResult } from '../lab/types.js';
+import type { CellId, LabConfig, LabResult } from '../lab/types.js';
+import { withVariantCells } from '../lab/variants.js';
+import type { RulesFile } from '../rules/types.js';
 import type { LabBackend } from './backends.js';
 import { labCells } from './lab-cells.js';
 import { parseHarText } from './har-text.js';
 import type { CommandArgs, CommandResult, LabRunConfig, LabRunState, NetlensEvent } from './contract.js';
 import { bad, obj, type Args } from './commands/args.js';
+import { labVariantsArg } from './lab-variant-args.js';
 
 const CANCELLED = { code: ErrorCodes.LAB_ABORTED, message: 'The run was cancelled; the table shows the runs that finished.' };
 
@@ -29,6 +32,9 @@ function runIdArg(a: Args, key: string, command: string): string {
 /** What the Lab view starts with: the lab's defaults (runs, images, baseline), on two cells that finish quickly. */
 export const UI_DEFAULT_CELLS: CellId[] = [...LAB_DEFAULTS.uiCells];
 
+/** A startLab request checked: its variants resolved to their rules (the runner's LabVariant). */
+export type CheckedLabConfig = Pick<LabConfig, 'target' | 'cells' | 'runs' | 'baseline' | 'variants'>;
+
 export class LabService {
   private readonly runs = new Map<string, { state: LabRunState; abort: AbortController }>();
   private seq = 0;
@@ -40,6 +46,8 @@ export class LabService {
     private readonly emit: (event: NetlensEvent) => void,
     /** The Settings' upstream CA files (read now) and insecure flag: an https URL target is trusted as the capture proxy trusts it. */
     private readonly upstreamTrust: () => { upstreamCA: string[]; insecure: boolean } = () => ({ upstreamCA: [], insecure: false }),
+    /** The app's rules now: a variant of source "current" runs with them. */
+    private readonly currentRules: () => RulesFile | undefined = () => undefined,
   ) {
     this.history = new LabHistory(path.join(dataDir, 'lab'));
   }
@@ -62,7 +70,7 @@ export class LabService {
   }
 
   /** The checks of resolveLabConfig (limits.ts, cells.ts), as API errors. */
-  config(args: unknown): LabRunConfig {
+  config(args: unknown): CheckedLabConfig {
     const a = obj(args, 'startLab');
     const t = obj(a.target, 'startLab');
     const check = (problem: string | undefined) => {
@@ -85,12 +93,22 @@ export class LabService {
     }
     const cells = [...new Set(a.cells as CellId[])];
     check(limitProblem('runs', a.runs));
-    if (a.baseline !== undefined && a.baseline !== 'direct' && !(typeof a.baseline === 'string' && isCellId(a.baseline))) {
-      throw bad('startLab: baseline must be "direct" or a cell id');
+    const variants = labVariantsArg(a.variants, cells, { currentRules: this.currentRules, dataDir: this.dataDir });
+    // A variant cell (`<cell>~<name>`) can be the baseline too: it is run like any other.
+    const runCells = withVariantCells(cells, variants);
+    const b = a.baseline;
+    if (b !== undefined && b !== 'direct' && !(typeof b === 'string' && (isCellId(b) || (runCells as string[]).includes(b)))) {
+      throw bad(`startLab: baseline must be "direct" or one of the cells being run (${runCells.join(', ')})`);
     }
-    const baseline = a.baseline as LabRunConfig['baseline'];
-    if (baseline !== undefined) check(baselineProblem(cells, baseline));
-    return { target, cells, runs: a.runs as number, ...(baseline !== undefined ? { baseline } : {}) };
+    const baseline = b as LabRunConfig['baseline'];
+    if (baseline !== undefined) check(baselineProblem(runCells, baseline));
+    return {
+      target,
+      cells,
+      runs: a.runs as number,
+      ...(baseline !== undefined ? { baseline } : {}),
+      ...(variants.length ? { variants } : {}),
+    };
   }
 
   private dir(runId: string): string {
@@ -103,7 +121,7 @@ export class LabService {
     if (!this.lab.available) await this.lab.run(config, { signal: new AbortController().signal, onProgress: () => undefined });
     const runId = `${new Date().toISOString().replace(/[:.]/g, '-')}-${++this.seq}`;
     const abort = new AbortController();
-    const total = config.cells!.length * config.runs!;
+    const total = withVariantCells(config.cells!, config.variants ?? []).length * config.runs!;
     const entry: { state: LabRunState; abort: AbortController } = { state: { runId, state: 'running', completed: 0, total }, abort };
     this.runs.set(runId, entry);
     void this.lab

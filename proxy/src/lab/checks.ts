@@ -3,23 +3,31 @@
  * against stored results (`--baseline results.json`). Each failure is one
  * readable sentence; an empty list means the check passed.
  */
-import { isCellId, isViaCellId } from './cells.js';
+import { allCells, isCellId, isViaCellId } from './cells.js';
+import { checkVariantCellName, parseVariantCell } from './variants.js';
 import { metricValues } from './analyze.js';
 import { compare } from './stats.js';
-import { METRICS, type Budget, type CellResult, type CheckFailure, type LabResult, type MetricName } from './types.js';
+import { METRICS, type Budget, type CellId, type CellResult, type CheckFailure, type LabResult, type MetricName } from './types.js';
 
 const STATS = ['median', 'p95', 'max', 'mean'] as const;
 
 /**
  * Validates a parsed budget file and returns it typed; throws with a message
- * naming the bad key so users can fix the file. Via cells are valid for `viaNames`.
+ * naming the bad key so users can fix the file. Via cells are valid for `viaNames`,
+ * variant cells (`<proxy cell>~<name>`) for `variantNames`.
  */
-export function parseBudget(data: unknown, viaNames: readonly string[] = []): Budget {
+export function parseBudget(data: unknown, viaNames: readonly string[] = [], variantNames: readonly string[] = []): Budget {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new Error('a budget file is a JSON object: {"<cell>": {"<metric>": {"median": <ms>}}}');
   }
   for (const [cell, metrics] of Object.entries(data)) {
-    if (!isCellId(cell, viaNames)) throw new Error(`budget: unknown cell "${cell}"`);
+    try {
+      if (!checkVariantCellName(cell, allCells(viaNames), variantNames) && !isCellId(cell, viaNames)) {
+        throw new Error(`unknown cell "${cell}". Valid cells: ${allCells(viaNames).join(', ')}`);
+      }
+    } catch (err) {
+      throw new Error(`budget: ${(err as Error).message}`, { cause: err });
+    }
     if (typeof metrics !== 'object' || metrics === null) throw new Error(`budget: "${cell}" must map metrics to limits`);
     for (const [metric, limits] of Object.entries(metrics as object)) {
       if (!(METRICS as readonly string[]).includes(metric)) {
@@ -40,8 +48,9 @@ export function parseBudget(data: unknown, viaNames: readonly string[] = []): Bu
 
 export function checkBudget(cells: readonly CellResult[], budget: Budget): CheckFailure[] {
   const failures: CheckFailure[] = [];
-  for (const [cell, metrics] of Object.entries(budget)) {
-    if (!isCellId(cell) && !isViaCellId(cell)) continue;
+  for (const [key, metrics] of Object.entries(budget)) {
+    if (!isCellId(key) && !isViaCellId(key) && !parseVariantCell(key)) continue;
+    const cell = key as CellId;
     const result = cells.find((c) => c.id === cell);
     for (const [metric, limits] of Object.entries(metrics ?? {}) as [MetricName, Partial<Record<(typeof STATS)[number], number>>][]) {
       const stats = result?.stats[metric];

@@ -76,12 +76,14 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   if (variants.length && !cells.some(takesVariants)) {
     usage(`variants apply to the Netlens proxy cells (proxy+…), and none is among the cells being run (${cells.join(', ')})`);
   }
-  // Before the baseline check: a variant cell is never a baseline (its base cell is what it is compared with).
+  // Before the baseline check: a variant cell (`<cell>~<name>`) can be the baseline like any cell being run.
   cells = withVariantCells(cells, variants);
   // An explicit baseline must be run, or every comparison would be empty. The default
   // ('direct') compares the cells whose direct cell is run and leaves the others alone.
   if (config.baseline !== undefined) {
-    if (config.baseline !== 'direct' && !isCellId(config.baseline, viaNames)) usage(unknownCellMessage(String(config.baseline), viaNames));
+    const b = String(config.baseline);
+    // A variant cell not run gets baselineProblem's message, which lists the cells that are (variant cells included).
+    if (b !== 'direct' && !isCellId(b, viaNames) && !b.includes('~')) usage(unknownCellMessage(b, viaNames));
     usage(baselineProblem(cells, config.baseline));
   }
   if (config.target.kind === 'site') {

@@ -93,3 +93,21 @@ export function withVariantCells(cells: readonly CellId[], variants: readonly Pi
 export function variantBaseDir(v: LabVariant): string | undefined {
   return v.file ? path.dirname(path.resolve(v.file)) : undefined;
 }
+
+/**
+ * A variant cell as a user names it (`--baseline-cell`, a budget key): `<cell>~<name>` where `<cell>` is one of
+ * `cells` that takes variants and `<name>` one of the variants given. Returns undefined for a name without `~`
+ * (not meant as a variant cell); throws a message listing the valid variant cells otherwise.
+ */
+export function checkVariantCellName(raw: string, cells: readonly CellId[], names: readonly string[]): VariantCellId | undefined {
+  if (!raw.includes('~')) return undefined;
+  const valid = withVariantCells(
+    cells,
+    names.map((name) => ({ name })),
+  ).filter((c) => c.includes('~')) as VariantCellId[];
+  if ((valid as string[]).includes(raw)) return raw as VariantCellId;
+  if (names.length === 0) throw new Error(`"${raw}" names a variant cell, but no variant is given (--variant NAME=FILE)`);
+  const parsed = parseVariantCell(raw);
+  const why = parsed && !names.includes(parsed.name) ? ` (no variant is named "${parsed.name}"; given: ${names.join(', ')})` : '';
+  throw new Error(`unknown variant cell "${raw}"${why}. Valid variant cells: ${valid.join(', ') || 'none (no proxy cell is run)'}`);
+}

@@ -8,6 +8,7 @@
 import type { CommandArgs, NetlensApi, NetlensEvent } from '../contract.js';
 import type { LabBackend } from '../backends.js';
 import { LabService } from '../lab-service.js';
+import type { RulesFile } from '../../rules/types.js';
 import type { ProxyController } from './proxy.js';
 
 export type LabCommands = Pick<
@@ -23,8 +24,16 @@ export type LabCommands = Pick<
   | 'exportLabReport'
 >;
 
-export function createLab(lab: LabBackend, dataDir: string, proxy: ProxyController, emit: (e: NetlensEvent) => void) {
-  const labs = new LabService(lab, dataDir, emit, () => ({ upstreamCA: proxy.upstreamCA(), insecure: proxy.config.insecureUpstream }));
+/** `currentRules`: the app's rules now (getRules), which a variant of source "current" runs with. */
+export function createLab(
+  lab: LabBackend,
+  dataDir: string,
+  proxy: ProxyController,
+  emit: (e: NetlensEvent) => void,
+  currentRules: () => RulesFile | undefined = () => undefined,
+) {
+  const trust = () => ({ upstreamCA: proxy.upstreamCA(), insecure: proxy.config.insecureUpstream });
+  const labs = new LabService(lab, dataDir, emit, trust, currentRules);
   const commands: LabCommands = {
     getLabOptions: async () => labs.options(),
     startLab: (args: CommandArgs<'startLab'>) => labs.start(args),

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseCells } from '../../lab/cells.js';
+import { defaultCells, parseCells } from '../../lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../lab/checks.js';
 import { formatTable, progressLine } from '../../lab/report.js';
 import { resolveLabConfig, runLab } from '../../lab/runner.js';
@@ -9,7 +9,7 @@ import { ErrorCodes } from '../../errors.js';
 import { labReport, LAB_REPORT_HELP } from './lab-report.js';
 import type { CheckFailure, LabConfig, LabResult, ViaProxy } from '../../lab/types.js';
 import { parseViaFlag } from '../../lab/via.js';
-import { loadVariant, parseVariantFlag } from '../../lab/variants.js';
+import { checkVariantCellName, loadVariant, parseVariantFlag } from '../../lab/variants.js';
 import { EXIT_FAILED, EXIT_OK, intFlag, UsageError, type CliCommand } from '../command.js';
 import { dataDirFlag, insecureFlag, upstreamCAFlag } from '../flags.js';
 
@@ -77,8 +77,9 @@ Flags:
                          "Effects"); repeatable. FILE is read and validated once, before any run
   --runs N               runs per cell (default ${LAB_LIMITS.runs.default}, ${limitRange('runs')}); the smallest p-value N runs
                          can give is 2/C(2N,N): 3 runs ${minPValue(3).toFixed(3)}, 4 runs ${minPValue(4).toFixed(3)}, 5 runs ${minPValue(5).toFixed(4)}
-  --baseline-cell CELL   compare every cell with CELL, which must be among --cells
-                         (default: direct cell of the same HTTP/2 setting)
+  --baseline-cell CELL   compare every cell with CELL, which must be among --cells, or a variant
+                         cell such as proxy+h2+intercept~NAME (default: direct cell of the same
+                         HTTP/2 setting)
   --out DIR              write results.json and the HARs (browser + proxy side) here
   --json                 print results.json to stdout instead of the table
   --seed N               seed of the shuffled order (to repeat a run order)
@@ -93,7 +94,8 @@ Flags:
                          (testing only; prints a warning)
   --data-dir DIR         data directory holding the CA
 CI:
-  --budget FILE          per-cell limits, e.g. {"proxy+h2+intercept": {"loadMs": {"median": 1500}}}
+  --budget FILE          per-cell limits, e.g. {"proxy+h2+intercept": {"loadMs": {"median": 1500}}};
+                         a variant cell (proxy+h2+intercept~NAME) can have limits too
                          (metrics: loadMs onLoadMs ttfbMeanMs ttfbMedianMs; stats: median p95 max mean)
   --baseline FILE        a stored results.json: fail when a cell is significantly slower than there...
   --max-ratio R          ...by more than R times its median load time (default 1.2)
@@ -179,7 +181,16 @@ Examples:
     }
     // Absent: the runner's default ('direct'); given: it must be one of the cells being run (checked below, before any run).
     let baselineCell: LabConfig['baseline'];
-    if (values['baseline-cell']) {
+    const variantNames = variantSpecs.map((v) => v.name);
+    const rawBaseline = values['baseline-cell'] ? String(values['baseline-cell']).trim().toLowerCase() : '';
+    if (rawBaseline.includes('~')) {
+      // A variant cell, e.g. proxy+h2+intercept~slow-api: its base cell must be run and its variant given.
+      try {
+        baselineCell = checkVariantCellName(rawBaseline, cells ?? defaultCells(viaNames), variantNames);
+      } catch (err) {
+        throw new UsageError(`--baseline-cell: ${(err as Error).message}`);
+      }
+    } else if (rawBaseline) {
       const [one, ...more] = (() => {
         try {
           return parseCells(String(values['baseline-cell']), viaNames);
@@ -230,7 +241,7 @@ Examples:
     const budget = values.budget
       ? (() => {
           try {
-            return parseBudget(readJson(String(values.budget), 'budget'), viaNames);
+            return parseBudget(readJson(String(values.budget), 'budget'), viaNames, variantNames);
           } catch (err) {
             throw err instanceof UsageError ? err : new UsageError((err as Error).message);
           }

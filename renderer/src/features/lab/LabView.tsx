@@ -1,5 +1,5 @@
 /**
- * Lab: configure a matrix run (target, cells, runs), run it with progress and
+ * Lab: configure a matrix run (target, cells, variants, runs), run it with progress and
  * cancel, then compare the cells (LabResults).
  */
 import { useEffect, useRef, useState } from 'react';
@@ -13,6 +13,8 @@ import { api, errorMessage } from '../../api';
 import { useToasts } from '../../ui/Toasts';
 import { labStore, useLabRun } from './lab-store';
 import { LabResults } from './LabResults';
+import { cellsWithVariants, takesVariants, variantInputs, variantProblems, type VariantDraft } from '../../lib/lab-variants';
+import { VariantPicker } from './VariantPicker';
 
 export function LabView({ status }: { status?: AppStatus }) {
   const toast = useToasts();
@@ -24,6 +26,9 @@ export function LabView({ status }: { status?: AppStatus }) {
   const history = useLabHistory();
   const [comparison, setComparison] = useState<LabRunComparison>();
   const restored = useRef(false);
+  const [variants, setVariants] = useState<VariantDraft[]>([]);
+  /** startLab's refusal of a variant (bad rules name the rule and field), shown under the picker until it is edited. */
+  const [variantError, setVariantError] = useState<string>();
 
   // After a reload: follow a run still in progress, else show the newest finished run.
   useEffect(() => {
@@ -80,19 +85,27 @@ export function LabView({ status }: { status?: AppStatus }) {
   const running = run?.state === 'running';
   const toggleCell = (id: CellId) => setConfig({ ...config, cells: cells.includes(id) ? cells.filter((c) => c !== id) : [...cells, id] });
   const target = config.target;
+  // The cells the run will have: each ticked proxy cell followed by its variant cells (`<cell>~<name>`).
+  const runCells = cellsWithVariants(
+    cells,
+    variants.map((v) => v.name),
+  );
+  const problems = variantProblems(variants);
+  const noProxyCell = variants.length > 0 && !cells.some(takesVariants);
   // Only cells being run can be the baseline: what the dropdown shows is what the run uses.
-  const baseline = formBaseline(cells, config.baseline);
-  const plan = baseline ? baselinePlan(cells, baseline) : [];
+  const baseline = formBaseline(runCells, config.baseline);
+  const plan = baseline ? baselinePlan(runCells, baseline) : [];
   const runs = config.runs ?? LAB_DEFAULTS.runs;
   const hint = runsHint(runs);
   const num = (name: 'images' | 'latencyMs' | 'runs') => ({ min: LAB_LIMITS[name].min, max: LAB_LIMITS[name].max, step: 1 });
   const start = async () => {
     setStarting(true);
     try {
-      const { runId } = await api.startLab({ ...config, baseline });
-      labStore.follow(runId, cells.length * runs);
+      const { runId } = await api.startLab({ ...config, baseline, ...(variants.length ? { variants: variantInputs(variants) } : {}) });
+      labStore.follow(runId, runCells.length * runs);
       setComparison(undefined);
     } catch (err) {
+      if (/variant/.test(errorMessage(err))) setVariantError(errorMessage(err));
       toast.error(err, 'The lab could not start');
     } finally {
       setStarting(false);
@@ -205,6 +218,16 @@ export function LabView({ status }: { status?: AppStatus }) {
                 </label>
               ))}
             </div>
+            <VariantPicker
+              variants={variants}
+              problems={problems}
+              noProxyCell={noProxyCell}
+              error={variantError}
+              onChange={(next) => {
+                setVariants(next);
+                setVariantError(undefined);
+              }}
+            />
             <div className="form-row" style={{ marginTop: 10 }}>
               <label htmlFor="lab-baseline">Baseline</label>
               <select
@@ -214,7 +237,7 @@ export function LabView({ status }: { status?: AppStatus }) {
                 onChange={(e) => setConfig({ ...config, baseline: e.target.value as LabRunConfig['baseline'] })}
                 data-testid="lab-baseline"
               >
-                {baselineChoices(cells).map((c) => (
+                {baselineChoices(runCells).map((c) => (
                   <option key={c} value={c}>
                     {c === 'direct' ? 'direct cell with the same HTTP/2 setting' : c}
                   </option>
@@ -224,7 +247,7 @@ export function LabView({ status }: { status?: AppStatus }) {
             </div>
             <ul className="muted baseline-plan" data-testid="lab-baseline-plan">
               {plan.map((p) => (
-                <li key={p.cell} className="mono">
+                <li key={p.cell} className="mono" data-testid="lab-plan-cell" data-cell={p.cell}>
                   {p.cell}{' '}
                   {p.vs ? (
                     `→ compared with ${p.vs}`
@@ -233,13 +256,16 @@ export function LabView({ status }: { status?: AppStatus }) {
                   ) : (
                     '— baseline'
                   )}
+                  {p.cell.includes('~') && p.vs !== p.cell.slice(0, p.cell.indexOf('~')) && (
+                    <span className="muted"> · its effect: vs {p.cell.slice(0, p.cell.indexOf('~'))}</span>
+                  )}
                 </li>
               ))}
             </ul>
             <div className="form-row" style={{ marginTop: 12 }}>
               <button
                 className="btn primary"
-                disabled={!options.available || running || starting || cells.length === 0 || !hint}
+                disabled={!options.available || running || starting || cells.length === 0 || !hint || problems.size > 0 || noProxyCell}
                 onClick={start}
                 data-testid="lab-run"
               >
@@ -255,7 +281,7 @@ export function LabView({ status }: { status?: AppStatus }) {
                 </button>
               )}
               <span className="muted">
-                {cells.length} cell{cells.length === 1 ? '' : 's'} × {runs} runs = {cells.length * runs} page loads
+                {runCells.length} cell{runCells.length === 1 ? '' : 's'} × {runs} runs = {runCells.length * runs} page loads
               </span>
             </div>
           </div>
