@@ -60,6 +60,15 @@ export function validateVariants(variants: readonly LabVariant[]): LabVariant[] 
       const e = err as NetlensError;
       throw new NetlensError(e.code ?? ErrorCodes.RULES_INVALID, `variant "${v.name}": ${e.message}`, { cause: err });
     }
+    // The lab's proxies run unattended: a paused request would wait out its timeout and be measured as a slow load.
+    const paused = rules.rules.find((r) => r.enabled !== false && r.actions.some((a) => a.type === 'breakpoint'));
+    if (paused) {
+      throw new NetlensError(
+        ErrorCodes.RULES_INVALID,
+        `variant "${v.name}": rule "${paused.name ?? paused.id}" has a breakpoint, and nobody can continue a paused request ` +
+          'in the lab (it would wait out its timeout and be measured as a slow load); remove the breakpoint or switch the rule off',
+      );
+    }
     return { name: v.name, file, rules };
   });
 }

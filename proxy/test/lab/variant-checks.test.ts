@@ -12,7 +12,7 @@ import { cellSettings } from '../../src/lab/cells.js';
 import { checkBudget, checkRegression, parseBudget } from '../../src/lab/checks.js';
 import { resolveLabConfig } from '../../src/lab/runner.js';
 import type { CellId, CellResult, LabResult } from '../../src/lab/types.js';
-import { checkVariantCellName, loadVariant } from '../../src/lab/variants.js';
+import { checkVariantCellName, loadVariant, validateVariants } from '../../src/lab/variants.js';
 import { cli } from '../cli/run-cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-variant-checks-'));
@@ -118,5 +118,18 @@ describe('a variant cell as the baseline cell', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/budget: unknown variant cell "proxy\+h2\+intercept~slowx" .*Valid variant cells: .*proxy\+h2\+intercept~slow/);
     expect(r.err).not.toMatch(/Lab: /); // no run started
+  });
+});
+
+describe('variant rules', () => {
+  it('refuses a variant whose enabled rule has a breakpoint (nobody can continue it in the lab), accepts it switched off', () => {
+    const pause = (enabled: boolean) => ({
+      version: 1,
+      rules: [{ id: 'p', name: 'pause api', enabled, match: {}, actions: [{ type: 'breakpoint', on: 'request' }] }],
+    });
+    expect(() => validateVariants([{ name: 'paused', file: '', rules: pause(true) as never }])).toThrow(
+      /variant "paused": rule "pause api" has a breakpoint/,
+    );
+    expect(validateVariants([{ name: 'paused', file: '', rules: pause(false) as never }])).toHaveLength(1);
   });
 });
