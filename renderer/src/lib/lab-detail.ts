@@ -35,7 +35,7 @@ export interface LabDetailRow {
   total?: number;
   /** The bar's width in % of the widest cell's, so bars of different cells share one scale. */
   barPct?: number;
-  /** `matched/browser requests in N runs`. */
+  /** `matched/browser requests in N runs` (summed over the aligned runs). */
   matched?: string;
   missing?: string;
 }

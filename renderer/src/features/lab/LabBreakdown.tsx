@@ -44,9 +44,7 @@ export function LabBreakdown({ result }: { result: LabResult }) {
               <th>Cell</th>
               <th className="num">Stalls per run</th>
               <th className="num">Stalled (wall clock)</th>
-              <th style={{ width: '45%' }}>Breakdown of the median request</th>
-              <th className="num">Sum</th>
-              <th className="num">Requests matched</th>
+              <th style={{ width: '100%' }}>Breakdown of the median request</th>
             </tr>
           </thead>
           <tbody>
@@ -60,30 +58,27 @@ export function LabBreakdown({ result }: { result: LabResult }) {
                   {r.stalls ?? '–'}
                 </td>
                 <td className="num" data-testid="lab-stalled">
-                  {formatMs(r.stalledMs)}
+                  {r.stalledMs === 0 ? '0 ms' : formatMs(r.stalledMs)}
                 </td>
                 {r.segments ? (
-                  <>
-                    <td className="stack-cell" data-testid="lab-breakdown-bar">
-                      <div className={`stack${r.naive ? ' naive-stripes' : ''}`} style={{ width: `${r.barPct}%` }}>
-                        {r.segments.map((s) => (
-                          <div
-                            key={s.part}
-                            data-part={s.part}
-                            style={{ width: `${s.widthPct}%`, background: s.color }}
-                            title={`${s.label}: ${formatMs(s.ms)}`}
-                          />
-                        ))}
-                      </div>
-                      <div className="stack-values muted" data-testid="lab-breakdown-values">
-                        {r.segments.map((s) => `${s.label} ${formatMs(s.ms)}`).join(' · ')}
-                      </div>
-                    </td>
-                    <td className="num">{formatMs(r.total)}</td>
-                    <td className="num">{r.matched}</td>
-                  </>
+                  <td className="stack-cell" data-testid="lab-breakdown-bar">
+                    <div className={`stack${r.naive ? ' naive-stripes' : ''}`} style={{ width: `${r.barPct}%` }}>
+                      {r.segments.map((s) => (
+                        <div
+                          key={s.part}
+                          data-part={s.part}
+                          style={{ width: `${s.widthPct}%`, background: s.color }}
+                          title={`${s.label}: ${formatMs(s.ms)}`}
+                        />
+                      ))}
+                    </div>
+                    <div className="stack-values muted">
+                      <span data-testid="lab-breakdown-values">{r.segments.map((s) => `${s.label} ${formatMs(s.ms)}`).join(' · ')}</span>
+                      {` — sum ${formatMs(r.total)}; requests matched: ${r.matched}`}
+                    </div>
+                  </td>
                 ) : (
-                  <td colSpan={3} className="wrap muted" data-testid="lab-no-breakdown">
+                  <td className="wrap muted" data-testid="lab-no-breakdown">
                     {r.missing}
                   </td>
                 )}

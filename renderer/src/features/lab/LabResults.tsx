@@ -29,8 +29,8 @@ function MetricChart({ result, metric, title }: { result: LabResult; metric: Met
       <h4>
         {title} — median, bars show min…max{naive.size > 0 && <span className="muted"> · striped: naive relay</span>}
       </h4>
-      <ResponsiveContainer width="100%" height={220}>
-        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 40, left: 8 }}>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 60, left: 8 }}>
           <CartesianGrid stroke="#3c4043" vertical={false} />
           <XAxis dataKey="cell" tick={{ fill: '#9aa0a6', fontSize: 10 }} angle={-20} textAnchor="end" interval={0} />
           <YAxis tick={{ fill: '#9aa0a6', fontSize: 10 }} unit=" ms" width={64} />
