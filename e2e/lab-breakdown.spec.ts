@@ -33,6 +33,9 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   await expect(row('proxy+h1+intercept').getByTestId('lab-stalled')).toHaveText('0 ms');
   await expect(row('proxy+h1+intercept').getByTestId('lab-stalls')).toHaveText('0 (0–2)');
   await expect(row('direct+h1').getByTestId('lab-stalls')).toHaveText('–');
+  // Counted without the wall-clock time (results written before stallWallMs): the count, no time.
+  await expect(row('proxy+h1+tunnel').getByTestId('lab-stalls')).toHaveText('0');
+  await expect(row('proxy+h1+tunnel').getByTestId('lab-stalled')).toHaveText('–');
 
   // Breakdown: five parts; the Nagle-on naive cell's time goes to "back" (the held bytes reach the browser late).
   await expect(slow.getByTestId('lab-breakdown-values')).toHaveText(
@@ -53,6 +56,8 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   await expect(mainRow('proxy+h1+intercept+naive+nagle').getByTestId('lab-naive')).toHaveText('naive relay');
   await expect(mainRow('proxy+h1+intercept').getByTestId('lab-naive')).toHaveCount(0);
   await expect(card.getByTestId('lab-naive')).toHaveCount(2);
+  await expect(slow.locator('.stack.naive-stripes')).toHaveCount(1);
+  await expect(row('proxy+h1+intercept').locator('.stack.naive-stripes')).toHaveCount(0);
   for (const metric of ['loadMs', 'ttfbMedianMs']) {
     const chart = page.getByTestId(`lab-chart-${metric}`);
     await expect(chart.locator('.recharts-bar-rectangle path')).toHaveCount(5);

@@ -57,7 +57,7 @@ function resultsTable(result: LabResult): string {
       : '';
     const base = isBase ? '<span class="tag">baseline</span>' : '';
     const vs = c.comparisons.loadMs?.baseline ?? c.comparisons.ttfbMedianMs?.baseline;
-    return `<tr><td class="mono">${esc(c.id)}${base}${noisy}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
+    return `<tr><td class="mono">${esc(c.id)}${base}${noisy}${naiveTag(c)}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
 <td class="n">${fmtMs(s?.median)}</td><td class="n">${fmtMs(s?.p95)}</td><td class="n">${s ? (s.cv * 100).toFixed(0) + '%' : '–'}</td>
 <td class="n">${ratio(c.comparisons.loadMs)}</td><td class="n">${pText(c.comparisons.loadMs?.p)}</td>${verdictCell(cellVerdict(c, 'loadMs', isBase))}
 <td class="n">${fmtMs(t?.median)}</td>

@@ -139,7 +139,8 @@ const parts = (queue: number, clientLeg: number, proxy: number, upstream: number
 
 /**
  * The Nagle story (docs/lab.md, "Nagle and the relay's writes"): the naive relay with Nagle on stalls ~190 times a run
- * and is slowest; the intercepting cells have a browser/proxy breakdown, the direct and tunnel cells none.
+ * and is slowest; the intercepting cells have a browser/proxy breakdown, the direct and tunnel cells none. The tunnel
+ * cell's runs have a stall count but no `stallWallMs`, as in results.json files written before it.
  */
 export const NAGLE_STORY: FakeCell[] = [
   { cell: 'direct+h1', loadMs: [1600, 1620, 1590, 1610, 1605], ttfbMs: [21, 22, 20, 21, 22] },

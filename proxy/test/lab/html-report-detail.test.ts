@@ -72,6 +72,9 @@ describe('HTML report: stalls and breakdown per cell', () => {
   it('marks the naive-relay cells: tagged in the table, striped and tagged in every chart', () => {
     expect(detailRow(html, 'proxy+h1+intercept+naive+nagle')).toContain('<span class="tag naive"');
     expect(detailRow(html, 'proxy+h1+intercept')).not.toContain('naive relay');
+    // The results table too.
+    const results = html.slice(html.indexOf('<h2>Results</h2>'), html.indexOf('<h2>Charts</h2>'));
+    expect(results.match(/<span class="tag naive"/g)).toHaveLength(2);
     for (const title of ['Page load time', 'TTFB', 'Nagle/delayed-ACK stalls', 'Where the browser’s time went']) {
       expect(svg(html, title).match(/class="tag-naive"> · naive relay</g), title).toHaveLength(2);
     }
