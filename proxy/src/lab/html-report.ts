@@ -10,7 +10,17 @@ import { baselineFor } from './cells.js';
 import { minPValue } from './limits.js';
 import { readRunDir } from './history.js';
 import { targetLabel } from './history.js';
-import { BREAKDOWN_SEGMENTS, isNaiveRelay, missingBreakdownReason, NAIVE_RELAY_NOTE, stallCountText, stallWallMs } from './cell-detail.js';
+import {
+  BREAKDOWN_SEGMENTS,
+  isNaiveRelay,
+  matchedText,
+  missingBreakdownReason,
+  NAIVE_RELAY_NOTE,
+  readBreakdown,
+  readStalls,
+  stallCountText,
+  stallWallMs,
+} from './cell-detail.js';
 import { barChart, esc, fmtMs, stackedBarChart, waterfallEntries, waterfallSvg, type WaterfallEntry } from './report-svg.js';
 import type { CellId, CellResult, Comparison, LabResult, MetricName } from './types.js';
 import { cellVerdict, isNoisy, type Verdict } from './verdict.js';
@@ -94,19 +104,20 @@ const naiveTag = (c: CellResult) =>
 function stallsAndBreakdown(result: LabResult): string {
   const rows = result.cells.map((c) => {
     const wall = stallWallMs(c);
-    const stalls = c.stalls
+    const stalls = readStalls(c)
       ? `<td class="n" data-stalls>${esc(stallCountText(c))}</td><td class="n">${wall === undefined ? '–' : fmtMs(wall)}</td>`
       : '<td class="n" data-stalls>–</td><td class="n">–</td>';
-    const b = c.breakdown;
+    const b = readBreakdown(c);
     const parts = b
       ? BREAKDOWN_SEGMENTS.map((s) => `<td class="n">${fmtMs(b.median[s.part])}</td>`).join('') +
-        `<td class="n">${b.matched}/${b.browserEntries} in ${b.runs} run${b.runs === 1 ? '' : 's'}</td>`
+        `<td class="n">${esc(matchedText(b))}</td>`
       : `<td colspan="${BREAKDOWN_SEGMENTS.length + 1}" class="missing" data-no-breakdown>${esc(missingBreakdownReason(c))}</td>`;
     return `<tr><td class="mono">${esc(c.id)}${naiveTag(c)}</td>${stalls}${parts}</tr>`;
   });
-  const stallData = result.cells.flatMap((c) =>
-    c.stalls ? [{ label: c.id, median: c.stalls.median, min: c.stalls.min, max: c.stalls.max, ...naiveMark(c) }] : [],
-  );
+  const stallData = result.cells.flatMap((c) => {
+    const s = readStalls(c);
+    return s ? [{ label: c.id, median: s.median, min: s.min, max: s.max, ...naiveMark(c) }] : [];
+  });
   const count = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : String(Math.round(v * 10) / 10));
   const stallChart = stallData.length
     ? barChart('Nagle/delayed-ACK stalls per run — median, whiskers min…max', stallData, count)
@@ -118,13 +129,16 @@ proxy uses the naive relay: ${esc(NAIVE_RELAY_NOTE.replace(/^naive relay: /, '')
   const breakdownChart = stackedBarChart(
     'Where the browser’s time went — per-part median over the aligned runs',
     BREAKDOWN_SEGMENTS,
-    result.cells.map((c) => ({
-      label: c.id,
-      ...(c.breakdown
-        ? { parts: BREAKDOWN_SEGMENTS.map((s) => ({ label: s.label, color: s.color, value: c.breakdown!.median[s.part] })) }
-        : { missing: missingBreakdownReason(c, true) }),
-      ...naiveMark(c),
-    })),
+    result.cells.map((c) => {
+      const b = readBreakdown(c);
+      return {
+        label: c.id,
+        ...(b
+          ? { parts: BREAKDOWN_SEGMENTS.map((s) => ({ label: s.label, color: s.color, value: b.median[s.part] })) }
+          : { missing: missingBreakdownReason(c, true) }),
+        ...naiveMark(c),
+      };
+    }),
   );
   return `<h2>Stalls and where the browser’s time went</h2>
 <table><thead><tr><th>Cell</th><th>Stalls per run</th><th>Stalled (wall clock)</th>

@@ -2,9 +2,12 @@
  * The HTML report's stalls and browser/proxy breakdown per cell, and the naive-relay
  * cells marked in its charts (renderHtmlReport on synthetic results, no browser).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/lab/html-report.js';
 import { formatTable } from '../../src/lab/report.js';
+import { parseLabResult } from '../../src/lab/result-file.js';
+import { damageOf } from './damage.js';
 import { fakeResult, NAGLE_STORY, WALKTHROUGH } from './fake-result.js';
 
 /** The table row of `cell` in the "Stalls and where the browser’s time went" table. */
@@ -67,6 +70,12 @@ describe('HTML report: stalls and breakdown per cell', () => {
     expect(cellsText(detailRow(unaligned, 'proxy+h2+intercept'))).toContain(`${none}no run was aligned`);
     expect(unaligned).toContain('No cell counted stalls');
     expect(unaligned).not.toContain('naive relay');
+    // A breakdown a hand edit broke is not "no alignment": the report says it cannot be read.
+    const edited = fakeResult(NAGLE_STORY);
+    (edited.cells[2] as { breakdown: unknown }).breakdown = { median: { queue: 'x' } };
+    expect(cellsText(detailRow(renderHtmlReport(edited), 'proxy+h1+intercept'))).toContain(
+      'The breakdown stored in results.json cannot be read.',
+    );
   });
 
   it('marks the naive-relay cells: tagged in the table, striped and tagged in every chart', () => {
@@ -90,5 +99,29 @@ describe('HTML report: stalls and breakdown per cell', () => {
       .split('\n')
       .find((l) => l.startsWith('proxy+h1+intercept+naive+nagle '));
     expect(line).toMatch(/ 189 \(184–194\) /);
+  });
+
+  it('damaged stalls, breakdowns and alignments (a hand edit, an old version): the report and the table are still written', () => {
+    // Damage only inside cells[].stalls, cells[].breakdown and runs' proxy/alignment, where the generic fuzz rarely lands.
+    const { damage, apply } = damageOf(fakeResult(NAGLE_STORY), (p) =>
+      ['stalls', 'breakdown', 'proxy', 'alignment'].includes(String(p[2])),
+    );
+    let read = 0;
+    fc.assert(
+      fc.property(damage, (edits) => {
+        let result;
+        try {
+          result = parseLabResult(apply(edits));
+        } catch (err) {
+          expect((err as { code?: string }).code).toBe('NL_LAB_RESULT_INVALID');
+          return;
+        }
+        read++;
+        expect(renderHtmlReport(result)).toContain('<h2>Stalls and where the browser’s time went</h2>');
+        formatTable(result);
+      }),
+      { seed: 42, numRuns: 300 },
+    );
+    expect(read).toBeGreaterThan(0);
   });
 });

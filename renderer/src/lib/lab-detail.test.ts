@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseLabResult } from '../../../proxy/src/lab/result-file';
+import { damageOf } from '../../../proxy/test/lab/damage';
 import { fakeResult, NAGLE_STORY, WALKTHROUGH } from '../../../proxy/test/lab/fake-result';
 import { labDetailRows } from './lab-detail';
 
@@ -34,5 +37,29 @@ describe('labDetailRows', () => {
     const unaligned = labDetailRows(fakeResult(WALKTHROUGH));
     expect(unaligned.map((r) => r.missing)).toEqual([expect.stringMatching(/direct cell/), expect.stringMatching(/no run was aligned/)]);
     expect(unaligned.some((r) => r.naive)).toBe(false);
+  });
+
+  it('copes with damaged stalls, breakdowns and alignments: rows for every cell, widths that are numbers', () => {
+    const { damage, apply } = damageOf(fakeResult(NAGLE_STORY), (p) =>
+      ['stalls', 'breakdown', 'proxy', 'alignment'].includes(String(p[2])),
+    );
+    fc.assert(
+      fc.property(damage, (edits) => {
+        let result;
+        try {
+          result = parseLabResult(apply(edits));
+        } catch {
+          return;
+        }
+        const rows = labDetailRows(result);
+        expect(rows).toHaveLength(result.cells.length);
+        for (const r of rows) {
+          expect(r.segments !== undefined || typeof r.missing === 'string').toBe(true);
+          for (const s of r.segments ?? []) expect(Number.isFinite(s.widthPct)).toBe(true);
+          if (r.segments) expect(Number.isFinite(r.barPct)).toBe(true);
+        }
+      }),
+      { seed: 42, numRuns: 300 },
+    );
   });
 });

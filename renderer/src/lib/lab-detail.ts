@@ -7,7 +7,10 @@ import {
   BREAKDOWN_SEGMENTS,
   breakdownTotal,
   isNaiveRelay,
+  matchedText,
   missingBreakdownReason,
+  readBreakdown,
+  readStalls,
   stallCountText,
   stallWallMs,
   type BreakdownPart,
@@ -41,11 +44,17 @@ export interface LabDetailRow {
 }
 
 export function labDetailRows(result: LabResult): LabDetailRow[] {
-  const max = Math.max(0, ...result.cells.map((c) => (c.breakdown ? breakdownTotal(c.breakdown.median) : 0)));
+  const max = Math.max(
+    0,
+    ...result.cells.map((c) => {
+      const b = readBreakdown(c);
+      return b ? breakdownTotal(b.median) : 0;
+    }),
+  );
   return result.cells.map((c) => {
-    const b = c.breakdown;
+    const b = readBreakdown(c);
     const row: LabDetailRow = { cell: c.id, naive: isNaiveRelay(c) };
-    if (c.stalls) {
+    if (readStalls(c)) {
       row.stalls = stallCountText(c);
       row.stalledMs = stallWallMs(c);
     }
@@ -57,7 +66,7 @@ export function labDetailRows(result: LabResult): LabDetailRow[] {
       });
       row.total = total;
       row.barPct = max > 0 ? (total / max) * 100 : 0;
-      row.matched = `${b.matched}/${b.browserEntries} in ${b.runs} run${b.runs === 1 ? '' : 's'}`;
+      row.matched = matchedText(b);
     } else {
       row.missing = missingBreakdownReason(c);
     }
