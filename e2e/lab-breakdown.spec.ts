@@ -20,7 +20,7 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   await expect(page.getByTestId('lab-results')).toBeVisible();
 
   const card = page.getByTestId('lab-breakdown');
-  const row = (cell: string) => card.locator(`[data-testid="lab-breakdown-row"][data-cell="${cell}"]`);
+  const row = (cell: string) => card.locator(`[data-breakdown-cell="${cell}"]`);
   await expect(card.getByTestId('lab-breakdown-row')).toHaveCount(5);
   await expect(card.getByTestId('lab-breakdown-legend')).toHaveText(
     /browser queue.*client leg.*proxy.*upstream.*back.*striped: naive relay/,

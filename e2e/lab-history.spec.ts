@@ -146,7 +146,7 @@ test('a real run is in the history after a reload, and "Export report" writes an
   await expect(page.getByTestId('lab-table-row')).toHaveCount(2);
   await expect(page.getByTestId('lab-history-row')).toHaveCount(1);
   // A real run's intercepting cell is aligned: its breakdown and stall count show; the direct cell says why it has none.
-  const breakdown = (cell: string) => page.locator(`[data-testid="lab-breakdown-row"][data-cell="${cell}"]`);
+  const breakdown = (cell: string) => page.locator(`[data-breakdown-cell="${cell}"]`);
   await expect(breakdown('proxy+h2+intercept').getByTestId('lab-breakdown-values')).toContainText('upstream');
   await expect(breakdown('proxy+h2+intercept').getByTestId('lab-stalls')).toHaveText(/^\d/);
   await expect(breakdown('direct+h2').getByTestId('lab-no-breakdown')).toContainText('a direct cell');

@@ -49,7 +49,7 @@ export function LabBreakdown({ result }: { result: LabResult }) {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={r.cell} data-testid="lab-breakdown-row" data-cell={r.cell}>
+              <tr key={r.cell} data-testid="lab-breakdown-row" data-breakdown-cell={r.cell}>
                 <td className="mono">
                   {r.cell}
                   {r.naive && <NaiveTag />}
