@@ -80,7 +80,8 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
     expect(on.stalls!.medianWallMs).toBeLessThanOrEqual(on.stats.loadMs!.max);
 
     console.log(
-      `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off); ` +
+      `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off), ` +
+        `stalled ${on.stalls!.medianWallMs} ms wall-clock per run; ` +
         `median load ${on.stats.loadMs!.median.toFixed(0)} vs ${off.stats.loadMs!.median.toFixed(0)} ms`,
     );
     expect(result.effects).toContainEqual(expect.objectContaining({ dimension: 'nagle', cell: on.id, versus: off.id }));
