@@ -145,6 +145,11 @@ test('a real run is in the history after a reload, and "Export report" writes an
   await expect(page.getByTestId('lab-results')).toBeVisible();
   await expect(page.getByTestId('lab-table-row')).toHaveCount(2);
   await expect(page.getByTestId('lab-history-row')).toHaveCount(1);
+  // A real run's intercepting cell is aligned: its breakdown and stall count show; the direct cell says why it has none.
+  const breakdown = (cell: string) => page.locator(`[data-breakdown-cell="${cell}"]`);
+  await expect(breakdown('proxy+h2+intercept').getByTestId('lab-breakdown-values')).toContainText('upstream');
+  await expect(breakdown('proxy+h2+intercept').getByTestId('lab-stalls')).toHaveText(/^\d/);
+  await expect(breakdown('direct+h2').getByTestId('lab-no-breakdown')).toContainText('a direct cell');
 
   const download = page.waitForEvent('download');
   await page.getByTestId('lab-export-report').click();
@@ -162,7 +167,9 @@ test('a real run is in the history after a reload, and "Export report" writes an
   report.on('request', (r) => requests.push(r.url()));
   await report.goto(`file://${file}`);
   await expect(report.locator('h1')).toContainText('Netlens lab report');
-  await expect(report.locator('svg.chart')).toHaveCount(2);
+  // Load time, TTFB, stalls per run (the proxy cell counts them), and the breakdown (stacked).
+  await expect(report.locator('svg.chart')).toHaveCount(4);
+  await expect(report.locator('svg.chart.stacked')).toContainText('No breakdown: no alignment was made (direct cell)');
   await expect(report.locator('svg.wf')).toHaveCount(2);
   expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
   await report.screenshot({ path: path.join(ARTIFACTS, 'lab-report-top.png') });

@@ -80,8 +80,14 @@ export function stallStats(runs: readonly RunMeasurement[]): CellResult['stalls'
   const counted = runs.filter((r) => r.ok && typeof r.proxy?.stalls === 'number');
   if (counted.length === 0) return undefined;
   const counts = counted.map((r) => r.proxy!.stalls!);
-  const ms = counted.map((r) => r.proxy!.stallMs ?? 0);
-  return { runs: counted.length, median: median(counts), min: Math.min(...counts), max: Math.max(...counts), medianMs: median(ms) };
+  const wall = counted.map((r) => r.proxy!.stallWallMs).filter((v): v is number => typeof v === 'number');
+  return {
+    runs: counted.length,
+    median: median(counts),
+    min: Math.min(...counts),
+    max: Math.max(...counts),
+    ...(wall.length ? { medianWallMs: median(wall) } : {}),
+  };
 }
 
 function median(values: readonly number[]): number {

@@ -10,7 +10,18 @@ import { baselineFor } from './cells.js';
 import { minPValue } from './limits.js';
 import { readRunDir } from './history.js';
 import { targetLabel } from './history.js';
-import { barChart, esc, fmtMs, waterfallEntries, waterfallSvg, type WaterfallEntry } from './report-svg.js';
+import {
+  BREAKDOWN_SEGMENTS,
+  isNaiveRelay,
+  matchedText,
+  missingBreakdownReason,
+  NAIVE_RELAY_NOTE,
+  readBreakdown,
+  readStalls,
+  stallCountText,
+  stallWallMs,
+} from './cell-detail.js';
+import { barChart, esc, fmtMs, stackedBarChart, waterfallEntries, waterfallSvg, type WaterfallEntry } from './report-svg.js';
 import type { CellId, CellResult, Comparison, LabResult, MetricName } from './types.js';
 import { cellVerdict, isNoisy, type Verdict } from './verdict.js';
 
@@ -37,6 +48,8 @@ svg text{font:11px system-ui,sans-serif;fill:#3c4043}svg .ttl{font-weight:600;fo
 svg .wfn{font:10px ui-monospace,monospace}svg .bad{fill:#b3261e}.sc{fill:#f9ab00}.sw{fill:#34a853}.sr{fill:#1a73e8}
 .legend span{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:middle}
 .legend .sc{background:#f9ab00}.legend .sw{background:#34a853}.legend .sr{background:#1a73e8}td.n{white-space:nowrap}
+svg .tag-naive{fill:#7a4b00;font-weight:600}svg .missing{fill:#5f6368;font-style:italic}.tag.naive{background:#fbe3b1;color:#7a4b00}
+td.missing{color:#5f6368;font-style:italic}
 @media print{h2{break-after:avoid}svg{max-width:100%;height:auto}}`;
 
 function verdictCell(v: Verdict): string {
@@ -54,7 +67,7 @@ function resultsTable(result: LabResult): string {
       : '';
     const base = isBase ? '<span class="tag">baseline</span>' : '';
     const vs = c.comparisons.loadMs?.baseline ?? c.comparisons.ttfbMedianMs?.baseline;
-    return `<tr><td class="mono">${esc(c.id)}${base}${noisy}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
+    return `<tr><td class="mono">${esc(c.id)}${base}${noisy}${naiveTag(c)}</td><td class="n">${ok}/${c.runs.length}</td><td class="mono">${esc(vs ?? '–')}</td>
 <td class="n">${fmtMs(s?.median)}</td><td class="n">${fmtMs(s?.p95)}</td><td class="n">${s ? (s.cv * 100).toFixed(0) + '%' : '–'}</td>
 <td class="n">${ratio(c.comparisons.loadMs)}</td><td class="n">${pText(c.comparisons.loadMs?.p)}</td>${verdictCell(cellVerdict(c, 'loadMs', isBase))}
 <td class="n">${fmtMs(t?.median)}</td>
@@ -76,9 +89,69 @@ function resultsTable(result: LabResult): string {
 function chart(result: LabResult, metric: MetricName, title: string): string {
   const data = result.cells.flatMap((c) => {
     const s = c.stats[metric];
-    return s ? [{ label: c.id, median: s.median, min: s.min, max: s.max, warn: metric === 'loadMs' && isNoisy(c) }] : [];
+    return s ? [{ label: c.id, median: s.median, min: s.min, max: s.max, warn: metric === 'loadMs' && isNoisy(c), ...naiveMark(c) }] : [];
   });
   return data.length ? barChart(title, data) : '';
+}
+
+/** Naive-relay cells are striped and tagged in every chart, so a reader sees which cells relay naively. */
+const naiveMark = (c: CellResult) => (isNaiveRelay(c) ? { striped: true, tag: 'naive relay' } : {});
+
+const naiveTag = (c: CellResult) =>
+  isNaiveRelay(c) ? `<span class="tag naive" title="${esc(NAIVE_RELAY_NOTE)}" data-naive>naive relay</span>` : '';
+
+/** Per cell: Nagle/delayed-ACK stalls per run and the browser/proxy breakdown, as a table and two charts. */
+function stallsAndBreakdown(result: LabResult): string {
+  const rows = result.cells.map((c) => {
+    const wall = stallWallMs(c);
+    const stalls = readStalls(c)
+      ? `<td class="n" data-stalls>${esc(stallCountText(c))}</td><td class="n">${wall === undefined ? '–' : fmtMs(wall)}</td>`
+      : '<td class="n" data-stalls>–</td><td class="n">–</td>';
+    const b = readBreakdown(c);
+    const parts = b
+      ? BREAKDOWN_SEGMENTS.map((s) => `<td class="n">${fmtMs(b.median[s.part])}</td>`).join('') +
+        `<td class="n">${esc(matchedText(b))}</td>`
+      : `<td colspan="${BREAKDOWN_SEGMENTS.length + 1}" class="missing" data-no-breakdown>${esc(missingBreakdownReason(c))}</td>`;
+    return `<tr><td class="mono">${esc(c.id)}${naiveTag(c)}</td>${stalls}${parts}</tr>`;
+  });
+  const stallData = result.cells.flatMap((c) => {
+    const s = readStalls(c);
+    return s ? [{ label: c.id, median: s.median, min: s.min, max: s.max, ...naiveMark(c) }] : [];
+  });
+  const count = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : String(Math.round(v * 10) / 10));
+  const stallChart = stallData.length
+    ? barChart('Nagle/delayed-ACK stalls per run — median, whiskers min…max', stallData, count)
+    : '<p class="muted" data-no-stalls>No cell counted stalls: only Netlens proxy cells have a socket timeline to count them on.</p>';
+  const naive = result.cells.some(isNaiveRelay)
+    ? `<p class="muted">Striped bars tagged “naive relay” (and the <span class="tag naive">naive relay</span> tag) mark the cells whose
+proxy uses the naive relay: ${esc(NAIVE_RELAY_NOTE.replace(/^naive relay: /, ''))}.</p>`
+    : '';
+  const breakdownChart = stackedBarChart(
+    'Where the browser’s time went — per-part median over the aligned runs',
+    BREAKDOWN_SEGMENTS,
+    result.cells.map((c) => {
+      const b = readBreakdown(c);
+      return {
+        label: c.id,
+        ...(b
+          ? { parts: BREAKDOWN_SEGMENTS.map((s) => ({ label: s.label, color: s.color, value: b.median[s.part] })) }
+          : { missing: missingBreakdownReason(c, true) }),
+        ...naiveMark(c),
+      };
+    }),
+  );
+  return `<h2>Stalls and where the browser’s time went</h2>
+<table><thead><tr><th>Cell</th><th>Stalls per run</th><th>Stalled (wall clock)</th>
+${BREAKDOWN_SEGMENTS.map((s) => `<th>${esc(s.label[0].toUpperCase() + s.label.slice(1))}</th>`).join('')}<th>Requests matched</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>
+<p class="muted">Stalls = Nagle/delayed-ACK stalls the proxy's socket timeline flagged in a run: median per run, (fewest–most).
+Stalled (wall clock) = median per run of the time during which at least one connection was stalled (stalls on parallel
+connections that overlap count once). The five parts (docs/timings.md) cut each matched request's browser time: queued in
+the browser, the client leg to the proxy, the proxy's own time, upstream, and the way back; each is the median over the
+cell's aligned runs of the run's median, so their sum is close to, not exactly, a median request's time.</p>
+${naive}
+${stallChart}
+${breakdownChart}`;
 }
 
 function effectsTable(result: LabResult): string {
@@ -168,6 +241,7 @@ magnitude from Cliff's delta. TTFB = each run's median time to first byte.</p>
 <h2>Charts</h2>
 ${chart(result, 'loadMs', 'Page load time — median, whiskers min…max')}
 ${chart(result, 'ttfbMedianMs', 'TTFB (median per run) — median, whiskers min…max')}
+${stallsAndBreakdown(result)}
 ${effectsTable(result)}
 ${waterfalls(result, hars)}
 ${failList}

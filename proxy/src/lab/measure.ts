@@ -68,9 +68,10 @@ export function proxyMetrics(
   };
 }
 
-function stallCounts(connections: readonly ConnectionTimeline[]): { stalls: number; stallMs: number } {
+/** The count, and the wall-clock time stalled (overlaps merged), not the sum of every connection's waits. */
+function stallCounts(connections: readonly ConnectionTimeline[]): { stalls: number; stallWallMs: number } {
   const s = summarizeStalls(connections);
-  return { stalls: s.count, stallMs: s.ms };
+  return { stalls: s.count, stallWallMs: s.wallMs };
 }
 
 /** Sampling interval of the event-loop delay monitor (ms). */

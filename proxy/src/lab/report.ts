@@ -6,6 +6,7 @@ import { baselineFor } from './cells.js';
 import { minPValue, NOISY_CV } from './limits.js';
 import type { CellResult, LabProgress, LabResult, MetricStats } from './types.js';
 import { cellVerdict, isNoisy } from './verdict.js';
+import { stallCountText } from './cell-detail.js';
 
 const ms = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
@@ -26,14 +27,6 @@ function verdicts(c: CellResult, baseline: LabResult['config']['baseline']): [st
   const ttfb = cellVerdict(c, 'ttfbMedianMs', isBase);
   const noisy = isNoisy(c) ? ` — NOISY: load CV ${((c.stats.loadMs?.cv ?? 0) * 100).toFixed(0)}% > ${NOISY_CV * 100}%` : '';
   return [load + noisy, ttfb.kind === 'none' || ttfb.kind === 'baseline' ? '-' : ttfb.text];
-}
-
-/** Median stalls per run, with the range when runs differ, e.g. `31 (12–40)`; `-` when none were counted. */
-function stallsText(c: CellResult): string {
-  const s = c.stalls;
-  if (!s) return '-';
-  const med = Number.isInteger(s.median) ? String(s.median) : s.median.toFixed(1);
-  return s.min === s.max ? med : `${med} (${s.min}–${s.max})`;
 }
 
 /** The per-cell table: load time stats, ratio to baseline, p-value, Cliff's delta, TTFB, connections. */
@@ -87,7 +80,7 @@ export function formatTable(result: LabResult): string {
       tcmp ? pValue(tcmp.p) : '-',
       conns.length ? String(conns[Math.floor(conns.length / 2)]) : '-',
       protos || '-',
-      stallsText(c),
+      stallCountText(c),
       ...verdicts(c, result.config.baseline),
     ];
   });

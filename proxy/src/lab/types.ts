@@ -216,9 +216,14 @@ export interface RunMeasurement {
     upstreamWaitMeanMs?: number;
     /** Upstream protocols seen, e.g. `{ h2: 54 }`. */
     protocols: Record<string, number>;
-    /** Nagle/delayed-ACK stalls the socket timeline flagged in the run and their time, ms (timeline/stalls.ts); absent when it was off. */
+    /** Nagle/delayed-ACK stalls the socket timeline flagged in the run (timeline/stalls.ts); absent when it was off. */
     stalls?: number;
-    stallMs?: number;
+    /**
+     * Wall-clock time during which at least one of the proxy's connections was stalled, ms: the union of the
+     * stalls' intervals, overlaps merged (stalls on parallel connections count once). Files written before it
+     * have `stallMs` instead, the stall times summed over connections, which overstates the time lost.
+     */
+    stallWallMs?: number;
   };
   /**
    * Event-loop delay during the run of the proxy's own process (proxy cells)
@@ -313,9 +318,11 @@ export interface CellResult {
   /**
    * Nagle/delayed-ACK stalls on the proxy's sockets (`RunMeasurement.proxy.stalls`), over the
    * successful runs that counted them: median per run, the fewest and most in one run, and the
-   * median stalled time per run (ms). Absent for direct and via cells and when no run counted them.
+   * median wall-clock stalled time per run (`stallWallMs`, ms; absent when no run had it: files
+   * written before it have `medianMs`, a median of summed stall times). Absent for direct and via
+   * cells and when no run counted them.
    */
-  stalls?: { runs: number; median: number; min: number; max: number; medianMs: number };
+  stalls?: { runs: number; median: number; min: number; max: number; medianWallMs?: number };
   /** Where the browser's time went, per-part median over the aligned runs (lab/alignment.ts); absent without aligned runs. */
   breakdown?: CellBreakdown;
 }

@@ -46,7 +46,10 @@ export interface StallSummary {
   stalls: Stall[];
   byExchange: Map<string, { count: number; ms: number }>;
   count: number;
+  /** Every stall's time added up: stalls on parallel connections count once each, so this can exceed the session's length. */
   ms: number;
+  /** Wall-clock time during which at least one connection was stalled (overlapping stalls merged, `stallWallMs`). */
+  wallMs: number;
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -113,5 +116,27 @@ export function summarizeStalls(connections: readonly ConnectionTimeline[], rule
     x.ms = round(x.ms + s.ms);
     byExchange.set(s.exchangeId, x);
   }
-  return { stalls, byExchange, count: stalls.length, ms: round(ms) };
+  return { stalls, byExchange, count: stalls.length, ms: round(ms), wallMs: stallWallMs(stalls) };
+}
+
+/**
+ * Wall-clock time covered by the stalls, ms: the union of their intervals (`at` .. `at + ms`),
+ * overlapping ones merged. Six browser connections stalled during the same 40 ms lose the page
+ * 40 ms, not 240 ms: this, not the sum, is the time a page load can have lost to them.
+ */
+export function stallWallMs(stalls: readonly Pick<Stall, 'at' | 'ms'>[]): number {
+  const spans = stalls.filter((s) => s.ms > 0).map((s) => [s.at, s.at + s.ms] as const);
+  spans.sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let from = -Infinity;
+  let to = -Infinity;
+  for (const [a, b] of spans) {
+    if (a > to) {
+      if (to > from) total += to - from;
+      from = a;
+      to = b;
+    } else if (b > to) to = b;
+  }
+  if (to > from) total += to - from;
+  return round(total);
 }

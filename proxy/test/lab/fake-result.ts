@@ -1,11 +1,23 @@
 /** A LabResult built from synthetic runs (analyze() does the statistics). No Node imports: the renderer's tests use it too. */
 import { analyze, effects } from '../../src/lab/analyze.js';
-import { LAB_SCHEMA_VERSION, type CellId, type LabResult, type LabTarget, type RunMeasurement } from '../../src/lab/types.js';
+import {
+  LAB_SCHEMA_VERSION,
+  type AlignmentBreakdown,
+  type CellId,
+  type LabResult,
+  type LabTarget,
+  type RunMeasurement,
+} from '../../src/lab/types.js';
 
 export interface FakeCell {
   cell: CellId;
   loadMs: number[];
   ttfbMs: number[];
+  /** Proxy cells: stalls counted per run, and the wall-clock time stalled per run (ms). */
+  stalls?: number[];
+  stallWallMs?: number[];
+  /** Proxy cells: each run's median breakdown (the run is then aligned, 3 of 3 requests matched). */
+  breakdown?: AlignmentBreakdown[];
 }
 
 export function fakeResult(
@@ -30,6 +42,31 @@ export function fakeResult(
         requests: 3,
         connections: 1,
         ...(options.withHars ? { browserHar: `har/${stem}.browser.har` } : {}),
+        ...(c.stalls
+          ? {
+              proxy: {
+                exchanges: 3,
+                errors: 0,
+                upstreamConnections: 1,
+                protocols: {},
+                stalls: c.stalls[round],
+                ...(c.stallWallMs ? { stallWallMs: c.stallWallMs[round] } : {}),
+              },
+            }
+          : {}),
+        ...(c.breakdown
+          ? {
+              alignment: {
+                matched: 3,
+                browserEntries: 3,
+                proxyEntries: 3,
+                unmatchedBrowser: 0,
+                unmatchedProxy: 0,
+                offsetMs: 0,
+                medianBreakdown: c.breakdown[round],
+              },
+            }
+          : {}),
       });
     });
   }
@@ -90,4 +127,46 @@ export function fakeHar(n: number, host = 'https://127.0.0.1:1234'): unknown {
 export const WALKTHROUGH: FakeCell[] = [
   { cell: 'direct+h2', loadMs: [1000, 1010, 990, 1005, 995], ttfbMs: [75, 74, 76, 77, 73] },
   { cell: 'proxy+h2+intercept', loadMs: [1000, 1300, 800, 1200, 900], ttfbMs: [486, 480, 490, 470, 500] },
+];
+
+const parts = (queue: number, clientLeg: number, proxy: number, upstream: number, back: number): AlignmentBreakdown => ({
+  queue,
+  clientLeg,
+  proxy,
+  upstream,
+  back,
+});
+
+/**
+ * The Nagle story (docs/lab.md, "Nagle and the relay's writes"): the naive relay with Nagle on stalls ~190 times a run
+ * and is slowest; the intercepting cells have a browser/proxy breakdown, the direct and tunnel cells none. The tunnel
+ * cell's runs have a stall count but no `stallWallMs`, as in results.json files written before it.
+ */
+export const NAGLE_STORY: FakeCell[] = [
+  { cell: 'direct+h1', loadMs: [1600, 1620, 1590, 1610, 1605], ttfbMs: [21, 22, 20, 21, 22] },
+  { cell: 'proxy+h1+tunnel', loadMs: [1700, 1690, 1720, 1710, 1705], ttfbMs: [23, 24, 22, 23, 23], stalls: [0, 0, 0, 0, 0] },
+  {
+    cell: 'proxy+h1+intercept',
+    loadMs: [1690, 1700, 1680, 1720, 1710],
+    ttfbMs: [25, 26, 24, 25, 26],
+    stalls: [0, 1, 0, 2, 0],
+    stallWallMs: [0, 41, 0, 43, 0],
+    breakdown: Array.from({ length: 5 }, (_, i) => parts(2 + i * 0.1, 6, 1.5, 22, 3)),
+  },
+  {
+    cell: 'proxy+h1+intercept+naive',
+    loadMs: [1710, 1730, 1700, 1720, 1690],
+    ttfbMs: [26, 25, 27, 26, 25],
+    stalls: [0, 0, 0, 0, 0],
+    stallWallMs: [0, 0, 0, 0, 0],
+    breakdown: Array.from({ length: 5 }, () => parts(2, 6, 2, 22, 3)),
+  },
+  {
+    cell: 'proxy+h1+intercept+naive+nagle',
+    loadMs: [3190, 3200, 3104, 3475, 3517],
+    ttfbMs: [28, 29, 27, 28, 30],
+    stalls: [189, 184, 194, 190, 186],
+    stallWallMs: [1510, 1480, 1540, 1525, 1500],
+    breakdown: Array.from({ length: 5 }, () => parts(2, 6, 2, 22, 44)),
+  },
 ];

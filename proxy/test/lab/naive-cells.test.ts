@@ -76,7 +76,7 @@ describe('naive-relay cells', () => {
       requests: 3,
       ...(stalls === undefined
         ? {}
-        : { proxy: { exchanges: 3, errors: 0, upstreamConnections: 1, protocols: {}, stalls, stallMs: stalls * 40 } }),
+        : { proxy: { exchanges: 3, errors: 0, upstreamConnections: 1, protocols: {}, stalls, stallWallMs: stalls * 40 } }),
     });
     const runs = [
       ...[30, 12, 40].map((n, i) => run('proxy+h1+intercept+naive+nagle', i, n)),
@@ -85,8 +85,8 @@ describe('naive-relay cells', () => {
     ];
     const cells = analyze(['direct+h1', ...NAIVE_CELLS], runs, { baseline: 'direct', alpha: 0.05 });
     const byId = new Map(cells.map((c) => [c.id, c]));
-    expect(byId.get('proxy+h1+intercept+naive+nagle')!.stalls).toEqual({ runs: 3, median: 30, min: 12, max: 40, medianMs: 1200 });
-    expect(byId.get('proxy+h1+intercept+naive')!.stalls).toEqual({ runs: 3, median: 0, min: 0, max: 0, medianMs: 0 });
+    expect(byId.get('proxy+h1+intercept+naive+nagle')!.stalls).toEqual({ runs: 3, median: 30, min: 12, max: 40, medianWallMs: 1200 });
+    expect(byId.get('proxy+h1+intercept+naive')!.stalls).toEqual({ runs: 3, median: 0, min: 0, max: 0, medianWallMs: 0 });
     expect(byId.get('direct+h1')!.stalls).toBeUndefined();
     const r = fakeResult([{ cell: 'direct+h1', loadMs: [1, 2, 3], ttfbMs: [1, 1, 1] }]);
     const table = formatTable({ ...r, cells, effects: effects(cells, 0.05) });

@@ -73,12 +73,15 @@ describe.skipIf(!chromePath)('naive-relay cells in a real lab run', () => {
     expect(off.stalls).toMatchObject({ runs: 2, max: 0 });
     // Most of the 30 images wait for Chrome's delayed ACK of their head (the first few of a connection may be ACKed at once).
     expect(on.stalls!.min).toBeGreaterThanOrEqual(10);
-    // Each one a delayed-ACK wait (≥ 30 ms by the rule). Load times are printed, not asserted: two runs of a
-    // 30-image page on a shared machine vary by more than the stalls add (docs/lab.md has the 5-run measurements).
-    expect(on.stalls!.medianMs).toBeGreaterThanOrEqual(on.stalls!.median * 30);
+    // Each one a delayed-ACK wait (≥ 30 ms by the rule), but stalls on parallel connections overlap: the wall-clock
+    // time stalled is at least one wait and at most the run's load time. Load times are printed, not asserted: two runs
+    // of a 30-image page on a shared machine vary by more than the stalls add (docs/lab.md has the 5-run measurements).
+    expect(on.stalls!.medianWallMs).toBeGreaterThanOrEqual(30);
+    expect(on.stalls!.medianWallMs).toBeLessThanOrEqual(on.stats.loadMs!.max);
 
     console.log(
-      `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off); ` +
+      `naive relay, 30 images: stalls per run ${on.stalls!.median} (Nagle on) vs ${off.stalls!.median} (off), ` +
+        `stalled ${on.stalls!.medianWallMs} ms wall-clock per run; ` +
         `median load ${on.stats.loadMs!.median.toFixed(0)} vs ${off.stats.loadMs!.median.toFixed(0)} ms`,
     );
     expect(result.effects).toContainEqual(expect.objectContaining({ dimension: 'nagle', cell: on.id, versus: off.id }));

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionStalls, summarizeStalls } from '../../src/timeline/stalls.js';
+import { connectionStalls, stallWallMs, summarizeStalls } from '../../src/timeline/stalls.js';
 import type { ConnectionTimeline } from '../../src/timeline/types.js';
 import { httpOrigin, testProxy, type Origin } from '../proxy/harness.js';
 
@@ -134,7 +134,46 @@ describe('stalls per lab run', () => {
         { t: 42, d: 'r', n: 80 },
       ],
     };
-    expect(proxyMetrics([], [conn])).toMatchObject({ stalls: 1, stallMs: 40 });
+    expect(proxyMetrics([], [conn])).toMatchObject({ stalls: 1, stallWallMs: 40 });
     expect(proxyMetrics([]).stalls).toBeUndefined();
+  });
+
+  it('the time figure is the wall-clock union of the stalls: stalls on parallel connections during the same wait count once', async () => {
+    const { proxyMetrics } = await import('../../src/lab/measure.js');
+    // Three connections, each stalled 40 ms after a held write at t = 1, 11 and 101: the first two overlap (1..41, 11..51).
+    const conn = (id: string, t: number): ConnectionTimeline => ({
+      id,
+      leg: 'client',
+      opened: 0,
+      events: [
+        { t, d: 'w', n: 300, nagle: true, x: id },
+        { t: t + 1, d: 'w', n: 100, nagle: true, x: id },
+        { t: t + 41, d: 'r', n: 80 },
+      ],
+    });
+    const conns = [conn('c1', 0), conn('c2', 10), conn('c3', 100)];
+    const summary = summarizeStalls(conns);
+    expect(summary.count).toBe(3);
+    expect(summary.ms).toBe(120);
+    // 1..51 merged (50 ms) + 101..141 (40 ms).
+    expect(summary.wallMs).toBe(90);
+    expect(proxyMetrics([], conns)).toMatchObject({ stalls: 3, stallWallMs: 90 });
+  });
+
+  it('stallWallMs merges overlapping and nested intervals, in any order, and adds disjoint ones', () => {
+    expect(stallWallMs([])).toBe(0);
+    expect(stallWallMs([{ at: 0, ms: 40 }])).toBe(40);
+    // Six connections stalled over the same 40 ms: 40 ms, not 240.
+    expect(stallWallMs(Array.from({ length: 6 }, () => ({ at: 100, ms: 40 })))).toBe(40);
+    // Nested (10..20 inside 0..50), overlapping (40..90), touching (90..100), disjoint (200..230), unsorted.
+    const spans = [
+      { at: 200, ms: 30 },
+      { at: 40, ms: 50 },
+      { at: 10, ms: 10 },
+      { at: 90, ms: 10 },
+      { at: 0, ms: 50 },
+    ];
+    expect(stallWallMs(spans)).toBe(130);
+    expect(spans.reduce((n, s) => n + s.ms, 0)).toBe(150);
   });
 });

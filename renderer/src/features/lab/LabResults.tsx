@@ -3,7 +3,7 @@
  * waterfalls of the representative (median) run of two chosen cells, side by side.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Cell, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CellId, ExchangeSummary, LabResult, MetricName } from '../../../../proxy/src/api/contract';
 import { api, errorMessage } from '../../api';
 import { chartSeries, labTableRows, representativeRun } from '../../lib/lab-model';
@@ -15,19 +15,30 @@ import { minPValue, NOISY_CV } from '../../../../proxy/src/lab/limits';
 import type { Verdict } from '../../../../proxy/src/lab/verdict';
 import { exportLabReport } from './export-report';
 import { Legend } from '../waterfall/WaterfallView';
+import { isNaiveRelay } from '../../../../proxy/src/lab/cell-detail';
+import { LabBreakdown, NaiveTag } from './LabBreakdown';
+
+/** Fill of a naive-relay cell's bars: the pattern is defined once in LabResults (an SVG of its own). */
+const NAIVE_FILL = 'url(#lab-naive-stripes)';
 
 function MetricChart({ result, metric, title }: { result: LabResult; metric: MetricName; title: string }) {
   const data = useMemo(() => chartSeries(result, metric), [result, metric]);
+  const naive = useMemo(() => new Set<string>(result.cells.filter(isNaiveRelay).map((c) => c.id)), [result]);
   return (
     <div className="chart-card" data-testid={`lab-chart-${metric}`}>
-      <h4>{title} — median, bars show min…max</h4>
-      <ResponsiveContainer width="100%" height={220}>
-        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 40, left: 8 }}>
+      <h4>
+        {title} — median, bars show min…max{naive.size > 0 && <span className="muted"> · striped: naive relay</span>}
+      </h4>
+      <ResponsiveContainer width="100%" height={240}>
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 60, left: 8 }}>
           <CartesianGrid stroke="#3c4043" vertical={false} />
           <XAxis dataKey="cell" tick={{ fill: '#9aa0a6', fontSize: 10 }} angle={-20} textAnchor="end" interval={0} />
           <YAxis tick={{ fill: '#9aa0a6', fontSize: 10 }} unit=" ms" width={64} />
           <Tooltip contentStyle={{ background: '#303134', border: '1px solid #5f6368' }} formatter={(v) => formatMs(Number(v))} />
           <Bar dataKey="median" fill="#03a9f4" isAnimationActive={false}>
+            {data.map((d) => (
+              <Cell key={d.cell} fill={naive.has(d.cell) ? NAIVE_FILL : '#03a9f4'} data-naive={naive.has(d.cell) || undefined} />
+            ))}
             <ErrorBar dataKey="spread" width={6} stroke="#e8eaed" />
           </Bar>
         </BarChart>
@@ -108,6 +119,14 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
 
   return (
     <div data-testid="lab-results">
+      <svg width="0" height="0" style={{ position: 'absolute' }} aria-hidden="true">
+        <defs>
+          <pattern id="lab-naive-stripes" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <rect width="6" height="6" fill="#03a9f4" />
+            <rect width="2" height="6" fill="#e8eaed" />
+          </pattern>
+        </defs>
+      </svg>
       <div className="card">
         <div className="form-row" style={{ justifyContent: 'space-between', marginTop: 0 }}>
           <h2 style={{ margin: 0 }}>
@@ -149,6 +168,7 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
                   <td className="mono">
                     {r.cell}
                     {r.isBaseline && <span className="baseline-tag">baseline</span>}
+                    {isNaiveRelay({ id: r.cell as CellId }) && <NaiveTag />}
                     {r.noisy && (
                       <span
                         className="baseline-tag noisy-tag"
@@ -199,6 +219,7 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
             <MetricChart result={result} metric="loadMs" title="Page load time" />
             <MetricChart result={result} metric="ttfbMedianMs" title="TTFB (median per run)" />
           </div>
+          <LabBreakdown result={result} />
           <div className="card" style={{ marginTop: 14 }}>
             <h2>Representative runs side by side</h2>
             <div className="toolbar" style={{ background: 'none', border: 0, padding: '0 0 8px' }}>
