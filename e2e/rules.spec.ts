@@ -182,3 +182,56 @@ test('rules from the form: a fault and a mock with a header rewrite, reordered, 
     await site.close();
   }
 });
+
+test('right-click a Traffic row: Mock this response, Rewrite this and Add breakpoint open prefilled rules', async ({ page, serve }) => {
+  const site = await origin();
+  const items = `${site.url}/api/items.json`;
+  try {
+    await page.goto(serve.url);
+    expect((await getViaProxy(serve.proxyUrl!, items)).body).toContain('"second"');
+    const row = page.getByTestId('traffic-row').filter({ hasText: 'items.json' });
+    await expect(row).toHaveCount(1);
+
+    // Rewrite this: a response rewrite of this request, its header edits switched on and empty.
+    await row.click({ button: 'right' });
+    await expect(page.getByTestId('row-menu')).toBeVisible();
+    await page.getByTestId('row-menu-rewrite').click();
+    await expect(page.getByTestId('rule-editor')).toBeVisible();
+    await expect(page.getByTestId('rule-path')).toHaveValue('/api/items.json');
+    await expect(page.getByTestId('rule-headers-on')).toBeChecked();
+    await expect(page.getByTestId('rule-mock-on')).not.toBeChecked();
+    await page.getByText('Cancel', { exact: true }).click();
+
+    // Add breakpoint: a request breakpoint on this request (seen in JSON).
+    await page.getByTestId('tab-traffic').click();
+    await row.click({ button: 'right' });
+    await page.getByTestId('row-menu-breakpoint').click();
+    await expect(page.getByTestId('rule-method')).toHaveValue('GET');
+    await page.getByTestId('rule-mode-json').click();
+    await expect(page.getByTestId('rule-json')).toHaveValue(/"type": "breakpoint",\s*"on": "request"/);
+    await page.getByText('Cancel', { exact: true }).click();
+
+    // Mock this response: prefilled from the recorded exchange; the edited body is what the proxy serves.
+    await page.getByTestId('tab-traffic').click();
+    await row.click({ button: 'right' });
+    await expect(page.getByTestId('row-menu-mock')).toBeEnabled();
+    await snap(page, 'rules-row-menu');
+    await page.getByTestId('row-menu-mock').click();
+    await expect(page.getByTestId('row-menu')).toHaveCount(0);
+    await expect(page.getByTestId('rule-method')).toHaveValue('GET');
+    await expect(page.getByTestId('rule-host')).toHaveValue('127.0.0.1');
+    await expect(page.getByTestId('rule-path')).toHaveValue('/api/items.json');
+    await expect(page.getByTestId('rule-mock-status')).toHaveValue('200');
+    await expect(page.getByTestId('rule-mock-headers')).toHaveValue(/content-type: application\/json/);
+    await expect(page.getByTestId('rule-mock-body')).toHaveValue(/"second"/);
+    await snap(page, 'rules-row-menu-mock-editor');
+    await page.getByTestId('rule-mock-body').fill('{"items":["from the context menu"]}');
+    const applied = page.waitForResponse((r) => r.url().includes('/api/setRules') && r.ok());
+    await page.getByTestId('rule-save').click();
+    await applied;
+    await expect(page.getByTestId('rule-row')).toHaveCount(1);
+    expect(await getViaProxy(serve.proxyUrl!, items)).toEqual({ status: 200, body: '{"items":["from the context menu"]}' });
+  } finally {
+    await site.close();
+  }
+});
