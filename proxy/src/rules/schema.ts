@@ -66,8 +66,25 @@ const matcher = {
 /** Each action's own fields, chosen by `type` (if/then keeps errors pointing at the field). */
 const actionShapes = {
   mock: {
-    properties: { type: {}, status, headers: stringMap, body: str, bodyFile: { type: 'string', minLength: 1 } },
-    not: { required: ['body', 'bodyFile'] },
+    properties: {
+      type: {},
+      status,
+      headers: stringMap,
+      body: str,
+      bodyFile: { type: 'string', minLength: 1 },
+      har: {
+        type: 'object',
+        required: ['file', 'url'],
+        additionalProperties: false,
+        properties: {
+          file: { type: 'string', minLength: 1 },
+          url: { type: 'string', minLength: 1 },
+          method: { type: 'string', minLength: 1 },
+        },
+      },
+    },
+    // One body source: inline text, a file, or a recorded response.
+    not: { anyOf: [{ required: ['body', 'bodyFile'] }, { required: ['body', 'har'] }, { required: ['bodyFile', 'har'] }] },
   },
   rewriteRequest: {
     properties: {

@@ -59,6 +59,15 @@ export interface MockAction {
   body?: string;
   /** File whose bytes are the body; relative paths are from the rules file's directory. */
   bodyFile?: string;
+  /** Answer with a recorded response from a HAR file (its status and headers unless given here, and its body). */
+  har?: HarMockSource;
+}
+
+/** A HAR entry: the first in `file` (relative like bodyFile) whose request has this exact URL (and method). */
+export interface HarMockSource {
+  file: string;
+  url: string;
+  method?: string;
 }
 
 export interface RewriteRequestAction {

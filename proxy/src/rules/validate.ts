@@ -60,7 +60,7 @@ function describe(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'not':
-      return 'cannot have both body and bodyFile';
+      return 'has more than one of body, bodyFile and har; a mock takes its body from one';
     case 'anyOf':
       return 'needs a profile or at least one of downloadKbps, uploadKbps, latencyMs';
     default:

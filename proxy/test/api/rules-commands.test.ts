@@ -107,6 +107,21 @@ describe('rules commands over HTTP', () => {
     expect((await ok<RulesState>('getRules')).rules.map((r) => r.id)).toEqual(['m1']);
   });
 
+  it("setRules resolves a mock's har file from the data directory and refuses a URL the HAR does not have", async () => {
+    const entries = [
+      { request: { method: 'GET', url: 'https://a.test/' }, response: { status: 200, headers: [], content: { text: 'hi' } } },
+    ];
+    fs.writeFileSync(path.join(dir, 'rec.har'), JSON.stringify({ log: { entries } }));
+    const har = (url: string): Rule => ({ id: 'h', match: {}, actions: [{ type: 'mock', har: { file: 'rec.har', url } }] });
+    await ok('setRules', { rules: [har('https://a.test/')] });
+    const r = await call('setRules', { rules: [har('https://a.test/other')] });
+    expect(r.error?.code).toBe('NL_RULES_INVALID');
+    expect(r.error?.message).toBe('rules[0] (id "h"): actions[0].har.url https://a.test/other is not the URL of any entry in rec.har');
+    expect((await ok<RulesState>('getRules')).rules[0]!.actions).toEqual([
+      { type: 'mock', har: { file: 'rec.har', url: 'https://a.test/' } },
+    ]);
+  });
+
   it('a proxy restart keeps the rules (the same holder is handed to the new proxy)', async () => {
     await ok('setRules', { rules: [mock] });
     await ok('configureProxy', { nagle: true });
