@@ -57,7 +57,21 @@ const matcher = {
         properties: { name: { type: 'string', minLength: 1 }, present: { type: 'boolean' }, equals: str, regex: str },
       },
     },
-    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { contains: str, regex: str } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        contains: str,
+        regex: str,
+        json: {
+          type: 'object',
+          required: ['path'],
+          additionalProperties: false,
+          properties: { path: { type: 'string', minLength: 1 }, equals: {}, regex: str, exists: { type: 'boolean' } },
+        },
+      },
+    },
     httpVersion: { enum: ['http/1.0', 'http/1.1', 'h2'] },
     filter: str,
   },
