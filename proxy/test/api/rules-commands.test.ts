@@ -189,7 +189,14 @@ describe('rules commands over HTTP', () => {
         version: '1.2',
         creator: { name: 'test', version: '1' },
         entries: [
-          entry('http://api.test/user', { _rules: [{ id: 'm1', name: 'fake user', actions: ['mock'] }, { bogus: 1 }], _mocked: true }),
+          entry('http://api.test/user', {
+            _rules: [
+              { id: 'm1', name: 'fake user', actions: ['mock'] },
+              { bogus: 1 },
+              { id: 'rw', actions: ['rewriteResponse'], note: 'skipped' },
+            ],
+            _mocked: true,
+          }),
           entry('http://api.test/other', { _rules: 'not a list', _mocked: 'yes' }),
         ],
       },
@@ -198,7 +205,13 @@ describe('rules commands over HTTP', () => {
     const opened = await ok<{ rows: Array<{ mocked?: boolean }> }>('openSession', { id: info.id });
     expect(opened.rows.map((r) => r.mocked)).toEqual([true, undefined]);
     const mocked = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 0 });
-    expect([mocked.rules, mocked.mocked]).toEqual([[{ id: 'm1', name: 'fake user', actions: ['mock'] }], true]);
+    expect([mocked.rules, mocked.mocked]).toEqual([
+      [
+        { id: 'm1', name: 'fake user', actions: ['mock'] },
+        { id: 'rw', actions: ['rewriteResponse'], note: 'skipped' },
+      ],
+      true,
+    ]);
     const plain = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 1 });
     expect([plain.rules, plain.mocked]).toEqual([undefined, undefined]);
   });
