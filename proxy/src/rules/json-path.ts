@@ -34,7 +34,7 @@ export function compileJsonPath(path: string): JsonStep[] {
       if (!m) fail('expected [*], [number] or a quoted name in brackets');
       if (m![1]) steps.push({ any: true });
       else if (m![2] !== undefined) steps.push({ index: Number(m![2]) });
-      else steps.push({ key: (m![3] ?? m![4]!).replace(/\\(.)/g, '$1') });
+      else steps.push({ key: (m![3] ?? m![4] ?? '').replace(/\\(.)/g, '$1') });
       i += m![0].length;
     } else fail(`unexpected "${c}"`);
   }
@@ -48,7 +48,7 @@ export function selectJson(doc: unknown, steps: JsonStep[]): unknown[] {
     const next: unknown[] = [];
     for (const v of at) {
       if (v === null || typeof v !== 'object') continue;
-      if ('any' in s) next.push(...(Array.isArray(v) ? v : Object.values(v)));
+      if ('any' in s) next.push(...(Array.isArray(v) ? (v as unknown[]) : Object.values(v as Record<string, unknown>)));
       else if ('index' in s) {
         if (Array.isArray(v)) {
           const i = s.index < 0 ? v.length + s.index : s.index;

@@ -185,6 +185,24 @@ describe('mockFromExchange', () => {
   });
 });
 
+describe('a mock from a HAR entry in the form', () => {
+  const har: Rule = { id: 'h', match: {}, actions: [{ type: 'mock', har: { file: 'rec.har', url: 'https://a.test/' } }] };
+
+  it('shows an empty status and body, and saves the har source unchanged when they stay empty', () => {
+    const f = formFromRule(har);
+    expect([f.mock.on, f.mock.status, f.mock.body]).toEqual([true, '', '']);
+    expect(ruleFromForm(f, har).actions).toEqual(har.actions);
+  });
+
+  it('a typed status overrides the recorded one; a typed body replaces the har source', () => {
+    const f = formFromRule(har);
+    expect(ruleFromForm({ ...f, mock: { ...f.mock, status: '503' } }, har).actions).toEqual([
+      { type: 'mock', status: 503, har: { file: 'rec.har', url: 'https://a.test/' } },
+    ]);
+    expect(ruleFromForm({ ...f, mock: { ...f.mock, body: 'typed' } }, har).actions).toEqual([{ type: 'mock', body: 'typed' }]);
+  });
+});
+
 describe('rules from a Traffic row (context menu)', () => {
   const row = (url: string, path: string): ExchangeSummary => ({
     id: '3',

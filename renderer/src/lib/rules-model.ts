@@ -131,7 +131,13 @@ export function formFromRule(rule: Rule): RuleForm {
     method: typeof m.method === 'string' ? m.method : '',
     host: typeof m.host === 'string' ? m.host : '',
     path: typeof m.path === 'string' ? m.path : '',
-    mock: { on: Boolean(mock), status: String(mock?.status ?? 200), headers: linesFrom(mock?.headers), body: mock?.body ?? '' },
+    // A mock from a HAR entry (`har`) shows an empty status and body: the recorded ones apply unless typed here.
+    mock: {
+      on: Boolean(mock),
+      status: mock?.status !== undefined ? String(mock.status) : mock?.har ? '' : '200',
+      headers: linesFrom(mock?.headers),
+      body: mock?.body ?? '',
+    },
     headers: { on: Boolean(rw?.headers), set: linesFrom(rw?.headers?.set), remove: (rw?.headers?.remove ?? []).join(', ') },
     delay: { on: Boolean(delay), ms: String(delay?.ms ?? 300), before: delay?.before ?? 'response' },
     fault: { on: Boolean(fault), fault: fault?.fault ?? 'reset' },
@@ -155,6 +161,10 @@ function formAction(f: RuleForm, type: Action['type'], old: Action | undefined):
       if (Object.keys(headers).length) out.headers = headers;
       else delete out.headers;
       delete out.bodyFile;
+      // A recorded response stays the source until a body is typed; its status until one is.
+      if (prev?.har && f.mock.status.trim() === '') delete out.status;
+      if (prev?.har && f.mock.body === '') delete out.body;
+      else delete out.har;
       return out;
     }
     case 'rewriteResponse': {
