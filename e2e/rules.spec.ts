@@ -1,12 +1,15 @@
 /**
  * Rules in the app: "Mock this response" from a request in Traffic makes a mock rule,
  * the proxy answers with it (marked in Traffic as not from the network), the Rules view
- * counts its hits, and switching it off lets the origin answer again.
+ * counts its hits, and switching it off lets the origin answer again. Also: the Traffic row context
+ * menu's one-clicks, and a mock answering an https:// page Chromium loads through the intercepting proxy.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import zlib from 'node:zlib';
+import { chromium } from '@playwright/test';
 import { test, expect, snap } from './fixtures';
+import { CHROMIUM_ARGS } from './playwright.config';
 import { origin } from './origin';
 
 /** A GET through the proxy in absolute form; the body decoded as the client would. */
@@ -181,4 +184,115 @@ test('rules from the form: a fault and a mock with a header rewrite, reordered, 
   } finally {
     await site.close();
   }
+});
+
+test('right-click a Traffic row: Mock this response, Rewrite this and Add breakpoint open prefilled rules', async ({ page, serve }) => {
+  const site = await origin();
+  const items = `${site.url}/api/items.json`;
+  try {
+    await page.goto(serve.url);
+    expect((await getViaProxy(serve.proxyUrl!, items)).body).toContain('"second"');
+    const row = page.getByTestId('traffic-row').filter({ hasText: 'items.json' });
+    await expect(row).toHaveCount(1);
+
+    // Rewrite this: a response rewrite of this request, its header edits switched on and empty.
+    await row.click({ button: 'right' });
+    await expect(page.getByTestId('row-menu')).toBeVisible();
+    await page.getByTestId('row-menu-rewrite').click();
+    await expect(page.getByTestId('rule-editor')).toBeVisible();
+    await expect(page.getByTestId('rule-path')).toHaveValue('/api/items.json');
+    await expect(page.getByTestId('rule-headers-on')).toBeChecked();
+    await expect(page.getByTestId('rule-mock-on')).not.toBeChecked();
+    await page.getByText('Cancel', { exact: true }).click();
+
+    // Add breakpoint: a request breakpoint on this request (seen in JSON).
+    await page.getByTestId('tab-traffic').click();
+    await row.click({ button: 'right' });
+    await page.getByTestId('row-menu-breakpoint').click();
+    await expect(page.getByTestId('rule-method')).toHaveValue('GET');
+    await page.getByTestId('rule-mode-json').click();
+    await expect(page.getByTestId('rule-json')).toHaveValue(/"type": "breakpoint",\s*"on": "request"/);
+    await page.getByText('Cancel', { exact: true }).click();
+
+    // Mock this response: prefilled from the recorded exchange; the edited body is what the proxy serves.
+    await page.getByTestId('tab-traffic').click();
+    await row.click({ button: 'right' });
+    await expect(page.getByTestId('row-menu-mock')).toBeEnabled();
+    await snap(page, 'rules-row-menu');
+    await page.getByTestId('row-menu-mock').click();
+    await expect(page.getByTestId('row-menu')).toHaveCount(0);
+    await expect(page.getByTestId('rule-method')).toHaveValue('GET');
+    await expect(page.getByTestId('rule-host')).toHaveValue('127.0.0.1');
+    await expect(page.getByTestId('rule-path')).toHaveValue('/api/items.json');
+    await expect(page.getByTestId('rule-mock-status')).toHaveValue('200');
+    await expect(page.getByTestId('rule-mock-headers')).toHaveValue(/content-type: application\/json/);
+    await expect(page.getByTestId('rule-mock-body')).toHaveValue(/"second"/);
+    await snap(page, 'rules-row-menu-mock-editor');
+    await page.getByTestId('rule-mock-body').fill('{"items":["from the context menu"]}');
+    const applied = page.waitForResponse((r) => r.url().includes('/api/setRules') && r.ok());
+    await page.getByTestId('rule-save').click();
+    await applied;
+    await expect(page.getByTestId('rule-row')).toHaveCount(1);
+    expect(await getViaProxy(serve.proxyUrl!, items)).toEqual({ status: 200, body: '{"items":["from the context menu"]}' });
+  } finally {
+    await site.close();
+  }
+});
+
+test('an https:// page loaded by Chromium through the intercepting proxy is answered by a mock rule', async ({ page, serve }) => {
+  const u = new URL(serve.url);
+  const status = await fetch(new URL('/api/getStatus', u), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${u.searchParams.get('token')}` },
+    body: '',
+  });
+  const ca = ((await status.json()) as { result: { proxy: { ca?: { leafSpkiHash: string } } } }).result.proxy.ca;
+  expect(ca?.leafSpkiHash, 'the proxy intercepts HTTPS').toBeTruthy();
+
+  // The rule, made in the app's form: no origin exists for this host, so only the mock can answer.
+  await page.goto(serve.url);
+  await page.getByTestId('tab-rules').click();
+  await page.getByTestId('rule-add').click();
+  await page.getByTestId('rule-id').fill('shop-home');
+  await page.getByTestId('rule-host').fill('shop.netlens.test');
+  await page.getByTestId('rule-path').fill('/');
+  await page.getByTestId('rule-mock-headers').fill('Content-Type: text/html; charset=utf-8');
+  await page
+    .getByTestId('rule-mock-body')
+    .fill('<!doctype html><title>mocked shop</title><h1 id="m">Served by a Netlens mock over TLS</h1>');
+  const applied = page.waitForResponse((r) => r.url().includes('/api/setRules') && r.ok());
+  await page.getByTestId('rule-save').click();
+  await applied;
+
+  // A second Chromium wired to the proxy, trusting its leaf key only (as Launch browser does); loopback not bypassed.
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      ...CHROMIUM_ARGS,
+      `--proxy-server=${serve.proxyUrl}`,
+      '--proxy-bypass-list=<-loopback>',
+      `--ignore-certificate-errors-spki-list=${ca!.leafSpkiHash}`,
+    ],
+  });
+  try {
+    const shop = await browser.newPage();
+    const res = await shop.goto('https://shop.netlens.test/');
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-type']).toBe('text/html; charset=utf-8');
+    await expect(shop.locator('#m')).toHaveText('Served by a Netlens mock over TLS');
+    expect(await shop.title()).toBe('mocked shop');
+  } finally {
+    await browser.close();
+  }
+
+  // The app shows it as an intercepted, mocked exchange, and the rule counted it.
+  await expect(page.getByTestId('rule-row').getByTestId('rule-hits')).toHaveText('1');
+  await page.getByTestId('tab-traffic').click();
+  const row = page.getByTestId('traffic-row').filter({ hasText: 'shop.netlens.test' }).first();
+  await expect(row.getByTestId('row-mocked')).toBeVisible();
+  await row.click();
+  await expect(page.getByTestId('details-general')).toContainText('https://shop.netlens.test/');
+  await expect(page.getByTestId('details-general')).toContainText('TLS intercepted');
+  await expect(page.getByTestId('mocked-badge')).toBeVisible();
+  await snap(page, 'rules-https-mock-traffic');
 });

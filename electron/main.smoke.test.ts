@@ -104,6 +104,10 @@ describe('bundled main process (stubbed Electron, real core)', () => {
     expect(report.event).toBe('netlens:event');
   });
 
+  it('closing the window continues a request a breakpoint paused (main stays subscribed to the core)', () => {
+    expect(report.breakpointOnClose).toEqual({ pausedBefore: 1, status: 200, pausedAfter: 0 });
+  });
+
   it('serves the built renderer on netlens://app with the CSP, and nothing outside it', () => {
     expect(report.page).toEqual({ status: 200, csp: CONTENT_SECURITY_POLICY, type: 'text/html; charset=utf-8', hasRoot: true });
     expect(report.escape).toBe(404);

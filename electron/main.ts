@@ -134,6 +134,9 @@ function createWindow(): BrowserWindow {
   w.once('ready-to-show', () => w.show());
   w.on('closed', () => {
     if (win === w) win = undefined;
+    // Main stays subscribed to the core after the window is gone (macOS keeps the app): nobody
+    // is left to resume a paused exchange, so each continues unchanged instead of hanging its client.
+    service?.releaseBreakpoints();
   });
   void w.loadURL(APP_URL);
   return w;

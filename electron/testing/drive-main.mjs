@@ -80,6 +80,29 @@ report.event = await until(
       ([ch, e]) => ch === 'netlens:event' && e.type === 'exchanges' && e.items.some((i) => i.url === target && i.state === 'complete'),
     )?.[0],
 );
+
+// A breakpoint pauses a request; closing the window (main stays subscribed) continues it unchanged.
+await call('setRules', { rules: [{ id: 'bp', match: { path: '/paused' }, actions: [{ type: 'breakpoint', on: 'request' }] }] });
+const pausedUrl = `http://127.0.0.1:${origin.address().port}/paused`;
+const pausedReply = new Promise((resolve, reject) => {
+  http
+    .get({ host: proxy.hostname, port: proxy.port, path: pausedUrl, headers: { host: new URL(pausedUrl).host } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    })
+    .on('error', reject);
+});
+const pausedBefore = await until(async () => {
+  const r = await call('listBreakpoints');
+  return r.ok && r.result.length === 1 ? r.result.length : undefined;
+});
+recorded.windows[0].emit('closed');
+report.breakpointOnClose = {
+  pausedBefore,
+  status: await pausedReply,
+  pausedAfter: (await call('listBreakpoints')).result.length,
+};
+await call('setRules', { rules: [] });
 origin.close();
 
 const page = await recorded.protocolHandler({ url: 'netlens://app/index.html' });

@@ -227,4 +227,6 @@ export interface RuleHit {
   id: string;
   name?: string;
   actions: string[];
+  /** What the rule could not do to this exchange, e.g. a body rewrite skipped over the size cap. */
+  note?: string;
 }

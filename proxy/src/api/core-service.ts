@@ -137,6 +137,14 @@ export class CoreService extends WithModuleCommands implements NetlensApi {
     };
   }
 
+  /**
+   * Continues every paused exchange unchanged; returns how many. For a host whose subscription
+   * outlives its window (Electron's main process): when the window closes nobody can resume them.
+   */
+  releaseBreakpoints(): number {
+    return this.breakpoints.releaseAll();
+  }
+
   private emit(event: NetlensEvent): void {
     for (const listener of this.listeners) {
       try {

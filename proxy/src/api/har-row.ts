@@ -376,11 +376,15 @@ function ruleFields(e: Record<string, unknown>): Pick<ExchangeDetail, 'rules' | 
   if (Array.isArray(e._rules)) {
     const hits = e._rules
       .slice(0, 50)
-      .filter((r): r is { id: string; name?: unknown; actions?: unknown } => Boolean(r) && typeof (r as { id?: unknown }).id === 'string')
+      .filter(
+        (r): r is { id: string; name?: unknown; actions?: unknown; note?: unknown } =>
+          Boolean(r) && typeof (r as { id?: unknown }).id === 'string',
+      )
       .map((r) => ({
         id: r.id.slice(0, 200),
         ...(typeof r.name === 'string' ? { name: r.name.slice(0, 200) } : {}),
         actions: Array.isArray(r.actions) ? r.actions.filter((a): a is string => typeof a === 'string').slice(0, 20) : [],
+        ...(typeof r.note === 'string' ? { note: r.note.slice(0, 500) } : {}),
       }));
     if (hits.length) out.rules = hits;
   }

@@ -6,12 +6,12 @@
  */
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import type { Exchange, RawHeaders } from '../model.js';
+import type { Exchange, RawHeaders, RuleHit } from '../model.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import type { Plan } from './engine.js';
 import type { RewriteResponseAction } from './types.js';
-import { decodeBody, editBody, editHeaders, headerOf, injectScriptTag, removeHeaders } from './edits.js';
-import { readAll } from './read-body.js';
+import { decodeBounded, editBody, editHeaders, headerOf, injectScriptTag, removeHeaders } from './edits.js';
+import { readBounded, REWRITE_BODY_LIMIT } from './read-body.js';
 import { sleep, throttled, trickled, truncated } from './pacing.js';
 import { ErrorCodes } from '../errors.js';
 
@@ -34,7 +34,7 @@ export async function applyResponseRules(
   const wait = plan.responseDelayMs + (plan.throttle?.latencyMs ?? 0);
   if (wait > 0) await sleep(wait);
   const noBody = x.request.method === 'HEAD' || up.status === 204 || up.status === 304 || (up.status >= 100 && up.status < 200);
-  for (const a of plan.rewriteResponse) await rewrite(a, x, up, noBody);
+  for (const [i, a] of plan.rewriteResponse.entries()) await rewrite(a, x, up, noBody, plan.rewriteResponseBy[i]);
   if (pause) await pause(up);
   const fault = plan.fault;
   const rule = x.rules?.at(-1);
@@ -51,7 +51,7 @@ export async function applyResponseRules(
   return up;
 }
 
-async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamResponse, noBody: boolean): Promise<void> {
+async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamResponse, noBody: boolean, by?: RuleHit): Promise<void> {
   if (a.status !== undefined && a.status !== up.status) {
     up.status = a.status;
     up.statusText = http.STATUS_CODES[a.status] ?? '';
@@ -62,9 +62,17 @@ async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamRespon
   headers = editHeaders(headers, a.headers);
   const html = /\bhtml\b/i.test(headerOf(headers, 'content-type') ?? '');
   if (!noBody && (a.body || (a.injectScript && html))) {
-    const raw = await readAll(up.body);
-    const decoded = decodeBody(raw, headerOf(headers, 'content-encoding'));
-    let out = raw;
+    const read = await readBounded(up.body, REWRITE_BODY_LIMIT);
+    const raw = read.whole;
+    const decoded = raw ? decodeBounded(raw, headerOf(headers, 'content-encoding'), REWRITE_BODY_LIMIT) : 'too-large';
+    if (decoded === 'too-large') {
+      // Past the cap the body streams on as it came (what was read, then the rest); the header edits still apply.
+      up.body = read.forward ?? Readable.from([]);
+      up.headers = headers;
+      noteRule(x, by, `body over ${REWRITE_BODY_LIMIT / (1024 * 1024)} MiB: passed through unchanged (body rewrite skipped)`);
+      return;
+    }
+    let out = raw!;
     if (decoded) {
       out = editBody(decoded, a.body);
       if (a.injectScript && html) out = injectScriptTag(out, a.injectScript);
@@ -90,4 +98,11 @@ function corsHeaders(request: RawHeaders): RawHeaders {
     ['Access-Control-Allow-Headers', asked ?? '*'],
     ['Access-Control-Expose-Headers', '*'],
   ];
+}
+
+/** Records on the exchange (HAR `_rules[].note`) what a rule could not do; hits are shared between exchanges, so copied. */
+function noteRule(x: Exchange, by: RuleHit | undefined, note: string): void {
+  const hit = by && x.rules?.find((h) => h.id === by.id);
+  if (!hit || !x.rules) return;
+  x.rules = x.rules.map((h) => (h === hit ? { ...h, note: h.note ? `${h.note}; ${note}` : note } : h));
 }

@@ -124,9 +124,11 @@ export class Breakpoints {
     return p.item;
   }
 
-  /** Continues every paused exchange unchanged (the UI went away, the proxy stops). */
-  releaseAll(): void {
-    for (const p of [...this.paused.values()]) p.finish({ outcome: 'released' });
+  /** Continues every paused exchange unchanged (the UI went away, the proxy stops); returns how many were paused. */
+  releaseAll(): number {
+    const all = [...this.paused.values()];
+    for (const p of all) p.finish({ outcome: 'released' });
+    return all.length;
   }
 
   /** A watcher (a UI) arrived; the returned function is its leaving: the last one to leave releases every pause. */

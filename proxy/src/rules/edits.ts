@@ -70,14 +70,21 @@ export function injectScriptTag(html: Buffer, src: string): Buffer {
 
 /** Decodes a content-encoded body (gzip, deflate, br); undefined when the coding is unknown or the bytes are bad. */
 export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
+  const out = decodeBounded(body, encoding, Infinity);
+  return out === 'too-large' ? undefined : out;
+}
+
+/** decodeBody, but `too-large` when the decoded body would be over `max` bytes (a small gzip can inflate to gigabytes). */
+export function decodeBounded(body: Buffer, encoding: string | undefined, max: number): Buffer | undefined | 'too-large' {
   const coding = (encoding ?? '').trim().toLowerCase();
+  if (coding === '' || coding === 'identity') return body.length > max ? 'too-large' : body;
+  const opts = Number.isFinite(max) ? { maxOutputLength: max } : {};
   try {
-    if (coding === '' || coding === 'identity') return body;
-    if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(body);
-    if (coding === 'deflate') return zlib.inflateSync(body);
-    if (coding === 'br') return zlib.brotliDecompressSync(body);
-  } catch {
-    return undefined;
+    if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(body, opts);
+    if (coding === 'deflate') return zlib.inflateSync(body, opts);
+    if (coding === 'br') return zlib.brotliDecompressSync(body, opts);
+  } catch (err) {
+    return (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : undefined;
   }
   return undefined;
 }

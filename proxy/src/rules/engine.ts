@@ -38,6 +38,8 @@ export interface Plan {
   throttle?: Throttle;
   rewriteRequest: RewriteRequestAction[];
   rewriteResponse: RewriteResponseAction[];
+  /** The rule of each rewriteResponse action (same order): where a skipped rewrite is noted. */
+  rewriteResponseBy: RuleHit[];
   /** Breakpoints (rules/breakpoints.ts): the auto-continue timeout of the pause before the upstream / before the client. */
   breakRequestMs?: number;
   breakResponseMs?: number;
@@ -76,10 +78,10 @@ export class CompiledRules {
     const view = new RequestView(input);
     for (const c of this.rules) {
       if (!c.test(view)) continue;
-      plan ??= { hits: [], requestDelayMs: 0, responseDelayMs: 0, rewriteRequest: [], rewriteResponse: [] };
+      plan ??= { hits: [], requestDelayMs: 0, responseDelayMs: 0, rewriteRequest: [], rewriteResponse: [], rewriteResponseBy: [] };
       plan.hits.push(c.hit);
       this.hitCounts.set(c.rule.id, (this.hitCounts.get(c.rule.id) ?? 0) + 1);
-      for (const a of c.rule.actions) addAction(plan, a);
+      for (const a of c.rule.actions) addAction(plan, a, c.hit);
       if (!c.rule.continue || plan.mock) break;
     }
     return plan;
@@ -98,7 +100,7 @@ function actionLabel(a: Action): string {
   return a.type;
 }
 
-function addAction(plan: Plan, a: Action): void {
+function addAction(plan: Plan, a: Action, hit: RuleHit): void {
   switch (a.type) {
     case 'mock':
       plan.mock ??= a;
@@ -123,6 +125,7 @@ function addAction(plan: Plan, a: Action): void {
       break;
     case 'rewriteResponse':
       plan.rewriteResponse.push(a);
+      plan.rewriteResponseBy.push(hit);
       break;
     case 'breakpoint': {
       const ms = a.timeoutMs ?? BREAKPOINT_DEFAULT_TIMEOUT_MS;

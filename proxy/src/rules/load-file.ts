@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { validateRules } from './validate.js';
 import { RulesHolder } from './engine.js';
+import { harMockProblems } from './har-mock.js';
 import type { RulesFile } from './types.js';
 
 /** A rules file is configuration, not data: anything this large is a mistake. */
@@ -45,6 +46,13 @@ export function readRulesFile(file: string): RulesFile {
         );
       }
     }
+  }
+  const har = harMockProblems(rules, (f) => path.resolve(dir, f));
+  if (har.length) {
+    throw new NetlensError(
+      ErrorCodes.RULES_INVALID,
+      `${file} has ${har.length} problem${har.length === 1 ? '' : 's'}:\n  ${har.join('\n  ')}`,
+    );
   }
   return rules;
 }

@@ -1,8 +1,9 @@
 /**
  * Matchers compiled once per rules set into closures: per request only string
- * tests run (no parsing, no RegExp construction). Conditions are tested cheapest first.
+ * tests run (no RegExp construction; a JSON body is parsed once for all rules). Conditions are tested cheapest first.
  */
-import type { Matcher, Pattern } from './types.js';
+import type { JsonBodyCondition, Matcher, Pattern } from './types.js';
+import { compileJsonPath, jsonEqual, selectJson } from './json-path.js';
 import { compileFilter } from './filter-query.js';
 import { RequestView } from './request-view.js';
 
@@ -99,10 +100,13 @@ export function compileMatcher(m: Matcher): CompiledMatcher {
   if (m.body) {
     const needle = m.body.contains !== undefined ? Buffer.from(m.body.contains) : undefined;
     const re = m.body.regex !== undefined ? new RegExp(m.body.regex) : undefined;
-    tests.push((r) => {
-      const b = r.input.body;
-      return b !== null && (!needle || b.includes(needle)) && (!re || re.test(b.toString('utf8')));
-    });
+    if (needle || re) {
+      tests.push((r) => {
+        const b = r.input.body;
+        return b !== null && (!needle || b.includes(needle)) && (!re || re.test(b.toString('utf8')));
+      });
+    }
+    if (m.body.json) tests.push(compileJsonCondition(m.body.json));
   }
   if (tests.length === 0) return () => true;
   if (tests.length === 1) return tests[0]!;
@@ -115,4 +119,24 @@ export function compileMatcher(m: Matcher): CompiledMatcher {
 /** Whether matching needs the request body read first. */
 export function needsBody(m: Matcher): boolean {
   return m.body !== undefined;
+}
+
+/** A JSON body condition: the path compiled here, the body parsed once per request (RequestView.json). */
+function compileJsonCondition(c: JsonBodyCondition): CompiledMatcher {
+  const steps = compileJsonPath(c.path);
+  const re = c.regex !== undefined ? new RegExp(c.regex) : undefined;
+  const has = 'equals' in c;
+  const want = c.equals;
+  const absent = c.exists === false;
+  const ok = (v: unknown): boolean => {
+    if (has && !jsonEqual(v, want)) return false;
+    if (re && !((typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') && re.test(String(v)))) return false;
+    return true;
+  };
+  return (r) => {
+    const doc = r.json();
+    if (!doc) return false;
+    const found = selectJson(doc.value, steps);
+    return absent ? found.length === 0 : found.some(ok);
+  };
 }

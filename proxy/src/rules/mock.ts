@@ -16,6 +16,7 @@ import { endClient, type ClientRequest, type ClientResponse } from '../server/cl
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import { sleep, throttled, trickled } from './pacing.js';
+import { harMockResponse, type HarResponse } from './har-mock.js';
 
 export async function writeMock(
   ctx: ProxyContext,
@@ -28,6 +29,7 @@ export async function writeMock(
   const m = plan.mock!;
   x.mocked = true;
   x.timestamps.upstreamAssigned = x.timestamps.requestSent = performance.now();
+  if (m.har) return writeHarMock(ctx, req, res, x, plan, resolveFile);
   const status = m.status ?? 200;
   let body: Buffer;
   try {
@@ -44,6 +46,34 @@ export async function writeMock(
   if (body.length && !headers.some(([k]) => k.toLowerCase() === 'content-type'))
     headers.push(['Content-Type', 'text/plain; charset=utf-8']);
   return answer(ctx, req, res, x, status, headers, body, plan);
+}
+
+/** A recorded response (har-mock.ts); the action's own status and headers win over the recorded ones. */
+async function writeHarMock(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  x: Exchange,
+  plan: Plan,
+  resolveFile: (f: string) => string,
+): Promise<void> {
+  const m = plan.mock!;
+  const ref = m.har!;
+  let rec: HarResponse;
+  try {
+    rec = await harMockResponse(resolveFile(ref.file), ref);
+  } catch (err) {
+    // Checked when the rules loaded: only a file changed or removed since gets here.
+    const message = `Rule "${x.rules?.at(-1)?.id}": har ${ref.file} (${ref.url}) cannot be used: ${(err as Error).message}`;
+    return answer(ctx, req, res, x, 500, [['Content-Type', 'text/plain; charset=utf-8']], Buffer.from(`Netlens: ${message}\n`), plan, {
+      code: ErrorCodes.RULES_FILE,
+      message,
+      side: 'proxy',
+    });
+  }
+  const own = new Set(Object.keys(m.headers ?? {}).map((k) => k.toLowerCase()));
+  const headers: RawHeaders = [...rec.headers.filter(([k]) => !own.has(k.toLowerCase())), ...Object.entries(m.headers ?? {})];
+  return answer(ctx, req, res, x, m.status ?? rec.status, headers, rec.body, plan);
 }
 
 async function answer(

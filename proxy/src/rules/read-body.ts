@@ -4,6 +4,12 @@
  */
 import { Readable } from 'node:stream';
 
+/**
+ * A response body rewrite (rewriteResponse body edits, injectScript) holds at most this much, read
+ * and decoded; a larger body is passed through unchanged and the exchange's rule notes it.
+ */
+export const REWRITE_BODY_LIMIT = 8 * 1024 * 1024;
+
 export interface ReadBody {
   /** The whole body, or null when there is none or it was over the bound. */
   whole: Buffer | null;

@@ -12,6 +12,7 @@ export class RequestView {
   readonly path: string;
   readonly hrefLower: string;
   private headerMap: Map<string, string> | undefined;
+  private parsed: { value: unknown } | null | undefined;
   constructor(readonly input: MatchInput) {
     const u = input.url;
     this.method = input.method.toUpperCase();
@@ -20,6 +21,18 @@ export class RequestView {
     this.port = u.port ? Number(u.port) : this.protocol === 'https:' || this.protocol === 'wss:' ? 443 : 80;
     this.path = u.pathname;
     this.hrefLower = u.href.toLowerCase();
+  }
+  /** The body parsed as JSON, once for all rules; null when there is none, it was too large, or it is not JSON. */
+  json(): { value: unknown } | null {
+    if (this.parsed === undefined) {
+      const b = this.input.body;
+      try {
+        this.parsed = b && b.length ? { value: JSON.parse(b.toString('utf8')) } : null;
+      } catch {
+        this.parsed = null;
+      }
+    }
+    return this.parsed;
   }
   /** The first value of a header (lower-case name). */
   header(lower: string): string | undefined {

@@ -57,7 +57,21 @@ const matcher = {
         properties: { name: { type: 'string', minLength: 1 }, present: { type: 'boolean' }, equals: str, regex: str },
       },
     },
-    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { contains: str, regex: str } },
+    body: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        contains: str,
+        regex: str,
+        json: {
+          type: 'object',
+          required: ['path'],
+          additionalProperties: false,
+          properties: { path: { type: 'string', minLength: 1 }, equals: {}, regex: str, exists: { type: 'boolean' } },
+        },
+      },
+    },
     httpVersion: { enum: ['http/1.0', 'http/1.1', 'h2'] },
     filter: str,
   },
@@ -66,8 +80,25 @@ const matcher = {
 /** Each action's own fields, chosen by `type` (if/then keeps errors pointing at the field). */
 const actionShapes = {
   mock: {
-    properties: { type: {}, status, headers: stringMap, body: str, bodyFile: { type: 'string', minLength: 1 } },
-    not: { required: ['body', 'bodyFile'] },
+    properties: {
+      type: {},
+      status,
+      headers: stringMap,
+      body: str,
+      bodyFile: { type: 'string', minLength: 1 },
+      har: {
+        type: 'object',
+        required: ['file', 'url'],
+        additionalProperties: false,
+        properties: {
+          file: { type: 'string', minLength: 1 },
+          url: { type: 'string', minLength: 1 },
+          method: { type: 'string', minLength: 1 },
+        },
+      },
+    },
+    // One body source: inline text, a file, or a recorded response.
+    not: { anyOf: [{ required: ['body', 'bodyFile'] }, { required: ['body', 'har'] }, { required: ['bodyFile', 'har'] }] },
   },
   rewriteRequest: {
     properties: {

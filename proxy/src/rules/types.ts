@@ -29,10 +29,22 @@ export interface Matcher {
   query?: Record<string, boolean | string | { regex: string }>;
   headers?: HeaderCondition[];
   /** Needs the request body (read up to 1 MiB; a larger body never matches). */
-  body?: { contains?: string; regex?: string };
+  body?: { contains?: string; regex?: string; json?: JsonBodyCondition };
   httpVersion?: 'http/1.0' | 'http/1.1' | 'h2';
   /** A Traffic filter query over the request: `method:POST host:api -png /regex/ word`. */
   filter?: string;
+}
+
+/** A value in a JSON request body (json-path.ts); a body that is not JSON never matches. */
+export interface JsonBodyCondition {
+  /** `$.user.id`, `$['a b'][0]`, `$.items[*].sku`. */
+  path: string;
+  /** Some value at the path equals this JSON value. */
+  equals?: unknown;
+  /** Some string (or number, boolean as its JSON text) at the path matches. */
+  regex?: string;
+  /** true (the default without equals/regex): the path reaches a value; false: it reaches none. */
+  exists?: boolean;
 }
 
 export interface HeaderEdits {
@@ -59,6 +71,15 @@ export interface MockAction {
   body?: string;
   /** File whose bytes are the body; relative paths are from the rules file's directory. */
   bodyFile?: string;
+  /** Answer with a recorded response from a HAR file (its status and headers unless given here, and its body). */
+  har?: HarMockSource;
+}
+
+/** A HAR entry: the first in `file` (relative like bodyFile) whose request has this exact URL (and method). */
+export interface HarMockSource {
+  file: string;
+  url: string;
+  method?: string;
 }
 
 export interface RewriteRequestAction {

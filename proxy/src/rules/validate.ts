@@ -9,6 +9,7 @@ import { ErrorCodes, NetlensError } from '../errors.js';
 import { rulesSchema } from './schema.js';
 import { PROFILES } from './profiles.js';
 import { compileFilter } from './filter-query.js';
+import { compileJsonPath } from './json-path.js';
 import type { RulesFile } from './types.js';
 
 // Loaded on first validation only (see lazy-require.ts: the proxy's hot path never needs ajv).
@@ -60,7 +61,7 @@ function describe(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'not':
-      return 'cannot have both body and bodyFile';
+      return 'has more than one of body, bodyFile and har; a mock takes its body from one';
     case 'anyOf':
       return 'needs a profile or at least one of downloadKbps, uploadKbps, latencyMs';
     default:
@@ -118,6 +119,18 @@ function semanticProblems(file: RulesFile): RuleProblem[] {
       if (q && typeof q === 'object') add(`match.query.${name}.regex`, regexProblem(q.regex));
     m.headers?.forEach((h, j) => h.regex !== undefined && add(`match.headers[${j}].regex`, regexProblem(h.regex, 'i')));
     if (m.body?.regex !== undefined) add('match.body.regex', regexProblem(m.body.regex));
+    const json = m.body?.json;
+    if (json) {
+      try {
+        compileJsonPath(json.path);
+      } catch (err) {
+        add('match.body.json.path', `is not a JSON path this matcher knows: ${(err as Error).message}`);
+      }
+      if (json.regex !== undefined) add('match.body.json.regex', regexProblem(json.regex));
+      if (json.exists === false && ('equals' in json || json.regex !== undefined)) {
+        add('match.body.json.exists', 'is false, so equals or regex can never hold; drop one');
+      }
+    }
     if (m.filter !== undefined) {
       try {
         compileFilter(m.filter);

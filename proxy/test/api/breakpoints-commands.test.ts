@@ -81,9 +81,9 @@ function viaProxy(
   });
 }
 
-async function until<T>(what: () => T | undefined, label: string): Promise<T> {
+async function until<T>(what: () => T | undefined | Promise<T | undefined>, label: string): Promise<T> {
   for (let i = 0; i < 500; i++) {
-    const v = what();
+    const v = await what();
     if (v !== undefined) return v;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -164,5 +164,31 @@ describe('breakpoint commands', () => {
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body).headers['x-before']).toBe('1');
     expect((await call<PausedBreakpoint[]>('listBreakpoints')).result).toEqual([]);
+  });
+
+  it('releaseBreakpoints (a host whose window closed while it stays subscribed) continues every pause unchanged', async () => {
+    // Electron's main process stays subscribed after its window closes: only this call frees the pauses.
+    const host = service.subscribe(() => undefined);
+    try {
+      expect(service.releaseBreakpoints()).toBe(0);
+      const replies = [viaProxy(`${origin.url}/pause-a`, { 'X-Before': 'a' }), viaProxy(`${origin.url}/pause-b`, { 'X-Before': 'b' })];
+      await until(async () => ((await service.listBreakpoints()).length === 2 ? true : undefined), 'two pauses');
+      expect(service.releaseBreakpoints()).toBe(2);
+      const [a, b] = await Promise.all(replies);
+      expect([a.status, JSON.parse(a.body).headers['x-before'], b.status, JSON.parse(b.body).headers['x-before']]).toEqual([
+        200,
+        'a',
+        200,
+        'b',
+      ]);
+      expect(await service.listBreakpoints()).toEqual([]);
+      // Later requests still pause: releasing is not switching the breakpoint off.
+      const later = viaProxy(`${origin.url}/pause-c`);
+      await until(async () => ((await service.listBreakpoints()).length === 1 ? true : undefined), 'a new pause');
+      expect(service.releaseBreakpoints()).toBe(1);
+      expect((await later).status).toBe(200);
+    } finally {
+      host();
+    }
   });
 });

@@ -107,6 +107,21 @@ describe('rules commands over HTTP', () => {
     expect((await ok<RulesState>('getRules')).rules.map((r) => r.id)).toEqual(['m1']);
   });
 
+  it("setRules resolves a mock's har file from the data directory and refuses a URL the HAR does not have", async () => {
+    const entries = [
+      { request: { method: 'GET', url: 'https://a.test/' }, response: { status: 200, headers: [], content: { text: 'hi' } } },
+    ];
+    fs.writeFileSync(path.join(dir, 'rec.har'), JSON.stringify({ log: { entries } }));
+    const har = (url: string): Rule => ({ id: 'h', match: {}, actions: [{ type: 'mock', har: { file: 'rec.har', url } }] });
+    await ok('setRules', { rules: [har('https://a.test/')] });
+    const r = await call('setRules', { rules: [har('https://a.test/other')] });
+    expect(r.error?.code).toBe('NL_RULES_INVALID');
+    expect(r.error?.message).toBe('rules[0] (id "h"): actions[0].har.url https://a.test/other is not the URL of any entry in rec.har');
+    expect((await ok<RulesState>('getRules')).rules[0]!.actions).toEqual([
+      { type: 'mock', har: { file: 'rec.har', url: 'https://a.test/' } },
+    ]);
+  });
+
   it('a proxy restart keeps the rules (the same holder is handed to the new proxy)', async () => {
     await ok('setRules', { rules: [mock] });
     await ok('configureProxy', { nagle: true });
@@ -174,7 +189,14 @@ describe('rules commands over HTTP', () => {
         version: '1.2',
         creator: { name: 'test', version: '1' },
         entries: [
-          entry('http://api.test/user', { _rules: [{ id: 'm1', name: 'fake user', actions: ['mock'] }, { bogus: 1 }], _mocked: true }),
+          entry('http://api.test/user', {
+            _rules: [
+              { id: 'm1', name: 'fake user', actions: ['mock'] },
+              { bogus: 1 },
+              { id: 'rw', actions: ['rewriteResponse'], note: 'skipped' },
+            ],
+            _mocked: true,
+          }),
           entry('http://api.test/other', { _rules: 'not a list', _mocked: 'yes' }),
         ],
       },
@@ -183,7 +205,13 @@ describe('rules commands over HTTP', () => {
     const opened = await ok<{ rows: Array<{ mocked?: boolean }> }>('openSession', { id: info.id });
     expect(opened.rows.map((r) => r.mocked)).toEqual([true, undefined]);
     const mocked = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 0 });
-    expect([mocked.rules, mocked.mocked]).toEqual([[{ id: 'm1', name: 'fake user', actions: ['mock'] }], true]);
+    expect([mocked.rules, mocked.mocked]).toEqual([
+      [
+        { id: 'm1', name: 'fake user', actions: ['mock'] },
+        { id: 'rw', actions: ['rewriteResponse'], note: 'skipped' },
+      ],
+      true,
+    ]);
     const plain = await ok<{ rules?: unknown; mocked?: boolean }>('getSessionEntry', { id: info.id, index: 1 });
     expect([plain.rules, plain.mocked]).toEqual([undefined, undefined]);
   });

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { ExchangeDetail, Rule } from '../../../proxy/src/api/contract';
+import type { ExchangeDetail, ExchangeSummary, Rule } from '../../../proxy/src/api/contract';
 import {
   actionSummary,
+  breakpointFromExchange,
   deleteRule,
   formFromRule,
   headerRecord,
+  matchFromExchange,
   matchSummary,
   mockFromExchange,
   moveRule,
   putRule,
+  rewriteFromExchange,
   ruleFromForm,
   toggleRule,
   uniqueRuleId,
@@ -179,5 +182,82 @@ describe('mockFromExchange', () => {
     expect(bin.note).toMatch(/binary/);
     expect(bin.rule.actions[0]).toEqual({ type: 'mock', status: 404, body: '' });
     expect(mockFromExchange(detail([]), { ...text, displayTruncated: true }, []).note).toMatch(/part of the recorded body/);
+  });
+});
+
+describe('a mock from a HAR entry in the form', () => {
+  const har: Rule = { id: 'h', match: {}, actions: [{ type: 'mock', har: { file: 'rec.har', url: 'https://a.test/' } }] };
+
+  it('shows an empty status and body, and saves the har source unchanged when they stay empty', () => {
+    const f = formFromRule(har);
+    expect([f.mock.on, f.mock.status, f.mock.body]).toEqual([true, '', '']);
+    expect(ruleFromForm(f, har).actions).toEqual(har.actions);
+  });
+
+  it('a typed status overrides the recorded one; a typed body replaces the har source', () => {
+    const f = formFromRule(har);
+    expect(ruleFromForm({ ...f, mock: { ...f.mock, status: '503' } }, har).actions).toEqual([
+      { type: 'mock', status: 503, har: { file: 'rec.har', url: 'https://a.test/' } },
+    ]);
+    expect(ruleFromForm({ ...f, mock: { ...f.mock, body: 'typed' } }, har).actions).toEqual([{ type: 'mock', body: 'typed' }]);
+  });
+});
+
+describe('rules from a Traffic row (context menu)', () => {
+  const row = (url: string, path: string): ExchangeSummary => ({
+    id: '3',
+    startedDateTime: '',
+    startTime: 0,
+    method: 'POST',
+    url,
+    host: 'shop.test:8443',
+    path,
+    mimeType: '',
+    protocol: 'http/1.1',
+    requestSize: 0,
+    responseSize: 0,
+    duration: 1,
+    state: 'complete',
+  });
+
+  it('matches the method, the host without its port and the path without its query', () => {
+    expect(matchFromExchange(row('https://shop.test:8443/cart/add?item=9', '/cart/add?item=9'))).toEqual({
+      method: 'POST',
+      host: 'shop.test',
+      path: '/cart/add',
+    });
+  });
+
+  it('falls back to the row host and path when the URL does not parse (a cut session URL)', () => {
+    expect(matchFromExchange(row('not a url', '/cart?x=1'))).toEqual({ method: 'POST', host: 'shop.test:8443', path: '/cart' });
+  });
+
+  it('drafts a response rewrite whose header edits the form shows switched on and empty', () => {
+    const { rule, note } = rewriteFromExchange(row('https://shop.test/cart', '/cart'), [
+      { id: 'rewrite-shop.test-cart', match: {}, actions: [] },
+    ]);
+    expect(rule).toEqual({
+      id: 'rewrite-shop.test-cart-2',
+      name: 'Rewrite POST shop.test/cart',
+      match: { method: 'POST', host: 'shop.test', path: '/cart' },
+      actions: [{ type: 'rewriteResponse', headers: {} }],
+    });
+    expect(note).toMatch(/response headers/);
+    const form = formFromRule(rule);
+    expect(form.headers.on).toBe(true);
+    expect(form.mock.on).toBe(false);
+    // Saved as drafted, the form keeps the one action and adds none.
+    expect(ruleFromForm(form, rule).actions).toEqual([{ type: 'rewriteResponse', headers: {} }]);
+  });
+
+  it('drafts a request breakpoint that the form keeps when saved', () => {
+    const { rule } = breakpointFromExchange(row('https://shop.test/cart', '/cart'), []);
+    expect(rule).toEqual({
+      id: 'break-shop.test-cart',
+      name: 'Break POST shop.test/cart',
+      match: { method: 'POST', host: 'shop.test', path: '/cart' },
+      actions: [{ type: 'breakpoint', on: 'request' }],
+    });
+    expect(ruleFromForm(formFromRule(rule), rule)).toEqual(rule);
   });
 });

@@ -4,7 +4,7 @@
  * to and from a rule without losing what the form does not show, and "Mock this
  * response": a mock rule prefilled from a recorded exchange.
  */
-import type { Action, BodyView, ExchangeDetail, Rule } from '../../../proxy/src/api/contract';
+import type { Action, BodyView, ExchangeDetail, ExchangeSummary, Rule } from '../../../proxy/src/api/contract';
 import type { HeaderEdits, MockAction } from '../../../proxy/src/rules/types';
 
 /** The rules with the one at `index` moved by `delta` (clamped to the list). */
@@ -131,7 +131,13 @@ export function formFromRule(rule: Rule): RuleForm {
     method: typeof m.method === 'string' ? m.method : '',
     host: typeof m.host === 'string' ? m.host : '',
     path: typeof m.path === 'string' ? m.path : '',
-    mock: { on: Boolean(mock), status: String(mock?.status ?? 200), headers: linesFrom(mock?.headers), body: mock?.body ?? '' },
+    // A mock from a HAR entry (`har`) shows an empty status and body: the recorded ones apply unless typed here.
+    mock: {
+      on: Boolean(mock),
+      status: mock?.status !== undefined ? String(mock.status) : mock?.har ? '' : '200',
+      headers: linesFrom(mock?.headers),
+      body: mock?.body ?? '',
+    },
     headers: { on: Boolean(rw?.headers), set: linesFrom(rw?.headers?.set), remove: (rw?.headers?.remove ?? []).join(', ') },
     delay: { on: Boolean(delay), ms: String(delay?.ms ?? 300), before: delay?.before ?? 'response' },
     fault: { on: Boolean(fault), fault: fault?.fault ?? 'reset' },
@@ -155,6 +161,10 @@ function formAction(f: RuleForm, type: Action['type'], old: Action | undefined):
       if (Object.keys(headers).length) out.headers = headers;
       else delete out.headers;
       delete out.bodyFile;
+      // A recorded response stays the source until a body is typed; its status until one is.
+      if (prev?.har && f.mock.status.trim() === '') delete out.status;
+      if (prev?.har && f.mock.body === '') delete out.body;
+      else delete out.har;
       return out;
     }
     case 'rewriteResponse': {
@@ -223,13 +233,8 @@ export function emptyRule(rules: Rule[]): Rule {
 /** Headers a mock must not copy: the proxy sets the length, the body is sent decoded, HTTP/2 pseudo-headers are not headers. */
 const NOT_COPIED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive', 'date']);
 
-/**
- * A mock rule answering like `detail` did: its method, host and path (query left out, so it
- * matches any query), recorded status, headers and decoded text body. A binary body cannot be
- * a text mock: it is left empty and `note` says so.
- */
-export function mockFromExchange(detail: ExchangeDetail, body: BodyView | undefined, rules: Rule[]): { rule: Rule; note?: string } {
-  const s = detail.summary;
+/** What a rule made from a recorded exchange matches: its method, host and path (query left out, so any query matches). */
+export function matchFromExchange(s: ExchangeSummary): { method: string; host: string; path: string } {
   let host = s.host;
   let path = s.path.split('?')[0] || '/';
   try {
@@ -239,6 +244,17 @@ export function mockFromExchange(detail: ExchangeDetail, body: BodyView | undefi
   } catch {
     // A session's URL may be cut or odd: the row's host and path do.
   }
+  return { method: s.method, host, path };
+}
+
+/**
+ * A mock rule answering like `detail` did: its method, host and path (matchFromExchange),
+ * recorded status, headers and decoded text body. A binary body cannot be
+ * a text mock: it is left empty and `note` says so.
+ */
+export function mockFromExchange(detail: ExchangeDetail, body: BodyView | undefined, rules: Rule[]): { rule: Rule; note?: string } {
+  const s = detail.summary;
+  const { host, path } = matchFromExchange(s);
   const headers: Record<string, string> = {};
   for (const [name, value] of detail.response?.headers ?? []) {
     if (name.startsWith(':') || NOT_COPIED.has(name.toLowerCase())) continue;
@@ -252,8 +268,39 @@ export function mockFromExchange(detail: ExchangeDetail, body: BodyView | undefi
   const rule: Rule = {
     id: uniqueRuleId(rules, `mock-${host}${path}`.slice(0, 60)),
     name: `Mock ${s.method} ${host}${path}`.slice(0, 120),
-    match: { method: s.method, host, path },
+    match: matchFromExchange(s),
     actions: [{ type: 'mock', status: s.status ?? 200, ...(Object.keys(headers).length ? { headers } : {}), body: text }],
   };
   return note ? { rule, note } : { rule };
+}
+
+/**
+ * "Rewrite this" on a Traffic row: a response rewrite of this request, its header edits
+ * left for the user to fill (the form shows them switched on and empty).
+ */
+export function rewriteFromExchange(s: ExchangeSummary, rules: Rule[]): { rule: Rule; note: string } {
+  const match = matchFromExchange(s);
+  return {
+    rule: {
+      id: uniqueRuleId(rules, `rewrite-${match.host}${match.path}`.slice(0, 60)),
+      name: `Rewrite ${s.method} ${match.host}${match.path}`.slice(0, 120),
+      match,
+      actions: [{ type: 'rewriteResponse', headers: {} }],
+    },
+    note: 'Set or remove response headers below; body edits and the request side are in JSON.',
+  };
+}
+
+/** "Add breakpoint" on a Traffic row: pause this request before it goes upstream (the JSON editor can make it `response`). */
+export function breakpointFromExchange(s: ExchangeSummary, rules: Rule[]): { rule: Rule; note: string } {
+  const match = matchFromExchange(s);
+  return {
+    rule: {
+      id: uniqueRuleId(rules, `break-${match.host}${match.path}`.slice(0, 60)),
+      name: `Break ${s.method} ${match.host}${match.path}`.slice(0, 120),
+      match,
+      actions: [{ type: 'breakpoint', on: 'request' }],
+    },
+    note: 'Pauses the request before it goes upstream; set "on": "response" in JSON to pause the response instead.',
+  };
 }

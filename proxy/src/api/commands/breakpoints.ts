@@ -75,6 +75,11 @@ export class BreakpointQueue {
     },
   };
 
+  /** Continues every pause unchanged, e.g. when the app's window closes while subscribers remain; returns how many. */
+  releaseAll(): number {
+    return this.registry.releaseAll();
+  }
+
   close(): void {
     this.registry.releaseAll();
   }

@@ -12,6 +12,7 @@ import { ErrorCodes, NetlensError, toErrorInfo, type ErrorInfo } from '../../err
 import { RulesHolder } from '../../rules/engine.js';
 import { readRulesFile } from '../../rules/load-file.js';
 import { validateRules } from '../../rules/validate.js';
+import { harMockProblems } from '../../rules/har-mock.js';
 import type { RulesFile } from '../../rules/types.js';
 import type { CommandArgs, NetlensApi, RulesState } from '../contract.js';
 import { bad, obj, str } from './args.js';
@@ -101,6 +102,8 @@ export class RulesController {
         }
       }
     }
+    const har = harMockProblems(file, (f) => path.resolve(this.dataDir, f));
+    if (har.length) throw new NetlensError(ErrorCodes.RULES_INVALID, har.join('\n'));
     this.save(file);
     const counts = this.counts();
     this.base = new Map(file.rules.map((r) => [r.id, counts.get(r.id) ?? 0]));

@@ -28,6 +28,12 @@ export function RulesSection({ detail }: { detail: ExchangeDetail }) {
             <span className="k plain">{r.name ?? r.id}</span>
             <span className="v" data-testid="details-rule">
               {r.actions.join(', ')} <span className="muted">(rule {r.id})</span>
+              {r.note && (
+                <span className="rule-note" data-testid="details-rule-note">
+                  {' '}
+                  — {r.note}
+                </span>
+              )}
             </span>
           </span>
         ))}

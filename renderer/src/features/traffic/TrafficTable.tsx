@@ -32,6 +32,8 @@ interface Props {
   selectedId?: string;
   onSelect(id: string): void;
   compact: boolean;
+  /** Right-click on a row: the row and where the pointer is (the row is selected too). */
+  onRowMenu?(row: ExchangeSummary, x: number, y: number): void;
 }
 
 const MiniBar = memo(function MiniBar({ row, scale }: { row: ExchangeSummary; scale: TimeScale }) {
@@ -78,6 +80,7 @@ const Row = memo(function Row({
   top,
   template,
   compact,
+  onMenu,
 }: {
   row: ExchangeSummary;
   selected: boolean;
@@ -86,6 +89,7 @@ const Row = memo(function Row({
   top: number;
   template: string;
   compact: boolean;
+  onMenu?(row: ExchangeSummary, x: number, y: number): void;
 }) {
   const cls = statusClassOf(row);
   return (
@@ -93,6 +97,13 @@ const Row = memo(function Row({
       className={`grid-row ${selected ? 'selected' : ''} ${cls === 'error' ? 'error-row' : ''} ${cls === 'pending' ? 'pending-row' : ''}`}
       style={{ gridTemplateColumns: template, position: 'absolute', top, left: 0, right: 0 }}
       onMouseDown={() => onSelect(row.id)}
+      onContextMenu={
+        onMenu &&
+        ((e) => {
+          e.preventDefault();
+          onMenu(row, e.clientX, e.clientY);
+        })
+      }
       role="row"
       aria-selected={selected}
       data-testid="traffic-row"
@@ -121,7 +132,7 @@ const Row = memo(function Row({
   );
 });
 
-export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
+export function TrafficTable({ rows, selectedId, onSelect, compact, onRowMenu }: Props) {
   const columns = useMemo(() => (compact ? COLUMNS.filter((c) => !COMPACT_HIDDEN.has(c.key)) : COLUMNS), [compact]);
   const template = columns.map((c) => c.width).join(' ');
   const [sort, setSort] = useState<{ key: SortKey; dir: 'asc' | 'desc' }>({ key: 'start', dir: 'asc' });
@@ -200,6 +211,7 @@ export function TrafficTable({ rows, selectedId, onSelect, compact }: Props) {
                 scale={scale}
                 template={template}
                 compact={compact}
+                onMenu={onRowMenu}
               />
             );
           })}

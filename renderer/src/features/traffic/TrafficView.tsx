@@ -1,5 +1,5 @@
 /** Traffic: filter bar, the request list, and the Details of the selected request. */
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { AppStatus, ExchangeSummary } from '../../../../proxy/src/api/contract';
 import type { Dataset } from '../../lib/dataset';
 import { api } from '../../api';
@@ -10,6 +10,7 @@ import { DetailsPane } from '../details/DetailsPane';
 import type { ExchangeSource } from '../details/source';
 import { FilterBar } from './FilterBar';
 import { TrafficTable } from './TrafficTable';
+import { RowMenu, type RowMenuAt } from './RowMenu';
 import { downloadText } from '../sessions/download';
 import { NameDialog } from '../../ui/NameDialog';
 
@@ -73,6 +74,9 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
   const selected = selectedId ? (filtered.find((r) => r.id === selectedId) ?? rows.find((r) => r.id === selectedId)) : undefined;
 
   const [naming, setNaming] = useState(false);
+  const [menu, setMenu] = useState<RowMenuAt>();
+  const closeMenu = useCallback(() => setMenu(undefined), []);
+  const openMenu = useCallback((row: ExchangeSummary, x: number, y: number) => setMenu({ row, x, y }), []);
   const save = async (name: string) => {
     setNaming(false);
     setSaving(true);
@@ -143,7 +147,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
             <p>{rows.length === 1 ? 'The only request is hidden' : `${plural(rows.length, 'request')} are hidden`} by the filter.</p>
           </div>
         ) : (
-          <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} />
+          <TrafficTable rows={filtered} selectedId={selectedId} onSelect={onSelect} compact={Boolean(selected)} onRowMenu={openMenu} />
         )}
         {selected && (
           <DetailsPane
@@ -156,6 +160,7 @@ export function TrafficView({ dataset, rows, filtered, filter, onFilter, selecte
           />
         )}
       </div>
+      {menu && <RowMenu at={menu} source={source} onClose={closeMenu} />}
       {naming && (
         <NameDialog
           title="Save the live capture as a session"
