@@ -93,7 +93,7 @@ export function connectionsView(log: unknown, options: ViewOptions): Connections
       events,
       eventsShown: connections.reduce((n, c) => n + c.events.length, 0),
       stalls: summary.count,
-      stallMs: summary.ms,
+      stallMs: summary.wallMs,
     },
     recorderDropped: connectionsDropped(log),
   };

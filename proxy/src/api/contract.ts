@@ -337,6 +337,10 @@ export interface ConnectionsView {
   stallsOmitted: number;
   /** Stall count and time per exchange (row id). */
   stallsByExchange: Record<string, { count: number; ms: number }>;
+  /**
+   * `stallMs` is wall-clock time with at least one connection stalled (overlapping stalls on parallel connections
+   * count once; summing them overstated it several times over on image-heavy pages).
+   */
   totals: { connections: number; events: number; eventsShown: number; stalls: number; stallMs: number };
   /** Events the recorder itself dropped at its memory cap (log._connectionsDropped). */
   recorderDropped: number;

@@ -91,6 +91,15 @@ describe('connectionsView (pure)', () => {
     expect(capped.totals).toMatchObject({ events: 500, eventsShown: 120 });
   });
 
+  it('totals stall time on the wall clock: the same stall on two parallel connections counts once', () => {
+    const log = stallLog();
+    const twin = { ...log._connections[0]!, id: 'c2', events: log._connections[0]!.events.map((e) => ({ ...e, t: e.t + 5 })) };
+    const view = connectionsView({ ...log, _connections: [...log._connections, twin] }, { rowOf: () => undefined });
+    expect(view.stalls).toHaveLength(2);
+    expect(view.stalls.map((x) => x.ms)).toEqual([41, 41]);
+    expect(view.totals.stallMs).toBe(46); // [1011, 1052] ∪ [1016, 1057], not 82
+  });
+
   it('says so when there is no timeline', () => {
     const view = connectionsView({ entries: [] }, { rowOf: () => undefined });
     expect(view.connections).toEqual([]);
