@@ -176,4 +176,21 @@ test('a real run is in the history after a reload, and "Export report" writes an
   await report.locator('svg.wf').first().scrollIntoViewIfNeeded();
   await report.screenshot({ path: path.join(ARTIFACTS, 'lab-report-waterfall.png') });
   await ctx.close();
+
+  // The intercepting cell's median run opens as a session in Connections: its proxy-side HAR carries the socket timeline.
+  await page.getByTestId('lab-compare-1').selectOption('proxy+h2+intercept');
+  await expect(page.getByTestId('lab-open-connections-0')).toHaveCount(0); // direct+h2: no proxy side
+  await page.getByTestId('lab-open-connections-1').click();
+  await expect(page.getByTestId('connections-view')).toBeVisible();
+  await expect(page.getByTestId('session-banner')).toContainText('proxy+h2+intercept (proxy side)');
+  await expect(page.getByTestId('connection-lane').first()).toBeVisible();
+  expect(await page.getByTestId('connection-lane').count()).toBeGreaterThanOrEqual(2); // client and upstream legs
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lab-run-connections.png') });
+  // Asked again, the same session opens (no second copy in Sessions).
+  await page.getByTestId('tab-lab').click();
+  await page.getByTestId('lab-compare-1').selectOption('proxy+h2+intercept');
+  await page.getByTestId('lab-open-connections-1').click();
+  await expect(page.getByTestId('connections-view')).toBeVisible();
+  await page.getByTestId('tab-sessions').click();
+  await expect(page.getByTestId('session-row').filter({ hasText: '(proxy side)' })).toHaveCount(1);
 });

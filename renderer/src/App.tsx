@@ -139,6 +139,20 @@ export function App() {
     },
     [toast],
   );
+  // A lab run's proxy side: stored as a session once (openLabSession), then shown in Connections.
+  const openLabSession = useCallback(
+    (runId: string, file: string) => {
+      api
+        .openLabSession({ runId, file })
+        .then((info) => api.openSession({ id: info.id }))
+        .then((opened) => {
+          openSession(opened);
+          setView('connections');
+        })
+        .catch((err: { message?: string }) => toast.show(`Cannot open the run's proxy side: ${err?.message ?? err}`, 'error'));
+    },
+    [openSession, toast],
+  );
   // Menu actions from the Electron host arrive as window messages (electron/actions.ts):
   // "Lab → New run" and "open this session" after File → Open HAR… / Recent sessions.
   useEffect(() => {
@@ -252,7 +266,7 @@ export function App() {
             onShowDetails={() => setView('traffic')}
           />
         )}
-        {view === 'lab' && <LabView status={status} />}
+        {view === 'lab' && <LabView status={status} onOpenLabSession={openLabSession} />}
         {view === 'rules' && <RulesView draft={ruleDraft} onDraftTaken={takeRuleDraft} />}
         {view === 'sessions' && (
           <SessionsView

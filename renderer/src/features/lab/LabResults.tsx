@@ -96,7 +96,16 @@ function VerdictText({ v, magnitude }: { v: Verdict; magnitude?: string }) {
   );
 }
 
-export function LabResults({ runId, result }: { runId: string; result: LabResult }) {
+export function LabResults({
+  runId,
+  result,
+  onOpenProxySide,
+}: {
+  runId: string;
+  result: LabResult;
+  /** Opens a run's proxy-side HAR (with its socket timeline) as a session in the Connections view. */
+  onOpenProxySide?: (file: string) => void;
+}) {
   const toast = useToasts();
   const exportReport = async () => {
     try {
@@ -240,6 +249,21 @@ export function LabResults({ runId, result }: { runId: string; result: LabResult
                       ))}
                     </select>
                     <span className="muted">median run</span>
+                    {(() => {
+                      const found = result.cells.find((c) => c.id === cell);
+                      const proxyHar = found && representativeRun(found)?.proxyHar;
+                      return proxyHar && onOpenProxySide ? (
+                        <button
+                          className="btn"
+                          style={{ marginLeft: 'auto' }}
+                          data-testid={`lab-open-connections-${i}`}
+                          title="Opens this run's proxy-side HAR as a session: its sockets, writes, reads and stalls in Connections"
+                          onClick={() => onOpenProxySide(proxyHar)}
+                        >
+                          Connections
+                        </button>
+                      ) : null;
+                    })()}
                   </div>
                   <div className="wf-box">
                     {data.error ? (

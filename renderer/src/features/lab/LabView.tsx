@@ -16,7 +16,14 @@ import { LabResults } from './LabResults';
 import { cellsWithVariants, takesVariants, variantInputs, variantProblems, type VariantDraft } from '../../lib/lab-variants';
 import { VariantPicker } from './VariantPicker';
 
-export function LabView({ status }: { status?: AppStatus }) {
+export function LabView({
+  status,
+  onOpenLabSession,
+}: {
+  status?: AppStatus;
+  /** Opens a HAR of run `runId` as a session in the Connections view (App owns the views). */
+  onOpenLabSession?: (runId: string, file: string) => void;
+}) {
   const toast = useToasts();
   const [options, setOptions] = useState<LabOptions>();
   const [loadError, setLoadError] = useState<string>();
@@ -313,7 +320,11 @@ export function LabView({ status }: { status?: AppStatus }) {
             </div>
           )}
           {run && (run.state === 'done' || run.state === 'cancelled') && run.result ? (
-            <LabResults runId={run.runId} result={run.result} />
+            <LabResults
+              runId={run.runId}
+              result={run.result}
+              onOpenProxySide={onOpenLabSession && ((file) => onOpenLabSession(run.runId, file))}
+            />
           ) : (
             !running && (
               <div className="card empty" style={{ minHeight: 260 }} data-testid="lab-empty">
