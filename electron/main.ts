@@ -18,6 +18,7 @@ import { coreBackends } from '../proxy/src/api/wiring.js';
 import type { NetlensEvent } from '../proxy/src/api/contract.js';
 import { defaultDataDir } from '../proxy/src/options.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
+import { keepWasmOnBaselineTier } from '../proxy/src/upstream/wasm-tiering.js';
 import { EVENT_CHANNEL, MENU_CHANNEL, type MenuMessage } from './channels.js';
 import { registerApi } from './ipc.js';
 import { buildMenuTemplate } from './menu.js';
@@ -36,6 +37,9 @@ import {
   type DevToolsContentsLike,
 } from './window.js';
 
+// The proxy runs in this process: set before it opens an upstream connection (wasm-tiering.ts). At run time, not
+// with app.commandLine.appendSwitch('js-flags', …): that switch reaches renderers, not the main process once started.
+keepWasmOnBaselineTier();
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
 // This process's entry point: the core finds package.json and the renderer under the app's root,

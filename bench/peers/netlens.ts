@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
+import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
@@ -18,6 +19,8 @@ Run "npm run bench -- --help" for the benchmark itself.
 `);
 
 const [dataDir, intercept, record] = process.argv.slice(2);
+// As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
+keepWasmOnBaselineTier();
 const recording = record === '1';
 const proxy = await startProxy({
   port: 0,

@@ -26,10 +26,18 @@ export interface LabChild<Info, Result> {
 const START_TIMEOUT_MS = 20_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/** `entry` is one of appPaths().labChildren: a bundle next to the parent's, or a TypeScript source run with tsx. */
-export async function startLabChild<Info, Result>(what: string, entry: LabChildEntry, options: unknown): Promise<LabChild<Info, Result>> {
+/**
+ * `entry` is one of appPaths().labChildren: a bundle next to the parent's, or a TypeScript source run with tsx.
+ * `nodeFlags` go on the child's command line after the entry's own (e.g. the proxy child's V8 flag).
+ */
+export async function startLabChild<Info, Result>(
+  what: string,
+  entry: LabChildEntry,
+  options: unknown,
+  nodeFlags: string[] = [],
+): Promise<LabChild<Info, Result>> {
   const child: ChildProcess = fork(entry.file, [JSON.stringify(appPaths())], {
-    execArgv: entry.execArgv,
+    execArgv: [...entry.execArgv, ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

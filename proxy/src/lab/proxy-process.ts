@@ -13,6 +13,7 @@ import { appPaths } from '../app-paths.js';
 import type { ProxyOptions } from '../options.js';
 import type { RulesFile } from '../rules/types.js';
 import type { RunMeasurement } from './types.js';
+import { WASM_BASELINE_ONLY_FLAG } from '../upstream/wasm-tiering.js';
 import { startLabChild, type LabChild } from './child-process.js';
 
 export interface ProxyRunOptions {
@@ -51,7 +52,10 @@ export interface ProxyHost {
 }
 
 export async function startProxyHost(): Promise<ProxyHost> {
-  const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', appPaths().labChildren.proxy, {});
+  // The proxy under test runs as the CLI and the app run it: undici's parser on V8's baseline tier (wasm-tiering.ts).
+  const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', appPaths().labChildren.proxy, {}, [
+    WASM_BASELINE_ONLY_FLAG,
+  ]);
   return {
     pid: child.pid,
     startRun: async (options) => {

@@ -105,7 +105,7 @@ describe('TLS interception', () => {
     }
   });
 
-  it('opens a 15 MiB connection receive window to h2 clients (uploads do not stall on 64 KiB WINDOW_UPDATEs)', async () => {
+  it('opens a 15 MiB connection and an 8 MiB stream receive window to h2 clients (uploads do not stall on WINDOW_UPDATEs)', async () => {
     const target = new URL(h2Origin.url);
     const tunnel = await new Promise<import('node:net').Socket>((resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: target.host });
@@ -127,6 +127,8 @@ describe('TLS interception', () => {
       expect(body).toContain('/window');
       // What the client may send before the proxy must acknowledge: the connection window.
       expect(client.state.remoteWindowSize).toBeGreaterThan(14 * 1024 * 1024);
+      // And what it may send on one stream (a large upload): intercept-servers.ts explains the 8 MiB.
+      expect(client.remoteSettings.initialWindowSize).toBe(8 * 1024 * 1024);
     } finally {
       client.close();
     }
