@@ -27,12 +27,14 @@ export interface SocketSink {
 }
 
 type Chunk = Buffer | string | Uint8Array;
+type Callback = (err?: Error | null) => void;
+/** The socket's methods as properties (they are taken off the prototype and called with `.call`). */
 interface Hooked {
-  _write(chunk: Chunk, encoding: BufferEncoding, cb: (err?: Error | null) => void): unknown;
-  _writev(chunks: { chunk: Chunk; encoding: BufferEncoding }[], cb: (err?: Error | null) => void): unknown;
-  _writeGeneric(writev: boolean, data: unknown, encoding: BufferEncoding, cb: (err?: Error | null) => void): unknown;
-  push(chunk: unknown, encoding?: BufferEncoding): boolean;
-  setNoDelay(noDelay?: boolean): net.Socket;
+  _write: (this: Hooked, chunk: Chunk, encoding: BufferEncoding, cb: Callback) => unknown;
+  _writev: (this: Hooked, chunks: { chunk: Chunk; encoding: BufferEncoding }[], cb: Callback) => unknown;
+  _writeGeneric: (this: Hooked, writev: boolean, data: unknown, encoding: BufferEncoding, cb: Callback) => unknown;
+  push: (this: Hooked, chunk: unknown, encoding?: BufferEncoding) => boolean;
+  setNoDelay: (this: Hooked, noDelay?: boolean) => unknown;
   connecting: boolean;
   _handle: unknown;
 }
@@ -62,7 +64,7 @@ function install(): void {
   const proto = net.Socket.prototype as unknown as Hooked;
   const writeGeneric = proto._writeGeneric;
   if (typeof writeGeneric === 'function') {
-    proto._writeGeneric = function (this: Hooked, writev, data, encoding, cb) {
+    proto._writeGeneric = function (writev, data, encoding, cb) {
       const sink = sinks.get(this);
       if (sink !== undefined && !this.connecting && this._handle) {
         sink.write(writev ? batchBytes(data as { chunk: Chunk; encoding: BufferEncoding }[]) : chunkBytes(data as Chunk, encoding));
@@ -73,18 +75,18 @@ function install(): void {
     // Node 20–24 have it; should a later one not, `_write`/`_writev` are the layer above (a write made while connecting then
     // shows when made, not when sent).
     const write = proto._write;
-    proto._write = function (this: Hooked, chunk, encoding, cb) {
+    proto._write = function (chunk, encoding, cb) {
       sinks.get(this)?.write(chunkBytes(chunk, encoding));
       return write.call(this, chunk, encoding, cb);
     };
     const writev = proto._writev;
-    proto._writev = function (this: Hooked, chunks, cb) {
+    proto._writev = function (chunks, cb) {
       sinks.get(this)?.write(batchBytes(chunks));
       return writev.call(this, chunks, cb);
     };
   }
   const push = proto.push;
-  proto.push = function (this: Hooked, chunk, encoding) {
+  proto.push = function (chunk, encoding) {
     if (chunk) {
       const sink = sinks.get(this);
       if (sink !== undefined) {
@@ -95,7 +97,7 @@ function install(): void {
     return push.call(this, chunk, encoding);
   };
   const setNoDelay = proto.setNoDelay;
-  proto.setNoDelay = function (this: Hooked, noDelay) {
+  proto.setNoDelay = function (noDelay) {
     // Node's own reading of the argument: omitted means true.
     sinks.get(this)?.noDelay(noDelay === undefined ? true : Boolean(noDelay));
     return setNoDelay.call(this, noDelay);
