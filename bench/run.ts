@@ -27,6 +27,7 @@ import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
+import { timelineCostLines } from './report/timeline-cost.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
 
 const USAGE = `Usage: npm run bench -- [flags]      (or: npx tsx bench/run.ts [flags])
@@ -102,7 +103,8 @@ const results: {
   largeMiB: number;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
   idle: { name: string; rssMiB: number }[];
-} = { largeMiB, memory: [], idle: [] };
+  timelineCost: string[];
+} = { largeMiB, memory: [], idle: [], timelineCost: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
 async function start(peer: P.Peer, beforeChecks?: (child: Child<P.PeerInfo>) => Promise<void>): Promise<Child<P.PeerInfo> | undefined> {
@@ -154,18 +156,27 @@ try {
   if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
   await settle();
   mem(netlens, 'idle (after its check requests: one plain HTTP, one intercepted HTTPS)');
+  // The same recording Netlens with the socket timeline off, for every phase next to it (both equally warm):
+  // the timeline's cost is the CPU per request of netlens vs this one.
+  const noTimelinePeer = P.netlens(true, true, false);
+  const noTimelineChild = await start(noTimelinePeer);
+  const noTimeline = noTimelineChild && { name: noTimelinePeer.name, child: noTimelineChild };
+  const keep = (c: { child?: Child<P.PeerInfo> }) => c.child === netlens || c.child === noTimelineChild;
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
     const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy, P.nginx];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
+    if (noTimeline) conditions.push({ name: noTimeline.name, child: noTimeline.child });
     for (const p of peers.filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }
     results.plain = await plainHttp(origin.info.httpPort, conditions, rounds, durationS, log);
-    for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
+    for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + plainTable(results.plain));
+    results.timelineCost.push(...timelineCostLines(results.plain.map((r) => ({ ...r, workload: `plain ${r.workload}` }))));
+    log('\n' + results.timelineCost.join('\n'));
     mem(netlens, 'after plain HTTP');
   }
 
@@ -175,13 +186,17 @@ try {
     const tunnel = peerFilter ? undefined : await start(P.netlens(true, false));
     if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
     conditions.push({ name: 'netlens', child: netlens });
+    if (noTimeline) conditions.push({ name: noTimeline.name, child: noTimeline.child });
     for (const p of [P.netlens(false), P.nodeMinimalMitm, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
-    for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
+    for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + httpsTable(results.https));
+    const lines = timelineCostLines(results.https.map((r) => ({ ...r, workload: 'intercepted HTTPS GET' })));
+    results.timelineCost.push(...lines);
+    log('\n' + lines.join('\n'));
     mem(netlens, 'after intercepted HTTPS');
   }
 

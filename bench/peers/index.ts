@@ -22,14 +22,20 @@ const nodePeer = (name: string, file: string, opts: Partial<Peer> = {}, extraArg
   },
 });
 
-export const netlens = (record: boolean, intercept = true): Peer => ({
-  name: intercept ? `netlens${record ? '' : ' (recording off)'}` : 'netlens blind tunnel',
+export const netlens = (record: boolean, intercept = true, timeline = true): Peer => ({
+  name: intercept ? `netlens${record ? '' : ' (recording off)'}${timeline ? '' : ' (timeline off)'}` : 'netlens blind tunnel',
   forwards: true,
   connect: intercept ? 'intercept' : 'tunnel',
   start: async (env) => {
     // Bundled and run by plain node, as the desktop app ships it (no tsx loader thread or helpers).
     const bundle = await bundleNetlensPeer();
-    const child = await startChild<PeerInfo>(`netlens`, process.execPath, [bundle, env.dataDir, intercept ? '1' : '0', record ? '1' : '0']);
+    const child = await startChild<PeerInfo>(`netlens`, process.execPath, [
+      bundle,
+      env.dataDir,
+      intercept ? '1' : '0',
+      record ? '1' : '0',
+      timeline ? '1' : '0',
+    ]);
     child.info.caPath = env.caPath;
     return child;
   },

@@ -1,8 +1,9 @@
 /**
- * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1>
+ * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1> [<timeline 0|1>]
  * record=1: a HarRecorder subscribes and writes every exchange as a HAR entry
  * (bodies captured up to the default cap), as the app does.
  * record=0: no subscriber and bodyCaptureLimit 0: forwarding only.
+ * timeline=0: the socket timeline off (default on, as the app runs), to measure its cost.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,13 +13,13 @@ import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
-exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1>
+exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1> [<timeline 0|1>]
 
 A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
 Run "npm run bench -- --help" for the benchmark itself.
 `);
 
-const [dataDir, intercept, record] = process.argv.slice(2);
+const [dataDir, intercept, record, timeline] = process.argv.slice(2);
 // As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
 keepWasmOnBaselineTier();
 const recording = record === '1';
@@ -27,6 +28,7 @@ const proxy = await startProxy({
   host: '127.0.0.1',
   dataDir,
   intercept: intercept === '1',
+  timeline: timeline !== '0',
   ...(recording ? {} : { bodyCaptureLimit: 0 }),
 });
 let recorder: HarRecorder | undefined;

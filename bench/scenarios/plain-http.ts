@@ -47,7 +47,9 @@ export async function plainHttp(
   const key = (w: number, c: string) => `${w}\u0000${c}`;
   for (let r = 0; r < rounds; r++) {
     for (const [wi, w] of WORKLOADS.entries()) {
-      for (const c of conditions) {
+      // Every other round in reverse: no condition always runs right after the same other one (whose leftover
+      // work, e.g. a recorder's deferred writes, would share the CPU with it).
+      for (const c of r % 2 ? [...conditions].reverse() : conditions) {
         const cpu0 = c.child?.cpuMs() ?? 0;
         let run;
         try {

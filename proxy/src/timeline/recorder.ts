@@ -1,41 +1,62 @@
 /**
  * Records every write and read on the sockets the proxy owns, cheaply.
  *
- * Writes: the socket's own `_write`/`_writev` are wrapped on the instance. Those are
- * what Node calls when it hands data to the kernel (after cork/uncork, one call per
- * batch), so a write here is close to one send syscall; `socket.write()` calls that
- * Node coalesces show as one event, which is what Nagle sees.
- * Reads: `push` is wrapped (JS-consumed sockets: undici, tunnels). Sockets whose reads
- * go straight from C++ to the HTTP parser (Node's HTTP/1 server) or to nghttp2 never
- * call it; for those the request heads are marked as reads (`markRead`) by the caller.
+ * socket-hooks.ts says where writes and reads are seen (one wrap of `net.Socket.prototype` per
+ * process, not per socket); lane.ts how they are kept (typed-array columns per connection, objects
+ * built only when the timeline is read). Sockets whose reads go straight from C++ to the HTTP parser
+ * (Node's HTTP/1 server) or to nghttp2 are invisible to the hooks; for those the request heads are
+ * marked as reads (`markRead`) by the caller.
  * Memory is capped at `maxEvents`: then the oldest closed connections are forgotten (counted as
  * dropped), and only when open connections hold every event are new events counted, not kept.
  */
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { ConnectionTimeline, SocketEvent, TimelineLog } from './types.js';
+import { Lane, NAGLE, WRITE } from './lane.js';
+import { attachSink, type SocketSink } from './socket-hooks.js';
+import type { ConnectionTimeline, TimelineLog } from './types.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
-/** Default cap: ~25 bytes per event in memory and JSON, a few MiB for a long session. */
+/** Default cap: ~17 bytes per event in memory (~25 in JSON), a few MiB for a long session. */
 export const DEFAULT_MAX_EVENTS = 200_000;
 
-type Writev = (chunks: { chunk: Buffer | string }[], cb: (err?: Error | null) => void) => void;
-type Write = (chunk: Buffer | string, encoding: BufferEncoding, cb: (err?: Error | null) => void) => void;
+/** One watched socket: its connection's lane and its own Nagle state. */
+class Watch implements SocketSink {
+  constructor(
+    private readonly timeline: Timeline,
+    private readonly lane: Lane,
+    private nagle: boolean,
+  ) {}
+
+  write(bytes: number): void {
+    this.timeline.add(this.lane, performance.now(), bytes, this.nagle ? WRITE | NAGLE : WRITE);
+  }
+
+  read(bytes: number): void {
+    this.timeline.add(this.lane, performance.now(), bytes, 0);
+  }
+
+  noDelay(noDelay: boolean): void {
+    this.nagle = !noDelay;
+  }
+}
 
 export class Timeline {
-  private readonly connections = new Map<string, ConnectionTimeline>();
+  private readonly connections = new Map<string, Lane>();
   private events = 0;
+  /** Closed connections still held: when none, the cap cannot make room (checked on every event once full). */
+  private closedHeld = 0;
   dropped = 0;
 
   constructor(private readonly maxEvents = DEFAULT_MAX_EVENTS) {}
 
-  private add(c: ConnectionTimeline, e: SocketEvent): void {
-    if (this.events >= this.maxEvents && !this.makeRoom()) {
+  /** @internal (Watch, markRead) */
+  add(lane: Lane, t: number, bytes: number, flags: number): void {
+    if (lane.gone || (this.events >= this.maxEvents && (!this.makeRoom() || lane.gone))) {
       this.dropped++;
       return;
     }
     this.events++;
-    c.events.push(e);
+    lane.add(t, bytes, flags);
   }
 
   /**
@@ -45,21 +66,24 @@ export class Timeline {
    * connections hold events (then the new event is dropped).
    */
   private makeRoom(): boolean {
+    if (this.closedHeld === 0) return false;
     const target = this.maxEvents - Math.max(1, Math.floor(this.maxEvents / 10));
     for (const [id, c] of this.connections) {
       if (this.events <= target) break;
       if (c.closed === undefined) continue;
       this.connections.delete(id);
-      this.events -= c.events.length;
-      this.dropped += c.events.length;
+      c.gone = true;
+      this.closedHeld--;
+      this.events -= c.n;
+      this.dropped += c.n;
     }
     return this.events < this.maxEvents;
   }
 
-  private connection(id: string, leg: ConnectionTimeline['leg']): ConnectionTimeline {
+  private lane(id: string, leg: ConnectionTimeline['leg']): Lane {
     let c = this.connections.get(id);
     if (!c) {
-      c = { id, leg, opened: round(performance.now()), events: [] };
+      c = new Lane(id, leg, round(performance.now()));
       this.connections.set(id, c);
     }
     return c;
@@ -72,65 +96,31 @@ export class Timeline {
       this.dropped++;
       return;
     }
-    // The patched socket methods below run with the socket as `this`; they record into this timeline.
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const timeline = this;
-    const c = this.connection(id, leg);
-    let nagleOn = nagle;
-    const setNoDelay = socket.setNoDelay;
-    socket.setNoDelay = function (this: net.Socket, noDelay?: boolean) {
-      nagleOn = noDelay === false;
-      return setNoDelay.call(this, noDelay);
-    };
-    const s = socket as net.Socket & { _write: Write; _writev?: Writev };
-    const write = s._write;
-    s._write = function (this: net.Socket, chunk, encoding, cb) {
-      timeline.add(c, {
-        t: round(performance.now()),
-        d: 'w',
-        n: typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.length,
-        nagle: nagleOn,
-      });
-      return write.call(this, chunk, encoding, cb);
-    };
-    const writev = s._writev;
-    if (writev) {
-      s._writev = function (this: net.Socket, chunks, cb) {
-        let n = 0;
-        for (const { chunk } of chunks) n += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-        timeline.add(c, { t: round(performance.now()), d: 'w', n, nagle: nagleOn });
-        return writev.call(this, chunks, cb);
-      };
-    }
-    const push = socket.push;
-    socket.push = function (this: net.Socket, chunk: unknown, encoding?: BufferEncoding) {
-      if (chunk && (chunk as Buffer).length) timeline.add(c, { t: round(performance.now()), d: 'r', n: (chunk as Buffer).length });
-      return push.call(this, chunk, encoding);
-    };
-    socket.once('close', () => (c.closed = round(performance.now())));
+    const lane = this.lane(id, leg);
+    attachSink(socket, new Watch(this, lane, nagle));
+    socket.once('close', () => {
+      if (lane.gone) return;
+      if (lane.closed === undefined) this.closedHeld++;
+      lane.closed = round(performance.now());
+    });
   }
 
   /** A read the socket hooks cannot see (a request head parsed in C++): `bytes` is what the caller knows of it. */
   markRead(id: string, bytes: number, at = performance.now()): void {
     const c = this.connections.get(id);
-    if (c) this.add(c, { t: round(at), d: 'r', n: bytes });
+    if (c) this.add(c, at, bytes, 0);
   }
 
   /** Tags a connection's untagged events in [from, to] with an exchange id (called when the exchange finishes). */
   tag(id: string | undefined, exchangeId: string, from: number | undefined, to: number | undefined): void {
     const c = id ? this.connections.get(id) : undefined;
     if (!c || from === undefined) return;
-    const end = to ?? Infinity;
-    // Walk back from the newest event: an exchange's events are recent.
-    for (let i = c.events.length - 1; i >= 0; i--) {
-      const e = c.events[i];
-      if (e.t < from - 0.001) break;
-      if (e.t <= end + 0.001 && e.x === undefined) e.x = exchangeId;
-    }
+    c.tag(exchangeId, from, to ?? Infinity);
   }
 
+  /** One connection's timeline (built on each call: read it, do not keep it for later). */
   get(id: string): ConnectionTimeline | undefined {
-    return this.connections.get(id);
+    return this.connections.get(id)?.toConnection();
   }
 
   /**
@@ -138,11 +128,10 @@ export class Timeline {
    * for a recording that started after the proxy did.
    */
   toLog(since?: number): TimelineLog {
-    let connections = [...this.connections.values()];
-    if (since !== undefined) {
-      connections = connections
-        .filter((c) => c.closed === undefined || c.closed >= since)
-        .map((c) => ({ ...c, events: c.events.filter((e) => e.t >= since) }));
+    const connections: ConnectionTimeline[] = [];
+    for (const c of this.connections.values()) {
+      if (since !== undefined && c.closed !== undefined && c.closed < since) continue;
+      connections.push(c.toConnection(since));
     }
     return { _connections: connections, _connectionsDropped: this.dropped, _connectionsTimeOrigin: performance.timeOrigin };
   }

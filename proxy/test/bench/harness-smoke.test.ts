@@ -1,7 +1,8 @@
 /**
  * Smoke test of the benchmark harness (not a performance test): a one-second,
  * one-round run of the plain-HTTP scenario with Netlens only must start its
- * child processes, measure, stop them, and write a report with a table.
+ * child processes, measure, stop them, and write a report with a table and
+ * the socket timeline's cost (Netlens with the timeline on vs off).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,9 +40,13 @@ describe('npm run bench harness', () => {
     });
     expect(code, stdout).toBe(0);
     expect(stdout).toMatch(/\| GET small JSON +\| 64 +\| netlens +\|/);
+    // The socket timeline's cost: the same Netlens with it off, measured next to it.
+    expect(stdout).toMatch(/\| GET small JSON +\| 64 +\| netlens \(timeline off\) +\|/);
+    expect(stdout).toMatch(/timeline cost, plain GET small JSON c=64: proxy CPU\/req on \d+ µs, off \d+ µs: [+-]\d+\.\d% \(goal ≤ 10%\)/);
     const report = fs.readFileSync(out, 'utf8');
     expect(report).toContain('## Plain HTTP forward proxying');
     expect(report).toContain('## Where Netlens stands against the targets');
+    expect(report).toContain('## What the socket timeline costs');
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }, 100_000);
 });

@@ -1,0 +1,91 @@
+/**
+ * One connection's events, stored in columns: typed arrays that grow by doubling, so an event
+ * costs ~17 bytes and no object for the garbage collector to allocate, promote and trace.
+ * The proxy records tens of thousands of events a second under load; objects (SocketEvent) are
+ * built only when someone reads the timeline (the API, a HAR).
+ */
+import type { ConnectionTimeline, SocketEvent } from './types.js';
+
+/** Flag bits of an event. */
+export const WRITE = 1;
+export const NAGLE = 2;
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+/** Most connections carry a few exchanges of ~4 events each. */
+const INITIAL_CAPACITY = 8;
+/** Tagging tolerance, ms: event times and exchange timestamps come from separate performance.now() calls. */
+const TAG_SLACK = 0.001;
+
+export class Lane {
+  /** Events held. */
+  n = 0;
+  closed?: number;
+  /** Forgotten by the timeline's cap: a socket still writing to it records nothing. */
+  gone = false;
+  private t = new Float64Array(INITIAL_CAPACITY);
+  private bytes = new Uint32Array(INITIAL_CAPACITY);
+  private flags = new Uint8Array(INITIAL_CAPACITY);
+  /** Index + 1 into `exchanges` (0: not tagged). */
+  private x = new Uint32Array(INITIAL_CAPACITY);
+  /** The exchange ids this connection's events are tagged with (a connection carries few). */
+  private readonly exchanges: string[] = [];
+
+  constructor(
+    readonly id: string,
+    readonly leg: ConnectionTimeline['leg'],
+    readonly opened: number,
+  ) {}
+
+  add(t: number, bytes: number, flags: number): void {
+    if (this.n === this.t.length) this.grow();
+    const i = this.n++;
+    this.t[i] = t;
+    this.bytes[i] = bytes > 0xffffffff ? 0xffffffff : bytes;
+    this.flags[i] = flags;
+  }
+
+  private grow(): void {
+    const size = this.t.length * 2;
+    const t = new Float64Array(size);
+    t.set(this.t);
+    this.t = t;
+    const bytes = new Uint32Array(size);
+    bytes.set(this.bytes);
+    this.bytes = bytes;
+    const flags = new Uint8Array(size);
+    flags.set(this.flags);
+    this.flags = flags;
+    const x = new Uint32Array(size);
+    x.set(this.x);
+    this.x = x;
+  }
+
+  /** Tags the untagged events in [from, to] with an exchange id. */
+  tag(exchangeId: string, from: number, to: number): void {
+    let ref = 0;
+    // Walk back from the newest event: an exchange's events are recent.
+    for (let i = this.n - 1; i >= 0; i--) {
+      const t = this.t[i];
+      if (t < from - TAG_SLACK) break;
+      if (t > to + TAG_SLACK || this.x[i] !== 0) continue;
+      if (ref === 0) ref = this.exchanges.push(exchangeId);
+      this.x[i] = ref;
+    }
+  }
+
+  /** The connection as the HAR and the API see it; `since`: only events from then on. */
+  toConnection(since = -Infinity): ConnectionTimeline {
+    const events: SocketEvent[] = [];
+    for (let i = 0; i < this.n; i++) {
+      const t = this.t[i];
+      if (t < since) continue;
+      const f = this.flags[i];
+      const e: SocketEvent =
+        f & WRITE ? { t: round(t), d: 'w', n: this.bytes[i], nagle: (f & NAGLE) !== 0 } : { t: round(t), d: 'r', n: this.bytes[i] };
+      const x = this.x[i];
+      if (x !== 0) e.x = this.exchanges[x - 1];
+      events.push(e);
+    }
+    return { id: this.id, leg: this.leg, opened: this.opened, ...(this.closed !== undefined ? { closed: this.closed } : {}), events };
+  }
+}
