@@ -60,6 +60,30 @@ export class Lane {
     this.x = x;
   }
 
+  /**
+   * Forgets the oldest `k` events (the cap trims a long-lived connection this way), and the exchange
+   * ids only they referred to: a keep-alive or HTTP/2 connection open for days carries millions.
+   */
+  dropOldest(k: number): void {
+    k = Math.min(k, this.n);
+    this.t.copyWithin(0, k, this.n);
+    this.bytes.copyWithin(0, k, this.n);
+    this.flags.copyWithin(0, k, this.n);
+    this.x.copyWithin(0, k, this.n);
+    this.n -= k;
+    const kept: string[] = [];
+    const remap = new Map<number, number>();
+    for (let i = 0; i < this.n; i++) {
+      const ref = this.x[i];
+      if (ref === 0) continue;
+      let to = remap.get(ref);
+      if (to === undefined) remap.set(ref, (to = kept.push(this.exchanges[ref - 1]!)));
+      this.x[i] = to;
+    }
+    this.exchanges.length = 0;
+    this.exchanges.push(...kept);
+  }
+
   /** Tags the untagged events in [from, to] with an exchange id. */
   tag(exchangeId: string, from: number, to: number): void {
     let ref = 0;

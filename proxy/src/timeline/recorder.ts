@@ -6,8 +6,8 @@
  * built only when the timeline is read). Sockets whose reads go straight from C++ to the HTTP parser
  * (Node's HTTP/1 server) or to nghttp2 are invisible to the hooks; for those the request heads are
  * marked as reads (`markRead`) by the caller.
- * Memory is capped at `maxEvents`: then the oldest closed connections are forgotten (counted as
- * dropped), and only when open connections hold every event are new events counted, not kept.
+ * Memory is capped at `maxEvents`: then the oldest closed connections are forgotten, and after them
+ * the oldest events of the largest open connections (counted as dropped).
  */
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -43,7 +43,7 @@ class Watch implements SocketSink {
 export class Timeline {
   private readonly connections = new Map<string, Lane>();
   private events = 0;
-  /** Closed connections still held: when none, the cap cannot make room (checked on every event once full). */
+  /** Closed connections still held (the cap forgets those first). */
   private closedHeld = 0;
   dropped = 0;
 
@@ -60,22 +60,33 @@ export class Timeline {
   }
 
   /**
-   * At the cap, forgets the oldest closed connections (a tenth of the cap at once, so this runs
-   * rarely) so that a proxy left running for days keeps recording its recent connections instead
-   * of freezing on its first ones. Their events count as dropped. False when only open
-   * connections hold events (then the new event is dropped).
+   * At the cap, makes room for a tenth of it at once (so this runs rarely) and counts what it forgets
+   * as dropped, so that a proxy left running for days keeps recording recent traffic instead of
+   * freezing on its first connections: first the oldest closed connections go; then, when open
+   * connections hold the rest (pooled keep-alive and HTTP/2 connections live for days), the oldest
+   * events of the largest of them.
    */
   private makeRoom(): boolean {
-    if (this.closedHeld === 0) return false;
     const target = this.maxEvents - Math.max(1, Math.floor(this.maxEvents / 10));
-    for (const [id, c] of this.connections) {
-      if (this.events <= target) break;
-      if (c.closed === undefined) continue;
-      this.connections.delete(id);
-      c.gone = true;
-      this.closedHeld--;
-      this.events -= c.n;
-      this.dropped += c.n;
+    if (this.closedHeld > 0) {
+      for (const [id, c] of this.connections) {
+        if (this.events <= target) break;
+        if (c.closed === undefined) continue;
+        this.connections.delete(id);
+        c.gone = true;
+        this.closedHeld--;
+        this.events -= c.n;
+        this.dropped += c.n;
+      }
+    }
+    while (this.events > target) {
+      let largest: Lane | undefined;
+      for (const c of this.connections.values()) if (!largest || c.n > largest.n) largest = c;
+      if (!largest || largest.n === 0) break;
+      const k = Math.min(largest.n, Math.max(this.events - target, Math.ceil(largest.n / 2)));
+      largest.dropOldest(k);
+      this.events -= k;
+      this.dropped += k;
     }
     return this.events < this.maxEvents;
   }
@@ -91,7 +102,6 @@ export class Timeline {
 
   /** Starts recording a socket under a connection id (a second socket under the same id, e.g. TLS inside CONNECT, continues it). */
   watch(socket: net.Socket, id: string, leg: ConnectionTimeline['leg'], nagle: boolean): void {
-    // Full of open connections' events: new connections are not watched at all (no per-socket cost, no record).
     if (this.events >= this.maxEvents && !this.connections.has(id) && !this.makeRoom()) {
       this.dropped++;
       return;

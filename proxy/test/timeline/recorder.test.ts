@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { exportJournal } from '../../src/har/journal.js';
 import { HarRecorder } from '../../src/har/recorder.js';
@@ -83,24 +84,36 @@ describe('socket timeline', () => {
     }
   });
 
-  it('caps its memory and counts what it dropped', async () => {
-    const tl = new Timeline(3);
+  it('caps its memory and counts what it dropped; long-lived open connections lose their oldest events, not new ones', async () => {
+    const tl = new Timeline(10);
     const server = net.createServer((s) => s.resume());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
     tl.watch(socket, 'c1', 'client', false);
-    for (let i = 0; i < 5; i++) await new Promise<void>((r) => socket.write('x', () => r()));
-    expect(tl.get('c1')!.events).toHaveLength(3);
-    expect(tl.dropped).toBe(2);
-    expect(tl.toLog()._connectionsDropped).toBe(2);
-    // Full: a new connection is not even watched.
-    tl.watch(new net.Socket(), 'c2', 'client', false);
-    expect(tl.get('c2')).toBeUndefined();
-    expect(tl.dropped).toBe(3);
+    // 25 writes on one connection that never closes (a pooled keep-alive or HTTP/2 connection), two exchanges on it.
+    for (let i = 0; i < 25; i++) {
+      await new Promise<void>((r) => socket.write('x'.repeat(i + 1), () => r()));
+      if (i === 4) tl.tag('c1', 'old', 0, performance.now());
+    }
+    tl.tag('c1', 'new', 0, performance.now());
+    const events = tl.get('c1')!.events;
+    expect(events.length).toBeLessThanOrEqual(10);
+    expect(events.at(-1)!.n).toBe(25); // the newest write is kept
+    expect(events.length + tl.dropped).toBe(25);
+    expect(tl.toLog()._connectionsDropped).toBe(tl.dropped);
+    // The oldest events went, and the exchange only they belonged to with them.
+    expect(events.every((e) => e.x === 'new')).toBe(true);
+    // Full of one open connection's events: a new connection is still watched.
+    const other = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    await new Promise((r) => other.once('connect', r));
+    tl.watch(other, 'c2', 'client', false);
+    await new Promise<void>((r) => other.write('y', () => r()));
+    expect(tl.get('c2')!.events).toHaveLength(1);
     // A recording that started later gets only its own part.
     expect(tl.toLog(Infinity)._connections.every((c) => c.events.length === 0)).toBe(true);
     socket.destroy();
+    other.destroy();
     server.close();
   });
 
