@@ -45,10 +45,26 @@ export function connectionsRecord(log: object): object {
   return { t: 'connections', log };
 }
 
+/**
+ * Journals open for writing in this process, by absolute path. A writer that
+ * holds records back (the recorder batches them, see recorder.ts) sets
+ * `beforeRead`; scanJournal calls it first, so a reader in the same process
+ * (export, a session opened while recording, the API's entry list) never misses
+ * a finished exchange still waiting for its batch.
+ */
+const openWriters = new Map<string, JournalWriter>();
+
+/** Writes out what the writer of `file` in this process holds back, if any. */
+export function flushBeforeRead(file: string): void {
+  openWriters.get(path.resolve(file))?.beforeRead?.();
+}
+
 export class JournalWriter {
   closed = false;
   /** Entries appended so far. */
   entries = 0;
+  /** Called before this process reads the journal (see flushBeforeRead). */
+  beforeRead?: () => void;
 
   private constructor(
     readonly file: string,
@@ -60,6 +76,7 @@ export class JournalWriter {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'wx', 0o600);
     const journal = new JournalWriter(file, fd);
+    openWriters.set(path.resolve(file), journal);
     journal.writeLine({
       t: 'meta',
       format: JOURNAL_FORMAT,
@@ -82,6 +99,7 @@ export class JournalWriter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (openWriters.get(path.resolve(this.file)) === this) openWriters.delete(path.resolve(this.file));
     fs.closeSync(this.fd);
   }
 
@@ -97,6 +115,16 @@ export class JournalWriter {
       if ((r as { t?: string }).t === 'entry') this.entries++;
     }
     this.writeText(text);
+  }
+
+  /**
+   * Appends journal lines already serialized (no newline; entryLine's output for
+   * entries) in one write. `entries` of them are entry lines.
+   */
+  appendLines(lines: readonly string[], entries: number): void {
+    if (lines.length === 0) return;
+    this.writeText(lines.join('\n') + '\n');
+    this.entries += entries;
   }
 
   private writeLine(record: object): void {
@@ -170,6 +198,7 @@ const LINE_HEAD = /^\{"t":"(meta|page|entry|connections)"(?:,"s":(-?\d+(?:\.\d+)
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
+  flushBeforeRead(file);
   const scan: JournalScan = { pages: [], entries: new EntryIndex(), incompleteTail: 0, damagedLines: 0 };
   const pages = new Map<string, HarPage>();
   let carry: Buffer[] = [];
