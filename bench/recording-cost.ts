@@ -13,9 +13,18 @@
  * moved to another thread would not count: "all threads" (process.cpuUsage) is shown
  * beside it. Medians over rounds, with the range.
  *
+ * A third condition, "before", is the recorder as it was before issue 17 (each
+ * turn's exchanges built as entry objects and JSON.stringify-ed, one write per
+ * turn), kept here as a reference so both are measured side by side.
+ *
+ * Runs bundled (esbuild, then plain node), as the CLI and the app ship: under tsx
+ * every imported binding is a getter and every function gets a `__name` call,
+ * which adds ~15% here. `--tsx` runs the sources instead.
+ *
  * `--breakdown` also times each step of the recorder in isolation (same CPU clock).
  * `--json` prints one `RESULT {...}` line (bench/run.ts reads it).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,8 +38,9 @@ import { entryRecord } from '../proxy/src/har/journal.js';
 import { bodyText } from '../proxy/src/har/body.js';
 import { PageTracker } from '../proxy/src/har/pages.js';
 import { intArg, scriptArgs } from './lib/usage.js';
+import { PreviousRecorder } from './recording-cost-before.js';
 
-const USAGE = `Usage: npx tsx bench/recording-cost.ts [--rounds N] [--exchanges N] [--per-turn N] [--breakdown] [--json]
+const USAGE = `Usage: npx tsx bench/recording-cost.ts [--rounds N] [--exchanges N] [--per-turn N] [--breakdown] [--json] [--tsx]
 
 Main-thread CPU per exchange that the HAR recorder costs (recorder minus a driver
 with no subscriber), intercepted HTTP/1.1 and HTTP/2 GETs of a small JSON document.
@@ -40,6 +50,7 @@ with no subscriber), intercepted HTTP/1.1 and HTTP/2 GETs of a small JSON docume
   --per-turn N    exchanges finishing per event-loop turn; default 2
   --breakdown     also time each step of recording in isolation
   --json          print one RESULT line with the medians (for bench/run.ts)
+  --tsx           run the TypeScript sources under tsx instead of a bundle
 `;
 const { values } = scriptArgs(USAGE, {
   rounds: { type: 'string' },
@@ -47,7 +58,37 @@ const { values } = scriptArgs(USAGE, {
   'per-turn': { type: 'string' },
   breakdown: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
+  tsx: { type: 'boolean', default: false },
 });
+if (!values.tsx && !process.env.NETLENS_RECORDING_COST_BUNDLED) process.exit(await runBundled());
+
+/** Bundles this script (npm packages external) and runs it with plain node; returns its exit code. */
+async function runBundled(): Promise<number> {
+  const { build } = await import('esbuild');
+  const { BENCH_DIR, ROOT_DIR } = await import('./lib/child.js');
+  const dir = path.join(ROOT_DIR, 'dist', 'bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const outfile = path.join(dir, `recording-cost-${process.pid}.mjs`);
+  try {
+    await build({
+      entryPoints: [path.join(BENCH_DIR, 'recording-cost.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile,
+      logLevel: 'error',
+    });
+    const r = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...process.env, NETLENS_RECORDING_COST_BUNDLED: '1' },
+    });
+    return r.status ?? 1;
+  } finally {
+    fs.rmSync(outfile, { force: true });
+  }
+}
 const rounds = intArg(values.rounds, 9, '--rounds', USAGE, 1, 1000);
 const perRound = intArg(values.exchanges, 4000, '--exchanges', USAGE, 10, 10_000_000);
 const perTurn = intArg(values['per-turn'], 2, '--per-turn', USAGE, 1, 10_000);
@@ -160,10 +201,18 @@ function emitExchange(events: EventStream, x: Exchange): void {
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+type Condition = 'none' | 'before' | 'now';
+
 /** One run of `n` exchanges, `perTurn` per event-loop turn; returns ns of main-thread and all-thread CPU. */
-async function drive(h2: boolean, n: number, recorder: boolean, dir: string): Promise<{ main: number; all: number }> {
+async function drive(h2: boolean, n: number, condition: Condition, dir: string): Promise<{ main: number; all: number }> {
   const events = new EventStream();
-  const rec = recorder ? new HarRecorder(events, { journalFile: path.join(dir, `j${seq}.jsonl`) }) : undefined;
+  const file = path.join(dir, `j${seq}.jsonl`);
+  const rec =
+    condition === 'now'
+      ? new HarRecorder(events, { journalFile: file })
+      : condition === 'before'
+        ? new PreviousRecorder(events, file)
+        : undefined;
   await turn();
   const main0 = mainThreadNs();
   const all0 = processNs();
@@ -171,7 +220,7 @@ async function drive(h2: boolean, n: number, recorder: boolean, dir: string): Pr
     emitExchange(events, makeExchange(h2));
     if ((i + 1) % perTurn === 0) await turn();
   }
-  // The recorder's deferred work (flush at the end of the turn, or a worker finishing) belongs to the round.
+  // The recorder's deferred work (its batch) belongs to the round.
   await rec?.drain();
   await turn();
   const main = mainThreadNs() - main0;
@@ -188,27 +237,43 @@ const range = (a: number[]) => `${Math.min(...a).toFixed(1)}–${Math.max(...a).
 
 interface Result {
   kind: 'h1' | 'h2';
+  /** The recorder now: main-thread µs per exchange (median) and the range over rounds. */
   mainUs: number;
   mainRange: string;
   allUs: number;
   allRange: string;
+  /** The recorder before issue 17 (recording-cost-before.ts), same rounds. */
+  beforeUs: number;
+  beforeRange: string;
 }
 
 async function measure(h2: boolean, dir: string): Promise<Result> {
-  // Warm-up: JIT both paths.
-  await drive(h2, Math.min(perRound, 2000), false, dir);
-  await drive(h2, Math.min(perRound, 2000), true, dir);
+  const conditions: Condition[] = ['none', 'before', 'now'];
+  // Warm-up: JIT every path.
+  for (const c of conditions) await drive(h2, Math.min(perRound, 2000), c, dir);
   const main: number[] = [];
   const all: number[] = [];
+  const before: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 ? [true, false] : [false, true];
-    const got: Record<string, { main: number; all: number }> = {};
-    for (const rec of order) got[String(rec)] = await drive(h2, perRound, rec, dir);
-    main.push((got.true.main - got.false.main) / perRound / 1000);
-    all.push((got.true.all - got.false.all) / perRound / 1000);
+    // Rotate the order so no condition always runs first (or right after a GC-heavy one).
+    const order = conditions.map((_, i) => conditions[(i + r) % conditions.length]);
+    const got = {} as Record<Condition, { main: number; all: number }>;
+    for (const c of order) got[c] = await drive(h2, perRound, c, dir);
+    const per = (ns: number) => ns / perRound / 1000;
+    main.push(per(got.now.main - got.none.main));
+    all.push(per(got.now.all - got.none.all));
+    before.push(per(got.before.main - got.none.main));
     for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f), { force: true });
   }
-  return { kind: h2 ? 'h2' : 'h1', mainUs: median(main), mainRange: range(main), allUs: median(all), allRange: range(all) };
+  return {
+    kind: h2 ? 'h2' : 'h1',
+    mainUs: median(main),
+    mainRange: range(main),
+    allUs: median(all),
+    allRange: range(all),
+    beforeUs: median(before),
+    beforeRange: range(before),
+  };
 }
 
 /** Times `f` over many calls on the main thread's CPU clock: median µs per call. */
@@ -231,6 +296,8 @@ function breakdown(dir: string): [string, number][] {
   const events = new EventStream();
   events.subscribe(() => undefined);
   const pages = new PageTracker();
+  // What a 'request' event carries (see emitExchange).
+  const starts = xs.map((x) => ({ ...x, method: x.request.method, url: x.request.url, headers: x.request.headers }));
   const fd = fs.openSync(path.join(dir, 'breakdown.jsonl'), 'w');
   let batch = '';
   const { port1, port2 } = new MessageChannel();
@@ -238,7 +305,7 @@ function breakdown(dir: string): [string, number][] {
   let posted: unknown[] = [];
   const out: [string, number][] = [
     ['event emission to one listener (3 events)', timeStep((i) => emitExchange(events, xs[i % 1000]))],
-    ['page tracking (request head)', timeStep((i) => pages.onRequest({ ...xs[i % 1000].request, ...xs[i % 1000] } as never))],
+    ['page tracking (request head)', timeStep((i) => pages.onRequest(starts[i % 1000]))],
     ['body → HAR text (utf8 check)', timeStep((i) => bodyText(xs[i % 1000].response!.body.bytes as Buffer, 'application/json', false))],
     ['exchangeToEntry (entry object)', timeStep((i) => exchangeToEntry(xs[i % 1000]))],
     ['JSON.stringify of the entry record', timeStep((i) => JSON.stringify(records[i % 1000]))],
@@ -284,7 +351,7 @@ try {
     for (const r of results) {
       console.log(
         `  intercepted ${r.kind === 'h1' ? 'HTTP/1.1' : 'HTTP/2  '}: main thread ${r.mainUs.toFixed(1)} µs (${r.mainRange}), ` +
-          `all threads ${r.allUs.toFixed(1)} µs (${r.allRange})`,
+          `all threads ${r.allUs.toFixed(1)} µs (${r.allRange}); before issue 17: ${r.beforeUs.toFixed(1)} µs (${r.beforeRange})`,
       );
     }
     if (steps.length) {

@@ -133,9 +133,13 @@ export class JournalWriter {
 
   private writeText(text: string): void {
     if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    // The string goes to the kernel as is (encoded in C++): no Buffer made per write. Only a
+    // short write, rare for a regular file, pays for a Buffer to write the rest from.
+    const written = fs.writeSync(this.fd, text);
+    if (written >= Buffer.byteLength(text)) return;
     const buf = Buffer.from(text);
     // writeSync may write less than asked for large buffers: loop until all of it is out.
-    let off = 0;
+    let off = written;
     while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);
   }
 }
