@@ -1,13 +1,14 @@
 /**
- * The recording journal: one JSON record per line, appended as each exchange
- * completes, so a crash or `kill -9` loses at most the exchanges still in
- * flight. The HAR is assembled from it on save/export (see exportJournal).
+ * The recording journal: one JSON record per line, appended as exchanges
+ * complete, so a crash or `kill -9` loses at most the exchanges still in
+ * flight and the recorder's last batch. The HAR is assembled from it on save/export (see exportJournal).
  *
  * Why synchronous appends: a write that sits in a JS buffer dies with the
  * process; `fs.writeSync` hands the bytes to the kernel before the event handler
  * returns, and the kernel keeps them even if the process is killed right after.
- * A recorder batches the records of one event-loop turn into one write
- * (`appendRecords`), so a busy proxy makes one syscall per turn, not per exchange.
+ * A recorder batches the records of up to 10 ms (or 64 exchanges) into one write
+ * (`appendLines`), so a busy proxy makes one syscall per batch, not per exchange;
+ * what a crash can lose is that batch (recorder.ts).
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
  *   {"t":"meta","format":"netlens-journal/1",...}

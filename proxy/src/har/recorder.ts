@@ -7,7 +7,7 @@
  * What runs on the response path: nothing but keeping a reference. A finished
  * exchange is pushed on a pending list and the proxy's event handler returns;
  * turning it into its journal line (entry-line.ts: the entry written as JSON
- * text directly, about half the CPU of building the entry object and
+ * text directly, ~30% less CPU than building the entry object and
  * JSON.stringify-ing it) and writing happen later, for a whole batch at once,
  * in a timer `flushDelayMs` (default FLUSH_DELAY_MS) after the batch's first
  * exchange, or at once when FLUSH_MAX_PENDING exchanges (or FLUSH_MAX_BYTES of
