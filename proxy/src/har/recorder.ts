@@ -146,7 +146,7 @@ export class HarRecorder {
 
   private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
     this.pending.push(item);
-    if ('x' in item) this.pendingBytes += (item.x.request.body?.bytes.length ?? 0) + (item.x.response?.body?.bytes.length ?? 0);
+    if ('x' in item) this.pendingBytes += (item.x.request.body?.bytes?.length ?? 0) + (item.x.response?.body?.bytes?.length ?? 0);
     if (this.pending.length >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || this.pendingBytes >= FLUSH_MAX_BYTES) {
       this.flush();
       return;
