@@ -14,7 +14,7 @@
  *  - Netlens-only facts go in `_` fields (HAR 1.2 allows custom fields that start with `_`).
  */
 import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
-import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
+import type { HarContent, HarEntry, HarNameValue, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
 import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
@@ -86,7 +86,7 @@ export function timeOf(t: Loose<HarTimings>): number {
   return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
 }
 
-export function harTimings(x: Exchange): HarTimings {
+function harTimings(x: Exchange): HarTimings {
   const t = x.timings;
   const opt = (n: number) => (n >= 0 ? roundMs(n) : -1);
   const connect = opt(t.connect);
@@ -106,7 +106,7 @@ export function harTimings(x: Exchange): HarTimings {
 
 const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
 
-export function header(headers: RawHeaders, name: string): string | undefined {
+function header(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
   // Length first (lower-casing never changes the length of a name that matches an ASCII one).
   for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
@@ -114,14 +114,14 @@ export function header(headers: RawHeaders, name: string): string | undefined {
 }
 
 /** Bytes of an HTTP/1.x head: start line, header lines, blank line. -1 for h2 (HPACK-compressed). */
-export function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
+function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
   if (protocol !== 'http/1.1' && protocol !== 'http/1.0') return -1;
   let size = Buffer.byteLength(startLine) + 2 + 2;
   for (const [k, v] of headers) size += Buffer.byteLength(k) + 2 + Buffer.byteLength(v) + 2;
   return size;
 }
 
-export function queryString(url: string): HarNameValue[] {
+function queryString(url: string): HarNameValue[] {
   const q = url.indexOf('?');
   if (q < 0) return [];
   const hash = url.indexOf('#', q);
@@ -129,7 +129,7 @@ export function queryString(url: string): HarNameValue[] {
   return [...new URLSearchParams(search)].map(([name, value]) => ({ name, value }));
 }
 
-export function requestTarget(x: Exchange): string {
+function requestTarget(x: Exchange): string {
   // A plain proxy request arrives in absolute-form; inside CONNECT it is origin-form.
   if (x.transport === 'plain' || x.request.method === 'CONNECT') return x.request.url.replace(/^https?:\/\/(?=[^/]*:\d+$)/, '');
   try {
@@ -153,25 +153,20 @@ function harRequest(x: Exchange): HarRequest {
     headersSize,
     bodySize: r.body.size,
   };
-  if (r.body.size > 0) req.postData = harPostData(x);
+  if (r.body.size > 0) {
+    const mimeType = header(r.headers, 'content-type') ?? '';
+    const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
+    req.postData = postData(decoded.bytes, mimeType, decoded.partial);
+    if (r.body.truncated) {
+      req.postData._truncated = true;
+      req.postData._capturedSize = r.body.bytes.length;
+    }
+    if (decoded.error) req.postData._decodingError = decoded.error;
+  }
   return req;
 }
 
-/** The request body as HAR `postData` (for a request whose body is not empty). */
-export function harPostData(x: Exchange): HarPostData {
-  const r = x.request;
-  const mimeType = header(r.headers, 'content-type') ?? '';
-  const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
-  const out = postData(decoded.bytes, mimeType, decoded.partial);
-  if (r.body.truncated) {
-    out._truncated = true;
-    out._capturedSize = r.body.bytes.length;
-  }
-  if (decoded.error) out._decodingError = decoded.error;
-  return out;
-}
-
-export function harResponse(x: Exchange): HarResponse {
+function harResponse(x: Exchange): HarResponse {
   const r = x.response;
   if (!r) {
     // No response arrived (see `_error`): status 0 as Chrome writes for failed requests.
@@ -203,7 +198,7 @@ export function harResponse(x: Exchange): HarResponse {
   };
 }
 
-export function harContent(x: Exchange): HarContent {
+function harContent(x: Exchange): HarContent {
   const body = x.response!.body;
   const headers = x.response!.headers;
   const mimeType = header(headers, 'content-type') ?? 'x-unknown';

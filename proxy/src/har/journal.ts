@@ -119,8 +119,8 @@ export class JournalWriter {
   }
 
   /**
-   * Appends journal lines already serialized (no newline; entryLine's output for
-   * entries) in one write. `entries` of them are entry lines.
+   * Appends journal lines already serialized (no newline; `JSON.stringify` of
+   * `entryRecord`/`pageRecord`) in one write. `entries` of them are entry lines.
    */
   appendLines(lines: readonly string[], entries: number): void {
     if (lines.length === 0) return;

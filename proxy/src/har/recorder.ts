@@ -6,14 +6,13 @@
  *
  * What runs on the response path: nothing but keeping a reference. A finished
  * exchange is pushed on a pending list and the proxy's event handler returns;
- * turning it into its journal line (entry-line.ts: the entry written as JSON
- * text directly, ~30% less CPU than building the entry object and
- * JSON.stringify-ing it) and writing happen later, for a whole batch at once,
- * in a timer `flushDelayMs` (default FLUSH_DELAY_MS) after the batch's first
- * exchange, or at once when FLUSH_MAX_PENDING exchanges (or FLUSH_MAX_BYTES of
- * captured body) are waiting. One batch is one write: under load one syscall
- * serves tens of exchanges. bench/recording-cost.ts measures the main-thread
- * CPU this costs per exchange (issue 17: ≤ 10 µs).
+ * turning it into its HAR entry, serializing and writing happen later, for a
+ * whole batch at once, in a timer `flushDelayMs` (default FLUSH_DELAY_MS) after
+ * the batch's first exchange, or at once when FLUSH_MAX_PENDING exchanges (or
+ * FLUSH_MAX_BYTES of captured body) are waiting. One batch is one write: under
+ * load one syscall serves tens of exchanges, where a write per event-loop turn
+ * cost ~3 µs per exchange. bench/recording-cost.ts measures the main-thread CPU
+ * this costs per exchange (issue 17: ≤ 10 µs) and, with --breakdown, each step.
  *
  * Readers never see a journal behind: scanJournal (every export, a session
  * opened while recording, the API's entry list) asks the writer to flush its
@@ -28,8 +27,8 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { entryLine } from './entry-line.js';
-import { connectionsRecord, JournalWriter, pageRecord } from './journal.js';
+import { exchangeToEntry } from './entry.js';
+import { connectionsRecord, entryRecord, JournalWriter, pageRecord } from './journal.js';
 import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
 import { PageTracker } from './pages.js';
@@ -123,7 +122,7 @@ export class HarRecorder {
         continue;
       }
       try {
-        lines.push(entryLine(item.x, item.pageref));
+        lines.push(JSON.stringify(entryRecord(exchangeToEntry(item.x, { pageref: item.pageref }))));
         entries++;
       } catch (err) {
         this.stats.failed++;
