@@ -1,8 +1,9 @@
 /**
- * The HAR recorder's hot path as it was before issue 17, for bench/recording-cost.ts
+ * The HAR recorder's flush policy as it was before issue 17, for bench/recording-cost.ts
  * to measure side by side with the current one: each event-loop turn's finished
  * exchanges are built as HAR entry objects (exchangeToEntry), JSON.stringify-ed
- * and written in one writeSync at the end of the turn. Bench-only reference code.
+ * and written in one writeSync at the end of the turn (today's entry builders).
+ * Bench-only reference code.
  */
 import fs from 'node:fs';
 import type { EventStream } from '../proxy/src/events.js';
