@@ -372,7 +372,7 @@ try {
     for (const r of results) {
       console.log(
         `  intercepted ${r.kind === 'h1' ? 'HTTP/1.1' : 'HTTP/2  '}: main thread ${r.mainUs.toFixed(1)} µs (${r.mainRange}), ` +
-          `all threads ${r.allUs.toFixed(1)} µs (${r.allRange}); before issue 17: ${r.beforeUs.toFixed(1)} µs (${r.beforeRange})`,
+          `all threads ${r.allUs.toFixed(1)} µs (${r.allRange}); one write per turn (before issue 17): ${r.beforeUs.toFixed(1)} µs (${r.beforeRange})`,
       );
     }
     if (steps.length) {

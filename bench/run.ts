@@ -185,7 +185,7 @@ try {
     results.recording = await recordingCost(quick ? 3 : 9, log);
     if (results.recording) {
       log(`recorder, main-thread CPU per exchange: ${recordingCostText(results.recording)}`);
-      log(`  (before issue 17: ${recordingCostText(results.recording, 'before')})`);
+      log(`  (one write per event-loop turn, as before issue 17: ${recordingCostText(results.recording, 'before')})`);
     }
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
     for (const c of conditions) if (c.child && c.child !== netlens) await c.child.kill();
