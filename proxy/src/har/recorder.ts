@@ -5,14 +5,15 @@
  * pageref for exchanges still in flight.
  *
  * What runs on the response path: nothing but keeping a reference. A finished
- * exchange is pushed on a pending list and the proxy's event handler returns;
- * turning it into its HAR entry, serializing and writing happen later, for a
- * whole batch at once, in a timer `flushDelayMs` (default FLUSH_DELAY_MS) after
- * the batch's first exchange, or at once when FLUSH_MAX_PENDING exchanges (or
- * FLUSH_MAX_BYTES of captured body) are waiting. One batch is one write: under
- * load one syscall serves tens of exchanges, where a write per event-loop turn
- * cost ~3 µs per exchange. bench/recording-cost.ts measures the main-thread CPU
- * this costs per exchange (issue 17: ≤ 10 µs) and, with --breakdown, each step.
+ * exchange is pushed on a pending list and the proxy's event handler returns.
+ * At the end of the event-loop turn (setImmediate) the turn's exchanges are
+ * built into HAR entries and serialized (so they die young, see serialize());
+ * the lines are written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
+ * after the batch's first line, or at once when FLUSH_MAX_PENDING exchanges (or
+ * FLUSH_MAX_BYTES of captured body or of text) are waiting. Under load one
+ * syscall serves tens of exchanges, where a write per turn cost ~3 µs per
+ * exchange. bench/recording-cost.ts measures the main-thread CPU this costs per
+ * exchange (issue 17: ≤ 10 µs) and, with --breakdown, each step.
  *
  * Readers never see a journal behind: scanJournal (every export, a session
  * opened while recording, the API's entry list) asks the writer to flush its
@@ -81,11 +82,16 @@ export class HarRecorder {
   private readonly pages?: PageTracker;
   private readonly pagerefs = new Map<string, { pageref: string; url: string }>();
   private unsubscribe?: () => void;
-  /** Records of the current batch, in event order, written by flush(). */
+  /** Finished exchanges (and new pages) of this event-loop turn, in event order: serialized at its end. */
   private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
-  /** Captured body bytes the batch holds. */
+  /** Captured body bytes `pending` holds. */
   private pendingBytes = 0;
-  private flushTimer?: NodeJS.Timeout | NodeJS.Immediate;
+  private serializeImmediate?: NodeJS.Immediate;
+  /** Journal lines serialized but not written yet (the batch), how many are entries, and their length. */
+  private lines: string[] = [];
+  private lineEntries = 0;
+  private lineChars = 0;
+  private writeTimer?: NodeJS.Timeout;
   private readonly flushOnExit = () => this.flush();
   /** performance.now() when recording began: the timeline written on stop starts here. */
   private readonly startedAt = performance.now();
@@ -103,32 +109,52 @@ export class HarRecorder {
 
   /** Writes the batch (every finished exchange still waiting). Called by itself, by readers (journal.ts) and on stop. */
   flush(): void {
-    const timer = this.flushTimer;
-    if (timer) {
-      // Each clear function only for its own kind: clearImmediate on a Timeout corrupts Node's lists.
-      if ('refresh' in timer) clearTimeout(timer);
-      else clearImmediate(timer);
-      this.flushTimer = undefined;
-    }
+    if (this.serializeImmediate) clearImmediate(this.serializeImmediate);
+    this.serializeImmediate = undefined;
+    this.serialize();
+    this.write();
+  }
+
+  /** Resolves once every exchange finished so far is in the journal. */
+  async drain(): Promise<void> {
+    this.flush();
+  }
+
+  /**
+   * This turn's exchanges → journal lines. Done at the end of the turn, not when
+   * the batch is written: an exchange held for 10 ms would outlive a young-generation
+   * GC or two and be copied, then promoted, with all its objects; a line is one string.
+   */
+  private serialize(): void {
     if (this.pending.length === 0 || this.journal.closed) return;
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    const lines: string[] = [];
-    let entries = 0;
     for (const item of batch) {
-      if ('page' in item) {
-        lines.push(JSON.stringify(pageRecord(item.page)));
-        continue;
-      }
+      let line: string;
       try {
-        lines.push(JSON.stringify(entryRecord(exchangeToEntry(item.x, { pageref: item.pageref }))));
-        entries++;
+        line = JSON.stringify('page' in item ? pageRecord(item.page) : entryRecord(exchangeToEntry(item.x, { pageref: item.pageref })));
       } catch (err) {
         this.stats.failed++;
         this.options.onError?.(err as Error);
+        continue;
       }
+      this.lines.push(line);
+      this.lineChars += line.length;
+      if ('x' in item) this.lineEntries++;
     }
+  }
+
+  /** Writes the serialized lines in one write. */
+  private write(): void {
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (this.lines.length === 0 || this.journal.closed) return;
+    const lines = this.lines;
+    const entries = this.lineEntries;
+    this.lines = [];
+    this.lineEntries = 0;
+    this.lineChars = 0;
     try {
       this.journal.appendLines(lines, entries);
       this.stats.entries += entries;
@@ -138,23 +164,22 @@ export class HarRecorder {
     }
   }
 
-  /** Resolves once every exchange finished so far is in the journal. */
-  async drain(): Promise<void> {
-    this.flush();
-  }
-
   private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
     this.pending.push(item);
     if ('x' in item) this.pendingBytes += (item.x.request.body?.bytes?.length ?? 0) + (item.x.response?.body?.bytes?.length ?? 0);
-    if (this.pending.length >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || this.pendingBytes >= FLUSH_MAX_BYTES) {
+    const waiting = this.pending.length + this.lineEntries;
+    if (waiting >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || this.pendingBytes >= FLUSH_MAX_BYTES) {
       this.flush();
       return;
     }
-    if (!this.flushTimer) {
+    // Unref'd: a batch waiting must not keep the process alive ('exit' writes it).
+    this.serializeImmediate ??= setImmediate(() => {
+      this.serializeImmediate = undefined;
+      this.serialize();
       const delay = this.options.flushDelayMs ?? FLUSH_DELAY_MS;
-      // Unref'd: a batch waiting must not keep the process alive ('exit' writes it).
-      this.flushTimer = delay > 0 ? setTimeout(() => this.flush(), delay).unref() : setImmediate(() => this.flush()).unref();
-    }
+      if (delay <= 0 || this.lineChars >= FLUSH_MAX_BYTES) this.write();
+      else this.writeTimer ??= setTimeout(() => this.write(), delay).unref();
+    }).unref();
   }
 
   get journalFile(): string {
