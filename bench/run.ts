@@ -25,6 +25,7 @@ import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-int
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
 import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
+import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
 import { timelineCostLines } from './report/timeline-cost.js';
@@ -97,6 +98,7 @@ log(`origin: http ${origin.info.httpPort}, https ${origin.info.httpsPort}`);
 const results: {
   plain?: PlainRow[];
   https?: HttpsRow[];
+  recording?: RecordingCost;
   large?: LargeRow[];
   page?: PageResult[];
   pageError?: string;
@@ -190,6 +192,12 @@ try {
     for (const p of [P.netlens(false), P.nodeMinimalMitm, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
+    }
+    // What recording costs the event loop per exchange, measured alone (the table below shows it under load).
+    results.recording = await recordingCost(quick ? 3 : 9, log);
+    if (results.recording) {
+      log(`recorder, main-thread CPU per exchange: ${recordingCostText(results.recording)}`);
+      log(`  (one write per event-loop turn, as before issue 17: ${recordingCostText(results.recording, 'before')})`);
     }
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
     for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();

@@ -2,8 +2,8 @@
  * `npx tsx bench/soak/journal-flush-cost.ts [exchanges=100000]` — the CPU cost of
  * the recorder's loss window: the same finished exchanges (20 per event-loop turn,
  * like a busy proxy) journaled with one write per exchange (flushMaxPending 1:
- * nothing waits, a kill -9 loses nothing already finished) and batched per turn
- * (the default, at most FLUSH_MAX_PENDING waiting). Prints CPU µs per exchange.
+ * nothing waits, a kill -9 loses nothing already finished) and batched (the
+ * default: FLUSH_DELAY_MS, at most FLUSH_MAX_PENDING waiting). Prints CPU µs per exchange.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { intArg, scriptArgs } from '../lib/usage.js';
 const USAGE = `Usage: npx tsx bench/soak/journal-flush-cost.ts [exchanges]
 
 The CPU cost of the recorder's loss window: N finished exchanges (default 100000)
-journaled with one write per exchange and batched per event-loop turn; prints CPU µs
+journaled with one write per exchange and batched (the default); prints CPU µs
 per exchange.
 `;
 const total = intArg(scriptArgs(USAGE, {}, 1).positionals[0], 100_000, 'exchanges', USAGE, 1, 100_000_000);

@@ -32,6 +32,8 @@ export function decodeContent(
   maxOutput = MAX_DECODED_BODY,
 ): DecodedBody {
   const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Most bodies have no Content-Encoding: skip the parsing below (it runs for every recorded exchange).
+  if (!contentEncoding || wire.length === 0) return { bytes: wire, decoded: [], partial: truncated };
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())

@@ -10,7 +10,8 @@ import type { HarCookie } from './types.js';
 export function requestCookies(headers: RawHeaders): HarCookie[] {
   const out: HarCookie[] = [];
   for (const [name, value] of headers) {
-    if (name.toLowerCase() !== 'cookie') continue;
+    // Length first: this runs on every header of every recorded exchange.
+    if (name.length !== 6 || name.toLowerCase() !== 'cookie') continue;
     for (const pair of value.split(';')) {
       const eq = pair.indexOf('=');
       if (eq < 0) {
@@ -27,7 +28,7 @@ export function requestCookies(headers: RawHeaders): HarCookie[] {
 export function responseCookies(headers: RawHeaders, startedDateTime: string): HarCookie[] {
   const out: HarCookie[] = [];
   for (const [name, value] of headers) {
-    if (name.toLowerCase() !== 'set-cookie') continue;
+    if (name.length !== 10 || name.toLowerCase() !== 'set-cookie') continue;
     const cookie = parseSetCookie(value, startedDateTime);
     if (cookie) out.push(cookie);
   }

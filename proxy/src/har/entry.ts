@@ -108,7 +108,8 @@ const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, 
 
 function header(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
-  for (const [k, v] of headers) if (k.toLowerCase() === lower) return v;
+  // Length first (lower-casing never changes the length of a name that matches an ASCII one).
+  for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
   return undefined;
 }
 

@@ -1,13 +1,14 @@
 /**
- * The recording journal: one JSON record per line, appended as each exchange
- * completes, so a crash or `kill -9` loses at most the exchanges still in
- * flight. The HAR is assembled from it on save/export (see exportJournal).
+ * The recording journal: one JSON record per line, appended as exchanges
+ * complete, so a crash or `kill -9` loses at most the exchanges still in
+ * flight and the recorder's last batch. The HAR is assembled from it on save/export (see exportJournal).
  *
  * Why synchronous appends: a write that sits in a JS buffer dies with the
  * process; `fs.writeSync` hands the bytes to the kernel before the event handler
  * returns, and the kernel keeps them even if the process is killed right after.
- * A recorder batches the records of one event-loop turn into one write
- * (`appendRecords`), so a busy proxy makes one syscall per turn, not per exchange.
+ * A recorder batches the records of up to 10 ms (or 64 exchanges) into one write
+ * (`appendLines`), so a busy proxy makes one syscall per batch, not per exchange;
+ * what a crash can lose is that batch (recorder.ts).
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
  *   {"t":"meta","format":"netlens-journal/1",...}
@@ -45,10 +46,26 @@ export function connectionsRecord(log: object): object {
   return { t: 'connections', log };
 }
 
+/**
+ * Journals open for writing in this process, by absolute path. A writer that
+ * holds records back (the recorder batches them, see recorder.ts) sets
+ * `beforeRead`; scanJournal calls it first, so a reader in the same process
+ * (export, a session opened while recording, the API's entry list) never misses
+ * a finished exchange still waiting for its batch.
+ */
+const openWriters = new Map<string, JournalWriter>();
+
+/** Writes out what the writer of `file` in this process holds back, if any. */
+export function flushBeforeRead(file: string): void {
+  openWriters.get(path.resolve(file))?.beforeRead?.();
+}
+
 export class JournalWriter {
   closed = false;
   /** Entries appended so far. */
   entries = 0;
+  /** Called before this process reads the journal (see flushBeforeRead). */
+  beforeRead?: () => void;
 
   private constructor(
     readonly file: string,
@@ -60,6 +77,7 @@ export class JournalWriter {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'wx', 0o600);
     const journal = new JournalWriter(file, fd);
+    openWriters.set(path.resolve(file), journal);
     journal.writeLine({
       t: 'meta',
       format: JOURNAL_FORMAT,
@@ -82,6 +100,7 @@ export class JournalWriter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (openWriters.get(path.resolve(this.file)) === this) openWriters.delete(path.resolve(this.file));
     fs.closeSync(this.fd);
   }
 
@@ -99,15 +118,29 @@ export class JournalWriter {
     this.writeText(text);
   }
 
+  /**
+   * Appends journal lines already serialized (no newline; `JSON.stringify` of
+   * `entryRecord`/`pageRecord`) in one write. `entries` of them are entry lines.
+   */
+  appendLines(lines: readonly string[], entries: number): void {
+    if (lines.length === 0) return;
+    this.writeText(lines.join('\n') + '\n');
+    this.entries += entries;
+  }
+
   private writeLine(record: object): void {
     this.writeText(JSON.stringify(record) + '\n');
   }
 
   private writeText(text: string): void {
     if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    // The string goes to the kernel as is (encoded in C++): no Buffer made per write. Only a
+    // short write, rare for a regular file, pays for a Buffer to write the rest from.
+    const written = fs.writeSync(this.fd, text);
+    if (written >= Buffer.byteLength(text)) return;
     const buf = Buffer.from(text);
     // writeSync may write less than asked for large buffers: loop until all of it is out.
-    let off = 0;
+    let off = written;
     while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);
   }
 }
@@ -170,6 +203,7 @@ const LINE_HEAD = /^\{"t":"(meta|page|entry|connections)"(?:,"s":(-?\d+(?:\.\d+)
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
+  flushBeforeRead(file);
   const scan: JournalScan = { pages: [], entries: new EntryIndex(), incompleteTail: 0, damagedLines: 0 };
   const pages = new Map<string, HarPage>();
   let carry: Buffer[] = [];

@@ -10,7 +10,8 @@ import type { ExchangeStart, RawHeaders } from '../model.js';
 import type { HarPage } from './types.js';
 
 function header(headers: RawHeaders, name: string): string | undefined {
-  for (const [k, v] of headers) if (k.toLowerCase() === name) return v;
+  // Length first: this runs for every request, and lower-casing every header name was most of its cost.
+  for (const [k, v] of headers) if (k.length === name.length && k.toLowerCase() === name) return v;
   return undefined;
 }
 
@@ -41,6 +42,8 @@ export class PageTracker {
       const { url: _url, ...harPage } = page;
       return { pageref: page.id, newPage: harPage };
     }
+    // No page yet (an API client, a proxy before any navigation): nothing to look up.
+    if (this.pages.length === 0) return {};
     const referer = header(x.headers, 'referer');
     if (!referer) return {};
     // Newest page first: the same URL may have been loaded more than once.

@@ -4,15 +4,26 @@
  * stays bounded: nothing is kept per exchange after it is written, except a
  * pageref for exchanges still in flight.
  *
- * Why batched: converting an exchange to a HAR entry and writing it is the
- * largest cost recording adds to a request. Finished exchanges wait for the end
- * of the current event-loop turn (setImmediate), off the response path, and
- * the turn's records go to disk in one write — or go at once when
- * `FLUSH_MAX_PENDING` are waiting, so a long turn under load cannot hold many.
- * A process that exits normally flushes on 'exit'. The loss window of a
- * `kill -9` (or a crash that skips 'exit') is therefore: the exchanges finished
- * in the current event-loop turn, never more than FLUSH_MAX_PENDING of them.
- * What is written is in the kernel (writeSync), so it survives the process.
+ * What runs on the response path: nothing but keeping a reference. A finished
+ * exchange is pushed on a pending list and the proxy's event handler returns.
+ * At the end of the event-loop turn (setImmediate) the turn's exchanges are
+ * built into HAR entries and serialized (so they die young, see serialize());
+ * the lines are written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
+ * after the batch's first line, or at once when FLUSH_MAX_PENDING exchanges (or
+ * FLUSH_MAX_BYTES of captured body or of text) are waiting. Under load one
+ * syscall serves tens of exchanges, where a write per turn cost ~3 µs per
+ * exchange. bench/recording-cost.ts measures the main-thread CPU this costs per
+ * exchange (issue 17: ≤ 10 µs) and, with --breakdown, each step.
+ *
+ * Readers never see a journal behind: scanJournal (every export, a session
+ * opened while recording, the API's entry list) asks the writer to flush its
+ * batch first (journal.ts flushBeforeRead), and stop() flushes before it closes.
+ * A process that exits normally flushes on 'exit'.
+ *
+ * The loss window of a `kill -9` (or a crash that skips 'exit'): the one batch
+ * not written yet: exchanges finished in the last FLUSH_DELAY_MS, never more
+ * than FLUSH_MAX_PENDING of them. What is written is in the kernel (writeSync),
+ * so it survives the process.
  */
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
@@ -26,11 +37,18 @@ import { PageTracker } from './pages.js';
 /** More exchanges than this in flight at once means some never finished. */
 const MAX_IN_FLIGHT = 10_000;
 /**
- * Finished exchanges waiting for the end of the turn that make the recorder write
- * at once: the most a `kill -9` can lose. 64 keeps the write count per request
- * low (one writeSync per 64 exchanges at most) while bounding the loss.
+ * Finished exchanges that make the recorder write at once: the most a `kill -9`
+ * can lose. 64 keeps the write count low (one writeSync per 64 exchanges at
+ * most under load) while bounding the loss.
  */
 export const FLUSH_MAX_PENDING = 64;
+/**
+ * How long a batch waits for more exchanges before it is written. 10 ms lets a
+ * busy proxy gather tens of exchanges per write, and is what a crash can lose.
+ */
+export const FLUSH_DELAY_MS = 10;
+/** Captured body bytes that make the recorder write at once, so a burst of large bodies is not held back. */
+export const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface RecorderOptions {
   /** Journal file to create (must not exist). */
@@ -40,10 +58,12 @@ export interface RecorderOptions {
   /** Group exchanges into pages by navigation and Referer. Default true. */
   pages?: boolean;
   /**
-   * Finished exchanges that may wait for the end of the event-loop turn before
-   * they are written (default FLUSH_MAX_PENDING; 1 = write each as it finishes).
+   * Finished exchanges that may wait before they are written (default
+   * FLUSH_MAX_PENDING; 1 = write each as it finishes).
    */
   flushMaxPending?: number;
+  /** Milliseconds a batch waits before it is written (default FLUSH_DELAY_MS; 0 = at the end of the event-loop turn). */
+  flushDelayMs?: number;
   /** Called when an entry cannot be written (disk full…); recording goes on. */
   onError?: (err: Error) => void;
   /** The proxy's socket timeline: written into the journal on stop, so the HAR gets `log._connections`. */
@@ -62,9 +82,16 @@ export class HarRecorder {
   private readonly pages?: PageTracker;
   private readonly pagerefs = new Map<string, { pageref: string; url: string }>();
   private unsubscribe?: () => void;
-  /** Records of this event-loop turn, in event order, written by flush(). */
+  /** Finished exchanges (and new pages) of this event-loop turn, in event order: serialized at its end. */
   private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
-  private flushScheduled = false;
+  /** Captured body bytes `pending` holds. */
+  private pendingBytes = 0;
+  private serializeImmediate?: NodeJS.Immediate;
+  /** Journal lines serialized but not written yet (the batch), how many are entries, and their length. */
+  private lines: string[] = [];
+  private lineEntries = 0;
+  private lineChars = 0;
+  private writeTimer?: NodeJS.Timeout;
   private readonly flushOnExit = () => this.flush();
   /** performance.now() when recording began: the timeline written on stop starts here. */
   private readonly startedAt = performance.now();
@@ -75,33 +102,61 @@ export class HarRecorder {
   ) {
     this.journal = JournalWriter.create(options.journalFile, { created: new Date().toISOString(), name: options.name });
     if (options.pages !== false) this.pages = new PageTracker();
+    this.journal.beforeRead = () => this.flush();
     this.unsubscribe = events.subscribe((e) => this.onEvent(e));
     process.on('exit', this.flushOnExit);
   }
 
-  /** Writes every finished exchange still waiting for the end of the turn. Called by itself; public for readers that need the file current. */
+  /** Writes the batch (every finished exchange still waiting). Called by itself, by readers (journal.ts) and on stop. */
   flush(): void {
-    this.flushScheduled = false;
+    if (this.serializeImmediate) clearImmediate(this.serializeImmediate);
+    this.serializeImmediate = undefined;
+    this.serialize();
+    this.write();
+  }
+
+  /** Resolves once every exchange finished so far is in the journal. */
+  async drain(): Promise<void> {
+    this.flush();
+  }
+
+  /**
+   * This turn's exchanges → journal lines. Done at the end of the turn, not when
+   * the batch is written: an exchange held for 10 ms would outlive a young-generation
+   * GC or two and be copied, then promoted, with all its objects; a line is one string.
+   */
+  private serialize(): void {
     if (this.pending.length === 0 || this.journal.closed) return;
     const batch = this.pending;
     this.pending = [];
-    const records: object[] = [];
-    let entries = 0;
+    this.pendingBytes = 0;
     for (const item of batch) {
-      if ('page' in item) {
-        records.push(pageRecord(item.page));
-        continue;
-      }
+      let line: string;
       try {
-        records.push(entryRecord(exchangeToEntry(item.x, { pageref: item.pageref })));
-        entries++;
+        line = JSON.stringify('page' in item ? pageRecord(item.page) : entryRecord(exchangeToEntry(item.x, { pageref: item.pageref })));
       } catch (err) {
         this.stats.failed++;
         this.options.onError?.(err as Error);
+        continue;
       }
+      this.lines.push(line);
+      this.lineChars += line.length;
+      if ('x' in item) this.lineEntries++;
     }
+  }
+
+  /** Writes the serialized lines in one write. */
+  private write(): void {
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (this.lines.length === 0 || this.journal.closed) return;
+    const lines = this.lines;
+    const entries = this.lineEntries;
+    this.lines = [];
+    this.lineEntries = 0;
+    this.lineChars = 0;
     try {
-      this.journal.appendRecords(records);
+      this.journal.appendLines(lines, entries);
       this.stats.entries += entries;
     } catch (err) {
       this.stats.failed += entries;
@@ -111,14 +166,20 @@ export class HarRecorder {
 
   private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
     this.pending.push(item);
-    if (this.pending.length >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING)) {
+    if ('x' in item) this.pendingBytes += (item.x.request.body?.bytes?.length ?? 0) + (item.x.response?.body?.bytes?.length ?? 0);
+    const waiting = this.pending.length + this.lineEntries;
+    if (waiting >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || this.pendingBytes >= FLUSH_MAX_BYTES) {
       this.flush();
       return;
     }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    // Unref'd: a batch waiting must not keep the process alive ('exit' writes it).
+    this.serializeImmediate ??= setImmediate(() => {
+      this.serializeImmediate = undefined;
+      this.serialize();
+      const delay = this.options.flushDelayMs ?? FLUSH_DELAY_MS;
+      if (delay <= 0 || this.lineChars >= FLUSH_MAX_BYTES) this.write();
+      else this.writeTimer ??= setTimeout(() => this.write(), delay).unref();
+    }).unref();
   }
 
   get journalFile(): string {
@@ -153,9 +214,10 @@ export class HarRecorder {
       } else if (e.type === 'response' && this.pages) {
         // A redirected navigation: the browser asks for the target as soon as this head arrives.
         const r = e.response;
+        if (r.status < 300 || r.status >= 400) return;
         const known = this.pagerefs.get(r.id);
-        const location = r.headers.find(([k]) => k.toLowerCase() === 'location')?.[1];
-        if (known && location && r.status >= 300 && r.status < 400) this.pages.onRedirect(known.url, location, known.pageref);
+        const location = known && r.headers.find(([k]) => k.toLowerCase() === 'location')?.[1];
+        if (known && location) this.pages.onRedirect(known.url, location, known.pageref);
       } else if (e.type === 'complete' || e.type === 'error') {
         const x = e.exchange;
         const pageref = this.pagerefs.get(x.id)?.pageref;

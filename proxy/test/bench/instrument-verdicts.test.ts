@@ -74,8 +74,8 @@ describe('bench report: issue 17 goals', () => {
       ratio: 1,
     });
     const v = instrumentVerdicts(report({ https: [https('netlens', 960), https('netlens (recording off)', 1000)] }));
-    expect(v.find(([goal]) => goal.includes('c=16'))?.[2]).toBe('met');
-    expect(v.find(([goal]) => goal.includes('c=1,'))?.[2]).toBe('not measured');
+    expect(v.find(([goal]) => goal.includes('HTTPS c=16:'))?.[2]).toBe('met');
+    expect(v.find(([goal]) => goal.includes('HTTPS c=1:'))?.[2]).toBe('not measured');
     expect(v.find(([goal]) => goal.includes('upload'))?.[2]).toBe('not measured');
     expect(v.some(([goal]) => goal.startsWith('page load'))).toBe(false);
   });

@@ -7,8 +7,8 @@ import { exportJournal, JournalWriter, scanJournal } from '../../src/har/journal
 import { readHarFile } from '../../src/har/reader.js';
 import { writeHar, NETLENS_CREATOR } from '../../src/har/writer.js';
 import { EventStream } from '../../src/events.js';
-import { HarRecorder } from '../../src/har/recorder.js';
-import { makeExchange } from './make-exchange.js';
+import { FLUSH_MAX_BYTES, HarRecorder } from '../../src/har/recorder.js';
+import { body, makeExchange } from './make-exchange.js';
 
 let dir: string;
 beforeEach(() => {
@@ -132,7 +132,7 @@ describe('HarRecorder', () => {
     events.emit({ type: 'request', exchange: start(nav) });
     events.emit({ type: 'request', exchange: start(img) });
     events.emit({ type: 'complete', exchange: img }); // subresource finishes first
-    // Appended synchronously: it is on disk before emit() returns.
+    // Held in the recorder's batch; a reader in this process gets it written first.
     expect((await scanJournal(file)).entries.length).toBe(1);
     events.emit({
       type: 'error',
@@ -150,5 +150,59 @@ describe('HarRecorder', () => {
       ['https://site.test/', 'page_1'],
       ['https://cdn.test/a.png', 'page_1'],
     ]);
+  });
+
+  /** Entry lines on disk now, read straight from the file (no flush-before-read). */
+  const onDisk = (file: string) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"t":"entry"')).length;
+
+  it('keeps emit() to a reference: the batch is written after flushDelayMs, in one go', async () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'batch.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 40 });
+    for (let i = 0; i < 3; i++) events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(0);
+    expect(rec.stats.entries).toBe(0);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(onDisk(file)).toBe(3);
+    expect(rec.stats).toEqual({ entries: 3, failed: 0 });
+    rec.stop();
+  });
+
+  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of bodies wait', () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'full.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000, flushMaxPending: 4 });
+    for (let i = 0; i < 3; i++) events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(0);
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(4);
+    const big = makeExchange({
+      resHeaders: [['Content-Type', 'application/octet-stream']],
+      resBody: body(Buffer.alloc(FLUSH_MAX_BYTES, 1)),
+    });
+    events.emit({ type: 'complete', exchange: big });
+    expect(onDisk(file)).toBe(5);
+    rec.stop();
+  });
+
+  it('flushes the batch before any reader in the process reads the journal (scan, export, open), and on stop', async () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'live.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000 });
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(0);
+    // exportJournal reads through scanJournal, as SessionStore.open/exportTo and the API's entry list (EntryFile.journal) do.
+    const live = await exportJournal(file, path.join(dir, 'live.har'));
+    expect(live.entries).toBe(2);
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(2);
+    rec.stop();
+    expect(onDisk(file)).toBe(3);
+    expect(rec.stats).toEqual({ entries: 3, failed: 0 });
   });
 });

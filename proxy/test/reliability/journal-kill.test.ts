@@ -1,7 +1,7 @@
 /**
  * Issue 13 item 12: `kill -9` of a recording proxy under mixed load (plain HTTP/1.1,
- * intercepted HTTP/1.1 and HTTP/2, GETs and POSTs) loses only the exchanges of its
- * last event-loop turn: every exchange the client had fully received more than
+ * intercepted HTTP/1.1 and HTTP/2, GETs and POSTs) loses only the recorder's last
+ * batch (FLUSH_DELAY_MS, at most FLUSH_MAX_PENDING exchanges): every exchange the client had fully received more than
  * WINDOW_MS before the kill is in the journal, with the body the origin served.
  * WINDOW_MS is generous (the machine is shared); the test prints the ages of the
  * exchanges that were lost, which is the measured window.

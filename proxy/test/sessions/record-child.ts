@@ -1,7 +1,7 @@
 /**
  * Child process for the killed-recording test: records synthetic exchanges into
  * a session, printing how many the recorder has written after each one, until
- * it is killed. (The recorder writes at the end of each event-loop turn, so the
+ * it is killed. (The recorder counts an entry once its batch is written, so the
  * count printed is the one on disk, which is what the test holds it to.)
  */
 import { EventStream } from '../../src/events.js';

@@ -1,0 +1,45 @@
+/**
+ * The recorder's main-thread CPU per exchange, from bench/recording-cost.ts run as
+ * a child (bundled, as shipped): one line in the report next to the intercepted
+ * HTTPS table, whose "recording off" row shows what recording costs under load.
+ */
+import { execFile } from 'node:child_process';
+import { ROOT_DIR, tsArgs } from '../lib/child.js';
+
+export interface RecordingCost {
+  perTurn: number;
+  rounds: number;
+  exchanges: number;
+  results: {
+    kind: 'h1' | 'h2';
+    mainUs: number;
+    mainRange: string;
+    allUs: number;
+    allRange: string;
+    beforeUs: number;
+    beforeRange: string;
+  }[];
+}
+
+/** Runs the micro-benchmark (bounded in time); undefined with the reason logged if it fails. */
+export function recordingCost(rounds: number, log: (s: string) => void): Promise<RecordingCost | undefined> {
+  const [cmd, args] = tsArgs('recording-cost.ts', ['--json', '--rounds', String(rounds), '--exchanges', '3000']);
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd: ROOT_DIR, timeout: 180_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      const m = stdout.match(/^RESULT (.*)$/m);
+      if (m) return resolve(JSON.parse(m[1]!) as RecordingCost);
+      log(`recording cost: failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
+      resolve(undefined);
+    });
+  });
+}
+
+/** "HTTP/1.1 9.8 µs (9.1–10.5), HTTP/2 10.2 µs (…)": median main-thread µs per exchange and the range over rounds. */
+export function recordingCostText(r: RecordingCost, which: 'now' | 'before' = 'now'): string {
+  return r.results
+    .map((x) => {
+      const [us, range] = which === 'now' ? [x.mainUs, x.mainRange] : [x.beforeUs, x.beforeRange];
+      return `${x.kind === 'h1' ? 'HTTP/1.1' : 'HTTP/2'} ${us.toFixed(1)} µs (${range})`;
+    })
+    .join(', ');
+}
