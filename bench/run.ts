@@ -26,6 +26,7 @@ import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies
 import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
+import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
 import { machineInfo } from './report/machine.js';
 import { writeReport } from './report/markdown.js';
 import { timelineCostLines } from './report/timeline-cost.js';
@@ -99,6 +100,7 @@ const results: {
   plain?: PlainRow[];
   https?: HttpsRow[];
   recording?: RecordingCost;
+  rulesMatch?: RulesMatchCost;
   large?: LargeRow[];
   page?: PageResult[];
   pageError?: string;
@@ -195,6 +197,9 @@ try {
     }
     // What recording costs the event loop per exchange, measured alone (the table below shows it under load).
     results.recording = await recordingCost(quick ? 3 : 9, log);
+    // What rules cost per request (issue 18): 100 enabled rules, all tried.
+    results.rulesMatch = await rulesMatchCost(log);
+    if (results.rulesMatch) log(`rules, 100 enabled, all tried: ${results.rulesMatch.medianUs.toFixed(2)} µs per request`);
     if (results.recording) {
       log(`recorder, main-thread CPU per exchange: ${recordingCostText(results.recording)}`);
       log(`  (one write per event-loop turn, as before issue 17: ${recordingCostText(results.recording, 'before')})`);

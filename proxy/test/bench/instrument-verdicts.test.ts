@@ -78,5 +78,12 @@ describe('bench report: issue 17 goals', () => {
     expect(v.find(([goal]) => goal.includes('HTTPS c=1:'))?.[2]).toBe('not measured');
     expect(v.find(([goal]) => goal.includes('upload'))?.[2]).toBe('not measured');
     expect(v.some(([goal]) => goal.startsWith('page load'))).toBe(false);
+    expect(v.find(([goal]) => goal.startsWith('rules:'))?.[2]).toBe('not measured');
+    const withRules = instrumentVerdicts(report({ rulesMatch: { rules: 100, medianUs: 4.2, minUs: 4, maxUs: 5, load: 1 } }));
+    expect(withRules.find(([goal]) => goal.startsWith('rules:'))).toEqual([
+      'rules: 100 enabled rules add ≤ 10 µs of proxy CPU per request (issue 18, `bench/rules-match.ts`)',
+      '4.20 µs (rounds 4.00–5.00)',
+      'met',
+    ]);
   });
 });
