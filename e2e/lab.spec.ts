@@ -26,7 +26,7 @@ test('a small lab run completes and shows the comparison table, charts and water
   await expect(page.getByTestId('lab-table')).toContainText('baseline');
   await expect(page.getByTestId('lab-table')).toContainText('proxy+h2+intercept');
   // Load time and TTFB each get a verdict against the baseline (2 runs: never significant, and it says so).
-  const proxyRow = page.locator('[data-cell="proxy+h2+intercept"]');
+  const proxyRow = page.locator('[data-testid="lab-table-row"][data-cell="proxy+h2+intercept"]');
   await expect(proxyRow).toContainText('direct+h2'); // compared with
   await expect(proxyRow.getByTestId('lab-ttfb-verdict')).toContainText('not significant');
   await expect(proxyRow.getByTestId('lab-load-verdict')).toContainText('not significant');

@@ -133,7 +133,10 @@ test('Settings: upstream CA file and body limit applied, insecure warned, bad va
 
     const after = await curl(await proxyUrlShown(page), certPath, origin.url);
     expect(after, after.error).toMatchObject({ status: 200, size: origin.body.length });
-    const row = page.getByTestId('traffic-row').filter({ hasText: 'staging.txt' });
+    // The capture spans the restart: the request that failed before it keeps its row next to the new one.
+    await expect(page.getByTestId('traffic-row').filter({ hasText: 'staging.txt' })).toHaveCount(2);
+    await expect(page.getByTestId('traffic-row').filter({ hasText: 'staging.txt' }).filter({ hasText: '502' })).toHaveCount(1);
+    const row = page.getByTestId('traffic-row').filter({ hasText: 'staging.txt' }).filter({ hasText: '200' });
     await expect(row).toHaveCount(1);
     await row.click();
     await page.getByTestId('details-tab-response').click();
