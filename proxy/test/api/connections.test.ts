@@ -107,21 +107,27 @@ describe('connectionsView (pure)', () => {
   });
 });
 
+/** A core over the real proxy and session store; `proxy()` is the proxy it started last (a restart starts another). */
+function liveCore() {
+  const dir = tempDataDir();
+  let handle: ProxyHandle | undefined;
+  const s = new CoreService({
+    ...fakeBackends(),
+    dataDir: dir,
+    proxy: { port: 0 },
+    sessions: storeBackend(dir),
+    batchMs: 10,
+    startProxy: async (o) => (handle = await startProxy({ ...o, port: 0 })),
+  });
+  return { s, dir, proxy: () => handle! };
+}
+
 describe('getConnections', () => {
   it("returns the running proxy's lanes for the live capture, stores them with a saved session, and reads them back by row", async () => {
-    const dir = tempDataDir();
-    let handle: ProxyHandle | undefined;
-    const s = new CoreService({
-      ...fakeBackends(),
-      dataDir: dir,
-      proxy: { port: 0 },
-      sessions: storeBackend(dir),
-      batchMs: 10,
-      startProxy: async (o) => (handle = await startProxy({ ...o, port: 0 })),
-    });
+    const { s, dir, proxy } = liveCore();
     try {
       await s.startProxy();
-      await keepAliveGets(handle!.address.port, origin.url, 3);
+      await keepAliveGets(proxy().address.port, origin.url, 3);
       await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 3);
       const rows = await s.listExchanges();
       const live = await s.getConnections();
@@ -170,24 +176,15 @@ describe('getConnections', () => {
   });
 
   it('keeps the rows and the lanes of the live capture across a proxy restart (a settings change)', async () => {
-    const dir = tempDataDir();
-    let handle: ProxyHandle | undefined;
-    const s = new CoreService({
-      ...fakeBackends(),
-      dataDir: dir,
-      proxy: { port: 0 },
-      sessions: storeBackend(dir),
-      batchMs: 10,
-      startProxy: async (o) => (handle = await startProxy({ ...o, port: 0 })),
-    });
+    const { s, proxy } = liveCore();
     try {
       await s.startProxy();
-      await keepAliveGets(handle!.address.port, origin.url, 2);
+      await keepAliveGets(proxy().address.port, origin.url, 2);
       await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 2);
-      const first = handle!;
+      const first = proxy();
       await s.configureProxy({ nagle: true }); // restarts the running proxy
-      expect(handle).not.toBe(first);
-      await keepAliveGets(handle!.address.port, origin.url, 2);
+      expect(proxy()).not.toBe(first);
+      await keepAliveGets(proxy().address.port, origin.url, 2);
       await until(async () => (await s.listExchanges()).filter((r) => r.state === 'complete').length === 4);
       const rows = await s.listExchanges();
       // Before ids were counted per process, the second proxy's "x1" replaced the first one's row.
