@@ -66,22 +66,9 @@ if (!values.tsx && !process.env.NETLENS_RECORDING_COST_BUNDLED) process.exit(awa
 
 /** Bundles this script (npm packages external) and runs it with plain node; returns its exit code. */
 async function runBundled(): Promise<number> {
-  const { build } = await import('esbuild');
-  const { BENCH_DIR, ROOT_DIR } = await import('./lib/child.js');
-  const dir = path.join(ROOT_DIR, 'dist', 'bench');
-  fs.mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, `recording-cost-${process.pid}.mjs`);
+  const { bundleBenchEntry } = await import('./lib/bundle.js');
+  const outfile = await bundleBenchEntry('recording-cost.ts', 'recording-cost');
   try {
-    await build({
-      entryPoints: [path.join(BENCH_DIR, 'recording-cost.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      outfile,
-      logLevel: 'error',
-    });
     const r = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], {
       stdio: 'inherit',
       env: { ...process.env, NETLENS_RECORDING_COST_BUNDLED: '1' },

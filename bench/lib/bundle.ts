@@ -9,14 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BENCH_DIR, ROOT_DIR } from './child.js';
 
-/** Returns the bundle's path. It lives under dist/bench so its external packages resolve from the repo's node_modules. */
-export async function bundleNetlensPeer(): Promise<string> {
+/**
+ * Bundles a script under bench/ (e.g. 'peers/netlens.ts') into dist/bench/<name>-<pid>.mjs and returns its path;
+ * there its external packages resolve from the repo's node_modules. Removed when this process exits.
+ */
+export async function bundleBenchEntry(entry: string, name: string): Promise<string> {
   const { build } = await import('esbuild');
   const dir = path.join(ROOT_DIR, 'dist', 'bench');
   fs.mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, `netlens-peer-${process.pid}.mjs`);
+  const outfile = path.join(dir, `${name}-${process.pid}.mjs`);
   await build({
-    entryPoints: [path.join(BENCH_DIR, 'peers/netlens.ts')],
+    entryPoints: [path.join(BENCH_DIR, entry)],
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -25,7 +28,11 @@ export async function bundleNetlensPeer(): Promise<string> {
     outfile,
     logLevel: 'error',
   });
-  // One bundle per harness process; removed when the harness exits.
   process.once('exit', () => fs.rmSync(outfile, { force: true }));
   return outfile;
+}
+
+/** The Netlens peer bundled (one per harness process). */
+export function bundleNetlensPeer(): Promise<string> {
+  return bundleBenchEntry('peers/netlens.ts', 'netlens-peer');
 }
