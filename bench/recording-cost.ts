@@ -36,6 +36,7 @@ import { EventStream } from '../proxy/src/events.js';
 import type { Exchange, HttpProtocol, RawHeaders } from '../proxy/src/model.js';
 import { HarRecorder } from '../proxy/src/har/recorder.js';
 import { exchangeToEntry } from '../proxy/src/har/entry.js';
+import { requestEvent } from '../proxy/src/server/exchange-record.js';
 import { entryRecord } from '../proxy/src/har/journal.js';
 import { bodyText } from '../proxy/src/har/body.js';
 import { PageTracker } from '../proxy/src/har/pages.js';
@@ -168,21 +169,7 @@ function makeExchange(h2: boolean): Exchange {
 
 /** Emits what the proxy emits for one exchange: request head, response head, complete. */
 function emitExchange(events: EventStream, x: Exchange): void {
-  const r = x.request;
-  events.emit({
-    type: 'request',
-    exchange: {
-      id: x.id,
-      clientConnectionId: x.clientConnectionId,
-      startedDateTime: x.startedDateTime,
-      transport: x.transport,
-      clientProtocol: x.clientProtocol,
-      method: r.method,
-      url: r.url,
-      headers: r.headers,
-      timestamps: { start: x.timestamps.start },
-    },
-  });
+  events.emit(requestEvent(x));
   const s = x.response!;
   events.emit({ type: 'response', response: { id: x.id, status: s.status, statusText: s.statusText, headers: s.headers } } as never);
   events.emit({ type: 'complete', exchange: x });

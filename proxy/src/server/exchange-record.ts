@@ -41,8 +41,13 @@ export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
 
 /** Announces an exchange whose request head has arrived. */
 export function emitRequest(ctx: ProxyContext, x: Exchange): void {
-  ctx.events.emit({
-    type: 'request',
+  ctx.events.emit(requestEvent(x));
+}
+
+/** The `request` event of an exchange (also what bench/recording-cost.ts replays). */
+export function requestEvent(x: Exchange) {
+  return {
+    type: 'request' as const,
     exchange: {
       id: x.id,
       clientConnectionId: x.clientConnectionId,
@@ -54,7 +59,7 @@ export function emitRequest(ctx: ProxyContext, x: Exchange): void {
       headers: x.request.headers,
       timestamps: { start: x.timestamps.start },
     },
-  });
+  };
 }
 
 /** Computes the phases and emits the final `complete` (or `error`) event. */
