@@ -28,6 +28,7 @@ import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js'
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
 import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
 import { machineInfo } from './report/machine.js';
+import { FLOOR_VIA } from './report/floor.js';
 import { writeReport } from './report/markdown.js';
 import { timelineCostLines } from './report/timeline-cost.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
@@ -122,6 +123,7 @@ async function start(peer: P.Peer, beforeChecks?: (child: Child<P.PeerInfo>) => 
     }
     if (peer.connect) {
       const r = await curl([
+        ...(peer.connectCheckArgs ?? []),
         '-x',
         `http://127.0.0.1:${child.info.port}`,
         '--cacert',
@@ -227,6 +229,8 @@ try {
     for (const [name, peer] of [
       ['mockttp', P.mockttpH2],
       ['mitmproxy', P.mitmproxy],
+      // The floor: what node:http2 and TLS termination alone cost (report: the share of the TTFB gap below our code).
+      [FLOOR_VIA, P.nodeMinimalH2Mitm],
     ] as const) {
       if (!wanted(peer) && !peerFilter?.has(name)) continue;
       const child = await start(peer);

@@ -16,6 +16,8 @@ export interface Peer {
   forwards: boolean;
   /** HTTPS via CONNECT: 'intercept' terminates TLS, 'tunnel' relays bytes. */
   connect?: 'intercept' | 'tunnel';
+  /** Extra curl arguments for the bench's CONNECT check, e.g. `--http1.1` for a peer that needs an HTTP/2 origin for HTTP/2 clients. */
+  connectCheckArgs?: string[];
   start(env: BenchEnv): Promise<Child<PeerInfo>>;
 }
 

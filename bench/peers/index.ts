@@ -66,6 +66,16 @@ export const mockttpH2: Peer = {
   },
 };
 export const nodeMinimalMitm = nodePeer('node:https minimal MITM', 'peers/node-minimal-mitm.ts', { forwards: false, connect: 'intercept' });
+/**
+ * The HTTP/2 floor (node:http2 on both legs, nothing else; HTTP/1.1 clients get the node:https floor's path), as a lab
+ * external proxy in the page load. Its HTTP/2 leg forwards over HTTP/2 only, and the bench origin speaks HTTP/1.1, so the
+ * start check goes over HTTP/1.1; the lab's test site speaks both.
+ */
+export const nodeMinimalH2Mitm = nodePeer('node:http2 minimal MITM', 'peers/node-minimal-h2-mitm.ts', {
+  forwards: false,
+  connect: 'intercept',
+  connectCheckArgs: ['--http1.1'],
+});
 export const httpMitmProxy = nodePeer('http-mitm-proxy', 'peers/http-mitm-proxy.ts', { connect: 'intercept' });
 
 /**

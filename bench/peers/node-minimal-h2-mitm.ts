@@ -1,15 +1,28 @@
 /**
  * The floor for a Node intercepting proxy over HTTP/2 on both legs: CONNECT
- * accepted, TLS terminated by node:http2 (ALPN h2) with a certificate from the
- * bench CA for the CONNECT host, each stream forwarded on one pooled
- * http2.connect session per origin and piped back. No recording, no timing,
- * no header handling beyond dropping the pseudo-headers node:http2 rebuilds.
- * Whatever Netlens spends above this on HTTP/2 is the cost of what it does on top.
+ * accepted, TLS terminated with a certificate from the bench CA for the CONNECT
+ * host, each HTTP/2 stream (ALPN h2) forwarded on one pooled http2.connect
+ * session per origin and piped back. No recording, no timing, no header
+ * handling beyond dropping the pseudo-headers node:http2 rebuilds. Whatever
+ * Netlens spends above this on HTTP/2 is the cost of what it does on top.
+ *
+ * Clients that offer only HTTP/1.1 (the lab's h1 via cell: Chrome with
+ * --disable-http2) get the node:https floor's path instead: node:http parses,
+ * https.request over a keep-alive agent forwards, piped. The TLS server picks
+ * by ALPN and hands the socket to a plain http2 or http server, so neither
+ * path pays for the other (node:http2's allowHTTP1 would route HTTP/2 streams
+ * through its compatibility API as soon as an HTTP/1.1 handler is attached).
+ *
+ * Upstream connections are closed when the last client connection closes, so
+ * a lab run through this long-running peer opens its upstream connection as a
+ * fresh Netlens per run does, instead of finding one already open.
  * argv: <dataDir> (holds the bench CA)
  */
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import type net from 'node:net';
+import tls from 'node:tls';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
@@ -22,7 +35,9 @@ Run "npm run bench -- --help" for the benchmark itself.
 
 const ca = loadOrCreateCA(process.argv[2]!);
 const sessions = new Map<string, http2.ClientHttp2Session>();
-const servers = new Map<string, http2.Http2SecureServer>();
+const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: ca.certPem });
+const servers = new Map<string, tls.Server>();
+let clients = 0;
 
 function upstream(authority: string): http2.ClientHttp2Session {
   let s = sessions.get(authority);
@@ -34,23 +49,47 @@ function upstream(authority: string): http2.ClientHttp2Session {
   return s;
 }
 
+function forwardH2(authority: string, stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+  const out: http2.OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (k !== ':scheme' && k !== ':authority') out[k] = v;
+  const up = upstream(authority).request(out);
+  up.on('response', (h) => {
+    stream.respond(h);
+    up.pipe(stream);
+  });
+  up.on('error', () => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+  stream.on('error', () => up.close());
+  stream.pipe(up);
+}
+
+function forwardH1(authority: string, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const [host, port] = [authority.replace(/:\d+$/, ''), Number(/:(\d+)$/.exec(authority)?.[1] ?? 443)];
+  const up = https.request({ host, port, path: req.url, method: req.method, headers: req.headers, agent }, (r) => {
+    res.writeHead(r.statusCode!, r.headers);
+    r.pipe(res);
+  });
+  up.on('socket', (s: net.Socket) => s.setNoDelay(true));
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+}
+
 // One TLS server per CONNECT host, so requests without SNI (IP targets) get a matching certificate.
-function serverFor(authority: string): http2.Http2SecureServer {
+function serverFor(authority: string): tls.Server {
   let server = servers.get(authority);
   if (server) return server;
   const { certPem, keyPem } = ca.hostCredentials(authority.replace(/:\d+$/, ''));
-  server = http2.createSecureServer({ cert: certPem, key: keyPem, ALPNProtocols: ['h2'] });
-  server.on('stream', (stream, headers) => {
-    const out: http2.OutgoingHttpHeaders = {};
-    for (const [k, v] of Object.entries(headers)) if (k !== ':scheme' && k !== ':authority') out[k] = v;
-    const up = upstream(authority).request(out);
-    up.on('response', (h) => {
-      stream.respond(h);
-      up.pipe(stream);
+  const h2 = http2.createServer();
+  h2.on('stream', (stream, headers) => forwardH2(authority, stream, headers));
+  const h1 = http.createServer((req, res) => forwardH1(authority, req, res));
+  server = tls.createServer({ cert: certPem, key: keyPem, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
+    clients++;
+    socket.once('close', () => {
+      if (--clients > 0) return;
+      for (const s of sessions.values()) s.close();
+      sessions.clear();
+      agent.destroy();
     });
-    up.on('error', () => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
-    stream.on('error', () => up.close());
-    stream.pipe(up);
+    (socket.alpnProtocol === 'h2' ? h2 : h1).emit('connection', socket);
   });
   servers.set(authority, server);
   return server;

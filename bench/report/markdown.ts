@@ -13,6 +13,7 @@ import { PAGE_LATENCY_MS, pageTable, type PageResult } from '../scenarios/page-l
 import { recordingCostText, type RecordingCost } from '../scenarios/recording.js';
 import type { RulesMatchCost } from '../scenarios/rules-match.js';
 import { fmtRatio, fmtUs, mdTable } from '../lib/stats.js';
+import { FLOOR_NAME, FLOOR_VIA, floorTtfbText } from './floor.js';
 import type { MachineInfo } from './machine.js';
 
 export interface Report {
@@ -152,9 +153,11 @@ export function instrumentVerdicts(r: Report): Verdict[] {
         ok(load !== undefined ? load <= 1.05 : undefined),
       ]);
       const ttfb = icpt && direct && direct.ttfbMs > 0 ? icpt.ttfbMs / direct.ttfbMs : undefined;
+      // An HTTP/2 TTFB goal not met gets the floor's ratio from the same run: how much of the gap is below our code.
+      const floor = proto === 'h2' && ttfb !== undefined && ttfb > 1.5 ? floorTtfbText(page, ttfb) : '';
       out.push([
         `median TTFB through interception ≤ 1.5× direct (${name}, ${page.images} images)`,
-        ttfb !== undefined ? `${fmtRatio(ttfb)} (${icpt!.ttfbMs.toFixed(1)} vs ${direct!.ttfbMs.toFixed(1)} ms)` : '–',
+        ttfb !== undefined ? `${fmtRatio(ttfb)} (${icpt!.ttfbMs.toFixed(1)} vs ${direct!.ttfbMs.toFixed(1)} ms)${floor}` : '–',
         ok(ttfb !== undefined ? ttfb <= 1.5 : undefined),
       ]);
     }
@@ -192,7 +195,7 @@ export function instrumentVerdicts(r: Report): Verdict[] {
 function pageSection(pages: PageResult[]): string {
   const peers = [...new Map(pages.flatMap((p) => p.via).map((v) => [v.name, v])).values()];
   const peerText = peers.length
-    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ')}; mockttp with \`http2: true\` (its default offers HTTP/2 only to clients that do not offer HTTP/1.1), mitmproxy with its defaults. Peers are long-running, started once for all pages, so they are warm, unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), only in its throwaway browser profiles.`
+    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ')}; mockttp with \`http2: true\` (its default offers HTTP/2 only to clients that do not offer HTTP/1.1), mitmproxy with its defaults${peers.some((v) => v.name === FLOOR_VIA) ? `, and ${FLOOR_VIA}, the ${FLOOR_NAME} (\`bench/peers/node-minimal-h2-mitm.ts\`: node:http2 on both legs and nothing else, the floor a Node intercepting proxy can reach; HTTP/1.1 clients get a node:https path; it closes its upstream connections when the last client connection closes, so each run opens its own as a fresh Netlens does). Where an HTTP/2 TTFB goal is not met, the goals table gives the floor's TTFB ratio from the same run: that much of the gap is Node's http2 and TLS termination on one thread, below our code` : ''}. Peers are long-running, started once for all pages, so they are warm, unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), only in its throwaway browser profiles.`
     : ' No peer ran as an external proxy in this run (see "Peers not measured").';
   return [
     `## Page load (lab: headless Chromium ${pages[0].browser}, ${PAGE_LATENCY_MS} ms added latency)`,

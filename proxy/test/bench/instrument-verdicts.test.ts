@@ -4,12 +4,13 @@
  * against off), and a goal whose rows are missing says "not measured" instead of passing.
  */
 import { describe, expect, it } from 'vitest';
+import { FLOOR_VIA } from '../../../bench/report/floor.js';
 import { instrumentVerdicts, type Report } from '../../../bench/report/markdown.js';
 import type { PageRow } from '../../../bench/scenarios/page-load.js';
 
-const row = (cell: string, loadMs: number, ttfbMs: number): PageRow => ({
+const row = (cell: string, loadMs: number, ttfbMs: number, ok = 5): PageRow => ({
   cell,
-  ok: 5,
+  ok,
   runs: 5,
   loadMs,
   ttfbMs,
@@ -85,5 +86,55 @@ describe('bench report: issue 17 goals', () => {
       '4.20 µs (rounds 4.00–5.00)',
       'met',
     ]);
+  });
+
+  describe('the HTTP/2 floor (node:http2 minimal MITM as a via peer) in a TTFB goal not met', () => {
+    const page = (ttfbH2: number, floor?: PageRow) =>
+      report({
+        page: [
+          {
+            browser: 'x',
+            images: 200,
+            via: floor ? [{ name: FLOOR_VIA, intercepts: true }] : [],
+            cells: [
+              row('direct+h1', 1000, 20),
+              row('proxy+h1+intercept', 1000, 40),
+              row('direct+h2', 500, 50),
+              row('proxy+h2+tunnel', 500, 50),
+              row('proxy+h2+intercept', 600, ttfbH2),
+              ...(floor ? [floor] : []),
+            ],
+          },
+        ],
+      });
+    const ttfb = (r: Report, proto: string) =>
+      instrumentVerdicts(r).find(([goal]) => goal.startsWith(`median TTFB`) && goal.includes(proto))!;
+
+    it("gives the floor's ratio to direct from the same run and the share of the gap below our code", () => {
+      const [, measured, status] = ttfb(page(300, row(`via-${FLOOR_VIA}+h2`, 550, 125)), 'HTTP/2');
+      expect(status).toBe('not met');
+      expect(measured).toBe(
+        '6.00× (300.0 vs 50.0 ms); floor (node:http2 minimal MITM, same run) 2.50× direct (125.0 ms): ' +
+          '2.50× of the 6.00× is below our code, Netlens 2.40× the floor',
+      );
+    });
+
+    it('says all of the gap is below our code when the floor is as slow as Netlens', () => {
+      expect(ttfb(page(100, row(`via-${FLOOR_VIA}+h2`, 550, 120)), 'HTTP/2')[1]).toContain('all of the 2.00× is below our code');
+    });
+
+    it('says when the floor ran but did not load the page, and adds nothing when it did not run or the goal is met', () => {
+      expect(ttfb(page(300, row(`via-${FLOOR_VIA}+h2`, NaN, NaN, 0)), 'HTTP/2')[1]).toBe(
+        '6.00× (300.0 vs 50.0 ms); floor (node:http2 minimal MITM) did not load the page in this run',
+      );
+      expect(ttfb(page(300), 'HTTP/2')[1]).toBe('6.00× (300.0 vs 50.0 ms)');
+      expect(ttfb(page(70, row(`via-${FLOOR_VIA}+h2`, 550, 125)), 'HTTP/2')).toEqual([
+        'median TTFB through interception ≤ 1.5× direct (HTTP/2, 200 images)',
+        '1.40× (70.0 vs 50.0 ms)',
+        'met',
+      ]);
+      // HTTP/1.1's goal (2× here, not met) is not given the HTTP/2 floor.
+      expect(ttfb(page(300, row(`via-${FLOOR_VIA}+h2`, 550, 125)), 'HTTP/1.1')[1]).toBe('2.00× (40.0 vs 20.0 ms)');
+    });
   });
 });

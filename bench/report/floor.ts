@@ -1,0 +1,29 @@
+/**
+ * The HTTP/2 floor in the page load: the minimal node:http2 MITM (bench/peers/node-minimal-h2-mitm.ts) run as a lab
+ * external proxy. Its TTFB ratio to direct, in the same run, is the part of Netlens's HTTP/2 TTFB gap that Node's http2
+ * and TLS termination on one thread cost with nothing of ours on top (issue 17: "the measurement that locates the
+ * remaining cost below our code").
+ */
+import { fmtRatio } from '../lib/stats.js';
+import type { PageResult } from '../scenarios/page-load.js';
+
+/** The floor's name as a lab external proxy (`--via NAME=URL`; cells `via-<NAME>+h2|h1`). */
+export const FLOOR_VIA = 'node-h2-floor';
+export const FLOOR_NAME = 'node:http2 minimal MITM';
+
+/**
+ * What to add to a TTFB goal that is not met: the floor's own TTFB against direct (HTTP/2) and how much of Netlens's
+ * ratio that accounts for. `netlensRatio` is Netlens's intercepting TTFB over direct. Empty when the floor did not run.
+ */
+export function floorTtfbText(page: PageResult, netlensRatio: number): string {
+  const floor = page.cells.find((c) => c.cell === `via-${FLOOR_VIA}+h2`);
+  if (!floor) return '';
+  const direct = page.cells.find((c) => c.cell === 'direct+h2' && c.ok > 0);
+  if (floor.ok === 0 || !direct || !(direct.ttfbMs > 0) || !Number.isFinite(floor.ttfbMs)) {
+    return `; floor (${FLOOR_NAME}) did not load the page in this run`;
+  }
+  const ratio = floor.ttfbMs / direct.ttfbMs;
+  const head = `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} direct (${floor.ttfbMs.toFixed(1)} ms)`;
+  if (ratio >= netlensRatio) return `${head}: all of the ${fmtRatio(netlensRatio)} is below our code`;
+  return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${fmtRatio(netlensRatio / ratio)} the floor`;
+}
