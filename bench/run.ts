@@ -23,7 +23,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
-import { buildCli, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
+import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
 import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
@@ -223,7 +223,9 @@ try {
   }
 
   if (only.has('page')) {
-    log(`\n== Page load (lab: headless Chromium, ${pageImages.join(' and ')} images, 10 ms latency, ${pageRuns} runs per cell)`);
+    log(
+      `\n== Page load (lab: headless Chromium, ${pageImages.join(' and ')} images, ${PAGE_LATENCY_MS} ms latency, ${pageRuns} runs per cell)`,
+    );
     // Peers as the lab's external proxies (--via), started once for both pages: long-running, so warm.
     const via: (ViaPeer & { child: Child<P.PeerInfo> })[] = [];
     for (const [name, peer] of [

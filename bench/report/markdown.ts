@@ -191,11 +191,25 @@ export function instrumentVerdicts(r: Report): Verdict[] {
   return out;
 }
 
+/** How each via peer of the page phase is configured (bench/run.ts names them for the lab). */
+const VIA_PEER_TEXT: Record<string, string> = {
+  mockttp: 'mockttp with `http2: true` (its default offers HTTP/2 only to clients that do not offer HTTP/1.1)',
+  mitmproxy: 'mitmproxy with its defaults',
+  [FLOOR_VIA]:
+    `${FLOOR_VIA}, the ${FLOOR_NAME} (\`bench/peers/node-minimal-h2-mitm.ts\`, bundled and run by plain node as Netlens is): ` +
+    'node:http2 on both legs and nothing else, the floor of a Node intercepting proxy (HTTP/1.1 clients get a node:https path); ' +
+    'it closes its upstream connections when the last client connection closes, so each run opens its own as a fresh Netlens does. ' +
+    "Where an HTTP/2 TTFB goal is not met, the goals table gives the floor's TTFB ratio from the same run: " +
+    "that much of the gap is Node's http2 and TLS termination on one thread, below our code",
+};
+
 /** The page-load tables, one per page, with what the cells are. */
 function pageSection(pages: PageResult[]): string {
   const peers = [...new Map(pages.flatMap((p) => p.via).map((v) => [v.name, v])).values()];
+  const how = peers.map((v) => VIA_PEER_TEXT[v.name]).filter(Boolean);
+  const list = peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ');
   const peerText = peers.length
-    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ')}; mockttp with \`http2: true\` (its default offers HTTP/2 only to clients that do not offer HTTP/1.1), mitmproxy with its defaults${peers.some((v) => v.name === FLOOR_VIA) ? `, and ${FLOOR_VIA}, the ${FLOOR_NAME} (\`bench/peers/node-minimal-h2-mitm.ts\`: node:http2 on both legs and nothing else, the floor a Node intercepting proxy can reach; HTTP/1.1 clients get a node:https path; it closes its upstream connections when the last client connection closes, so each run opens its own as a fresh Netlens does). Where an HTTP/2 TTFB goal is not met, the goals table gives the floor's TTFB ratio from the same run: that much of the gap is Node's http2 and TLS termination on one thread, below our code` : ''}. Peers are long-running, started once for all pages, so they are warm, unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), only in its throwaway browser profiles.`
+    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${list}${how.length ? `; ${how.join('; ')}` : ''}. Peers are long-running, started once for all pages, so they are warm, unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), only in its throwaway browser profiles.`
     : ' No peer ran as an external proxy in this run (see "Peers not measured").';
   return [
     `## Page load (lab: headless Chromium ${pages[0].browser}, ${PAGE_LATENCY_MS} ms added latency)`,
