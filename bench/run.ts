@@ -47,7 +47,8 @@ Flags:
   --page-runs N         page loads per lab cell (default 5; --quick 2)
   --page-images LIST    image counts of the pages to load, e.g. 200,1000 (--quick: 200)
   --only LIST           scenarios: plain,https,large,page (default all)
-  --peers LIST          peers to include besides Netlens, or "none" (default all found)
+  --peers LIST          peers to include besides Netlens, or "none" (default all found); the page
+                        load's peers also answer to their lab names: mockttp, mitmproxy, node-h2-floor
   --out FILE            report file (default docs/benchmarks.md)
   -h, --help            this help
 
@@ -223,9 +224,8 @@ try {
   }
 
   if (only.has('page')) {
-    log(
-      `\n== Page load (lab: headless Chromium, ${pageImages.join(' and ')} images, ${PAGE_LATENCY_MS} ms latency, ${pageRuns} runs per cell)`,
-    );
+    const shape = `${pageImages.join(' and ')} images, ${PAGE_LATENCY_MS} ms latency, ${pageRuns} runs per cell`;
+    log(`\n== Page load (lab: headless Chromium, ${shape})`);
     // Peers as the lab's external proxies (--via), started once for both pages: long-running, so warm.
     const via: (ViaPeer & { child: Child<P.PeerInfo> })[] = [];
     for (const [name, peer] of [

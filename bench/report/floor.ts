@@ -25,5 +25,6 @@ export function floorTtfbText(page: PageResult, netlensRatio: number): string {
   const ratio = floor.ttfbMs / direct.ttfbMs;
   const head = `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} direct (${floor.ttfbMs.toFixed(1)} ms)`;
   if (ratio >= netlensRatio) return `${head}: all of the ${fmtRatio(netlensRatio)} is below our code`;
-  return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${fmtRatio(netlensRatio / ratio)} the floor`;
+  const ours = fmtRatio(netlensRatio / ratio);
+  return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${ours} the floor`;
 }

@@ -209,7 +209,10 @@ function pageSection(pages: PageResult[]): string {
   const how = peers.map((v) => VIA_PEER_TEXT[v.name]).filter(Boolean);
   const list = peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ');
   const peerText = peers.length
-    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${list}${how.length ? `; ${how.join('; ')}` : ''}. Peers are long-running, started once for all pages, so they are warm, unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), only in its throwaway browser profiles.`
+    ? ` \`via-<peer>\` cells load the page through a peer given to the lab as an external proxy (\`--via\`): ${list}` +
+      `${how.length ? `; ${how.join('; ')}` : ''}. Peers are long-running, started once for all pages, so they are warm, ` +
+      "unlike Netlens's fresh proxy per run. The lab trusts the key of the certificate each presents (probed once), " +
+      'only in its throwaway browser profiles.'
     : ' No peer ran as an external proxy in this run (see "Peers not measured").';
   return [
     `## Page load (lab: headless Chromium ${pages[0].browser}, ${PAGE_LATENCY_MS} ms added latency)`,
