@@ -130,7 +130,36 @@ for (const [k, v] of results) {
       `proxy cpu ${proxyCpu.map((x) => x.toFixed(2)).join(' ')} (median ${med(proxyCpu).toFixed(2)}); curl cpu median ${med(curlCpu).toFixed(2)}`,
   );
 }
-for (const { name, p } of proxies) console.log(`${name} RSS after: ${rss(p.pid).toFixed(1)} MiB`);
+/** Resident MiB by kind of mapping: glibc's main arena ([heap]), other anonymous memory (V8's heap, thread arenas, mmapped chunks), files. */
+function smaps(pid: number): string {
+  const kinds = { brk: 0, anon: 0, file: 0 };
+  let kind: keyof typeof kinds = 'anon';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) kind = head[2] === '[heap]' ? 'brk' : head[1] !== '0' ? 'file' : 'anon';
+    const m = /^Rss:\s+(\d+) kB/.exec(line);
+    if (m) kinds[kind] += Number(m[1]) / 1024;
+  }
+  return Object.entries(kinds)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
+}
+await new Promise((r) => setTimeout(r, 1000));
+for (const { p } of proxies) {
+  p.proc.stderr!.on('data', (d: Buffer) =>
+    process.stdout.write(
+      d
+        .toString()
+        .split('\n')
+        .filter((l) => l.startsWith('MEM'))
+        .map((l) => `  ${l}\n`)
+        .join(''),
+    ),
+  );
+  p.proc.kill('SIGUSR2');
+}
+await new Promise((r) => setTimeout(r, 500));
+for (const { name, p } of proxies) console.log(`${name} RSS after: ${rss(p.pid).toFixed(1)} MiB (${smaps(p.pid)})`);
 await baseProxy?.kill();
 await proxy.kill();
 await origin.kill();
