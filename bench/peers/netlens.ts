@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
@@ -46,4 +47,21 @@ const shutdown = async () => {
   process.exit(0);
 };
 process.on('SIGTERM', () => void shutdown());
+// For bench/large-profile.ts: what the process's memory is made of (and, under --expose-gc, what a full GC frees).
+process.on('SIGUSR2', () => {
+  const mib = (m: NodeJS.MemoryUsage) =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`)
+      .join(', ');
+  process.stderr.write(`MEM ${mib(process.memoryUsage())}\n`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    process.stderr.write(`MEM after gc: ${mib(process.memoryUsage())}\n`);
+  }
+  if (process.env.NETLENS_BENCH_SNAPSHOT_DIR)
+    process.stderr.write(
+      `MEM snapshot ${v8.writeHeapSnapshot(path.join(process.env.NETLENS_BENCH_SNAPSHOT_DIR, `netlens-${process.pid}.heapsnapshot`))}\n`,
+    );
+});
 ready({ port: proxy.address.port });

@@ -24,6 +24,11 @@ export interface LargeRow {
   peakRssMiB: number;
 }
 
+/** Intercepted HTTPS with curl's default (HTTP/2) client leg: the row issue 17's goal is about. */
+export const INTERCEPTING = 'netlens (intercepting)';
+/** The same with `curl --http1.1`. */
+export const INTERCEPTING_H1 = 'netlens (intercepting, client HTTP/1.1)';
+
 function curlTime(args: string[], timeoutS: number): Promise<number> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -53,11 +58,16 @@ export async function largeBodies(
     for (let r = 0; r < rounds; r++) {
       for (const direction of ['upload', 'download'] as const) {
         for (const scheme of ['http', 'https'] as const) {
-          for (const via of [undefined, proxy]) {
+          // Intercepted HTTPS twice: curl's default HTTP/2 client leg, and HTTP/1.1 (the origin, and so the direct
+          // transfer, speaks HTTP/1.1 only): what the HTTP/2 leg costs is the difference.
+          const legs = scheme === 'https' ? [undefined, 'h2', 'h1'] : [undefined, 'h1'];
+          for (const leg of legs) {
+            const via = leg ? proxy : undefined;
             const base = scheme === 'http' ? `http://127.0.0.1:${origin.httpPort}` : `https://localhost:${origin.httpsPort}`;
             const args = direction === 'upload' ? ['-X', 'POST', '-T', file, `${base}/upload`] : [`${base}/download?bytes=${bytes}`];
             if (scheme === 'https') args.push('--cacert', caPath);
             if (via) args.push('-x', `http://127.0.0.1:${via.info.port}`);
+            if (scheme === 'https' && leg === 'h1') args.push('--http1.1');
             const before = via?.memory().rssMiB ?? 0;
             let peak = before;
             const poll = via
@@ -78,7 +88,7 @@ export async function largeBodies(
             } finally {
               if (poll) clearInterval(poll);
             }
-            const condition = via ? (scheme === 'https' ? 'netlens (intercepting)' : 'netlens (forwarding)') : 'direct';
+            const condition = !via ? 'direct' : scheme === 'http' ? 'netlens (forwarding)' : leg === 'h2' ? INTERCEPTING : INTERCEPTING_H1;
             const k = `${direction} ${scheme} ${condition}`;
             const s = samples.get(k) ?? { s: [], growth: [], peak: [] };
             s.s.push(seconds);
@@ -101,7 +111,7 @@ export async function largeBodies(
   for (const direction of ['upload', 'download'] as const) {
     for (const scheme of ['http', 'https'] as const) {
       const directS = median(samples.get(`${direction} ${scheme} direct`)?.s ?? []);
-      for (const condition of ['direct', scheme === 'https' ? 'netlens (intercepting)' : 'netlens (forwarding)']) {
+      for (const condition of scheme === 'https' ? ['direct', INTERCEPTING, INTERCEPTING_H1] : ['direct', 'netlens (forwarding)']) {
         const s = samples.get(`${direction} ${scheme} ${condition}`);
         if (!s) continue;
         const seconds = median(s.s);

@@ -1,0 +1,167 @@
+/**
+ * Where the time of a large transfer goes: the bench's large-body transfers (curl, direct and
+ * through the bundled recording Netlens), interleaved, with each process's CPU (curl, proxy,
+ * origin) per transfer. Not part of `npm run bench`; a profiling aid.
+ *   npx tsx bench/large-profile.ts [--mib 256] [--rounds 3] [--only up-http,up-https,down-http,down-https] [--h1]
+ * Prints the proxy's pid after start, so strace/perf can attach (--pause S waits S seconds first).
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startChild, tsArgs } from './lib/child.js';
+import { bundleNetlensPeer } from './lib/bundle.js';
+import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
+
+const { values } = parseArgs({
+  options: {
+    mib: { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '3' },
+    only: { type: 'string', default: 'up-http,up-https,down-http,down-https' },
+    h1: { type: 'boolean', default: false },
+    pause: { type: 'string', default: '0' },
+    record: { type: 'string', default: '1' },
+    'node-args': { type: 'string', default: '' },
+    /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
+    base: { type: 'string' },
+  },
+});
+const bytes = Number(values.mib) * 2 ** 20;
+const rounds = Number(values.rounds);
+const only = new Set(values.only!.split(','));
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-large-'));
+const ca = loadOrCreateCA(dataDir);
+const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
+const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
+const bundle = await bundleNetlensPeer();
+const nodeArgs = values['node-args'] ? values['node-args'].split(' ') : [];
+const proxy = await startChild<{ port: number }>('netlens', process.execPath, [...nodeArgs, bundle, dataDir, '1', values.record!, '1']);
+const baseProxy = values.base
+  ? await startChild<{ port: number }>('netlens-base', process.execPath, [...nodeArgs, values.base, dataDir, '1', values.record!, '1'])
+  : undefined;
+console.log(`proxy pid ${proxy.pid}, origin pid ${origin.pid}${baseProxy ? `, base pid ${baseProxy.pid}` : ''}`);
+const proxies = baseProxy
+  ? [
+      { name: 'base', p: baseProxy },
+      { name: 'new ', p: proxy },
+    ]
+  : [{ name: 'proxy', p: proxy }];
+const cpuSum = new Map<string, number[]>();
+const file = path.join(dataDir, 'up.bin');
+const fd = fs.openSync(file, 'w');
+const chunk = Buffer.alloc(1 << 20, 0x62);
+for (let i = 0; i < bytes / chunk.length; i++) fs.writeSync(fd, chunk);
+fs.closeSync(fd);
+
+const ticks = (pid: number) => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10; // ms at 100 Hz
+};
+const sysTicks = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[12]) * 10;
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+function curl(args: string[]): Promise<{ wall: number; cpu: number }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      '/usr/bin/time',
+      ['-f', 'TIME %U %S', 'curl', '-sS', '--fail', '-o', '/dev/null', '-w', '%{time_total}\n', ...args],
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(stderr));
+        const m = /TIME ([\d.]+) ([\d.]+)/.exec(stderr)!;
+        resolve({ wall: Number(stdout.trim()), cpu: Number(m[1]) + Number(m[2]) });
+      },
+    );
+  });
+}
+
+if (Number(values.pause) > 0) await new Promise((r) => setTimeout(r, Number(values.pause) * 1000));
+const results = new Map<string, number[]>();
+let direct = 0;
+for (let r = 0; r < rounds; r++) {
+  for (const dir of ['up', 'down']) {
+    for (const scheme of ['http', 'https']) {
+      if (!only.has(`${dir}-${scheme}`)) continue;
+      const order = r % 2 === 0 ? proxies : [...proxies].reverse();
+      for (const via of [undefined, ...order]) {
+        const base = scheme === 'http' ? `http://127.0.0.1:${origin.info.httpPort}` : `https://localhost:${origin.info.httpsPort}`;
+        const args = dir === 'up' ? ['-X', 'POST', '-T', file, `${base}/upload`] : [`${base}/download?bytes=${bytes}`];
+        if (scheme === 'https') args.push('--cacert', ca.certPath);
+        if (values.h1) args.push('--http1.1');
+        const pid = via?.p.pid ?? proxy.pid;
+        if (via) args.push('-x', `http://127.0.0.1:${via.p.info.port}`);
+        const p0 = ticks(pid);
+        const s0 = sysTicks(pid);
+        const o0 = ticks(origin.pid);
+        const rss0 = rss(pid);
+        let peak = rss0;
+        const poll = setInterval(() => (peak = Math.max(peak, rss(pid))), 20);
+        const c = await curl(args);
+        clearInterval(poll);
+        const pcpu = ticks(pid) - p0;
+        const psys = sysTicks(pid) - s0;
+        const ocpu = ticks(origin.pid) - o0;
+        const key = `${dir}-${scheme}`;
+        if (!via) direct = c.wall;
+        else {
+          const k = `${key} ${via.name}`;
+          (results.get(k) ?? results.set(k, []).get(k)!).push(direct / c.wall);
+          (cpuSum.get(k) ?? cpuSum.set(k, []).get(k)!).push(pcpu / 1000, c.cpu);
+        }
+        console.log(
+          `r${r + 1} ${key} ${via ? via.name : 'direct'} wall ${c.wall.toFixed(3)} s  curl cpu ${c.cpu.toFixed(2)}  ` +
+            `origin cpu ${(ocpu / 1000).toFixed(2)}` +
+            (via
+              ? `  proxy cpu ${(pcpu / 1000).toFixed(2)} (sys ${(psys / 1000).toFixed(2)})  rss ${rss0.toFixed(0)}→${peak.toFixed(0)} MiB` +
+                `  ratio ${(direct / c.wall).toFixed(2)}`
+              : ''),
+        );
+      }
+    }
+  }
+}
+const med = (a: number[]) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
+for (const [k, v] of results) {
+  const c = cpuSum.get(k)!;
+  const proxyCpu = c.filter((_, i) => i % 2 === 0);
+  const curlCpu = c.filter((_, i) => i % 2 === 1);
+  console.log(
+    `${k}: ratios ${v.map((x) => x.toFixed(2)).join(' ')} (median ${med(v).toFixed(2)}); ` +
+      `proxy cpu ${proxyCpu.map((x) => x.toFixed(2)).join(' ')} (median ${med(proxyCpu).toFixed(2)}); curl cpu median ${med(curlCpu).toFixed(2)}`,
+  );
+}
+/** Resident MiB by kind of mapping: glibc's main arena ([heap]), other anonymous memory (V8's heap, thread arenas, mmapped chunks), files. */
+function smaps(pid: number): string {
+  const kinds = { brk: 0, anon: 0, file: 0 };
+  let kind: keyof typeof kinds = 'anon';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) kind = head[2] === '[heap]' ? 'brk' : head[1] !== '0' ? 'file' : 'anon';
+    const m = /^Rss:\s+(\d+) kB/.exec(line);
+    if (m) kinds[kind] += Number(m[1]) / 1024;
+  }
+  return Object.entries(kinds)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
+}
+await new Promise((r) => setTimeout(r, 1000));
+for (const { p } of proxies) {
+  p.proc.stderr!.on('data', (d: Buffer) =>
+    process.stdout.write(
+      d
+        .toString()
+        .split('\n')
+        .filter((l) => l.startsWith('MEM'))
+        .map((l) => `  ${l}\n`)
+        .join(''),
+    ),
+  );
+  p.proc.kill('SIGUSR2');
+}
+await new Promise((r) => setTimeout(r, 500));
+for (const { name, p } of proxies) console.log(`${name} RSS after: ${rss(p.pid).toFixed(1)} MiB (${smaps(p.pid)})`);
+await baseProxy?.kill();
+await proxy.kill();
+await origin.kill();
+fs.rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
