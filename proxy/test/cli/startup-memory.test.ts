@@ -8,7 +8,10 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript shared with scripts/build-cli.mjs, no types
+import { CHILD_ENTRIES } from '../../../scripts/lab-children.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -55,4 +58,28 @@ describe('CLI startup memory', () => {
     expect(out).toContain('done');
     expect(out.split('\n').filter((l) => l.includes('completed optimizing'))).toEqual([]);
   }, 40_000);
+
+  // V8 keeps a script's source in the heap for as long as it runs, one byte per character while
+  // every character is Latin-1, two bytes from the first one that is not: a single "→" in a comment
+  // esbuild keeps doubled the CLI bundle's 0.6 MB (docs/benchmarks.md, idle memory).
+  it('the bundles the CLI, the app and the lab run are Latin-1 only, so V8 keeps their source at one byte per character', async () => {
+    const entries = ['proxy/src/cli/main.ts', 'electron/main.ts', ...(Object.values(CHILD_ENTRIES) as string[])];
+    for (const entry of entries) {
+      const out = await build({
+        absWorkingDir: ROOT,
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'esm',
+        packages: 'external',
+        write: false,
+        logLevel: 'silent',
+      });
+      const text = out.outputFiles[0]!.text;
+      expect(text.length).toBeGreaterThan(10_000);
+      const wide = text.split('\n').filter((l) => /[^\u0000-\u00ff]/.test(l));
+      expect({ entry, wide }).toEqual({ entry, wide: [] });
+    }
+  }, 60_000);
 });
