@@ -74,7 +74,7 @@ export const ErrorCodes = {
   LISTENER_FAILED: 'NL_LISTENER_FAILED',
   /** API: the exchange / session / lab run asked for does not exist (any more). */
   NOT_FOUND: 'NL_NOT_FOUND',
-  /** API: an optional part of the core (lab, browser launch, replay…) is not installed in this build. */
+  /** API: an optional part of the core (lab, browser launch, replay...) is not installed in this build. */
   FEATURE_UNAVAILABLE: 'NL_FEATURE_UNAVAILABLE',
   /** No Chrome/Chromium executable was found (set CHROME_PATH or install one). */
   BROWSER_NOT_FOUND: 'NL_BROWSER_NOT_FOUND',
@@ -106,7 +106,7 @@ export const ErrorCodes = {
   SESSION_NAME_TAKEN: 'NL_SESSION_NAME_TAKEN',
   /** Server replay: no recorded response matched and the policy is `kill` (connection closed). */
   REPLAY_UNMATCHED: 'NL_REPLAY_UNMATCHED',
-  /** Sessions → Serve while a replay server already runs: one at a time; stop it first. */
+  /** Sessions -> Serve while a replay server already runs: one at a time; stop it first. */
   REPLAY_RUNNING: 'NL_REPLAY_RUNNING',
   /** Stop asked while no replay server runs. */
   REPLAY_NOT_RUNNING: 'NL_REPLAY_NOT_RUNNING',

@@ -197,7 +197,7 @@ export class LabService {
     }
   }
 
-  /** `{ runId, file }` → the HAR's absolute path, which must be inside the run's directory and exist. */
+  /** `{ runId, file }` -> the HAR's absolute path, which must be inside the run's directory and exist. */
   async harFile(args: unknown, command: 'getLabHar' | 'openLabSession'): Promise<{ runId: string; file: string; size: number }> {
     const a = obj(args, command);
     const runId = runIdArg(a, 'runId', command);

@@ -121,7 +121,7 @@ export class HarRecorder {
   }
 
   /**
-   * This turn's exchanges → journal lines. Done at the end of the turn, not when
+   * This turn's exchanges -> journal lines. Done at the end of the turn, not when
    * the batch is written: an exchange held for 10 ms would outlive a young-generation
    * GC or two and be copied, then promoted, with all its objects; a line is one string.
    */

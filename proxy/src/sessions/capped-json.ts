@@ -37,12 +37,12 @@ function escapeBytes(cp: number, afterHigh: boolean): { bytes: number; high: boo
 export class JsonCapper {
   private readonly out: Buffer[] = [];
   private inString = false;
-  /** Bytes of the current string copied so far; once ≥ cap at a boundary, copying stops. */
+  /** Bytes of the current string copied so far; once >= cap at a boundary, copying stops. */
   private kept = 0;
   private cutting = false;
   /** Decoded UTF-8 bytes of the current string. */
   private decoded = 0;
-  /** Escape state: 0 none, 1 after "\", 2–5 reading the 4 hex digits of \u. */
+  /** Escape state: 0 none, 1 after "\", 2-5 reading the 4 hex digits of \u. */
   private esc = 0;
   private hex = 0;
   private afterHigh = false;

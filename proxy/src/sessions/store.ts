@@ -340,7 +340,7 @@ export class SessionStore {
     };
   }
 
-  /** Journal → HAR, index updated, journal removed (in that order: a crash in between loses nothing). */
+  /** Journal -> HAR, index updated, journal removed (in that order: a crash in between loses nothing). */
   private async finishJournal(id: string): Promise<SessionRecord> {
     const result = await exportJournal(this.journalPath(id), this.harPath(id), {}, { mode: 0o600 });
     const saved = await this.index.update((sessions) => {

@@ -40,7 +40,10 @@ export const labCommand: CliCommand = {
   name: 'lab',
   summary:
     'load a page in headless Chrome across the proxy × HTTP/2 × interception × Nagle matrix (and through other proxies), with statistics',
-  help: `Usage: netlens lab [--url URL | --images N] [flags]
+  // A getter: the ranges are formatted with toLocaleString, and loading ICU's number data at
+  // startup cost every CLI command ~5 MB of resident memory (docs/benchmarks.md, idle memory).
+  get help() {
+    return `Usage: netlens lab [--url URL | --images N] [flags]
 
 Loads a page again and again in headless Chrome (a fresh browser per run, and a
 fresh proxy for proxy cells), in each cell of the matrix, interleaved in a
@@ -110,7 +113,8 @@ Examples:
   netlens lab --url https://localhost:9443/ --upstream-ca dev-ca.pem --cells direct+h2,proxy+h2+intercept
   netlens lab --images 200 --latency 10 --cells direct,proxy+intercept --via mitmproxy=http://127.0.0.1:8081
   netlens lab --cells direct+h2,proxy+h2+intercept --variant slow-api=slow-api.rules.json --runs 10
-`,
+`;
+  },
   options: {
     url: { type: 'string' },
     'expected-requests': { type: 'string' },
