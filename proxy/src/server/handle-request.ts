@@ -192,10 +192,13 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
 
   let clientGone = false;
   let up: UpstreamResponse | undefined;
+  /** Set while the response streams: what a client gone mid-response ends (one 'close' listener serves both phases). */
+  let responseGone: (() => void) | undefined;
   const onClientClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
       up?.abort();
+      responseGone?.();
     }
   };
   res.once('close', onClientClose);
@@ -370,12 +373,10 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       x.timestamps.clientResponseEnd = performance.now();
       complete();
     });
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        response.abort();
-        complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
-      }
-    });
+    responseGone = () => {
+      response.abort();
+      complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+    };
     if (naive) relayChunks(response.body, naive);
     else response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
