@@ -7,7 +7,6 @@ import { performance } from 'node:perf_hooks';
 import type { Exchange, ExchangeError, HttpProtocol, RawHeaders } from '../model.js';
 import { ErrorCodes } from '../errors.js';
 import { computeClientTimings, computeTimings } from '../upstream/timings.js';
-import { emptyBody } from './body-capture.js';
 import type { ProxyContext } from './context.js';
 import type { RequestOrigin } from './client.js';
 
@@ -21,6 +20,9 @@ export interface NewExchange {
   headers: RawHeaders;
 }
 
+/** One shared empty body buffer (zero bytes: nothing to mutate); a typed array per record was a measurable allocation. */
+const NO_BYTES = new Uint8Array(0);
+
 export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
   // Node's HTTP/1 parser reads the client socket in C++, unseen by the timeline's hooks: the head's arrival is its read.
   ctx.timeline?.markRead(n.origin.clientConnectionId, headBytes(n), n.start);
@@ -31,7 +33,13 @@ export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
     transport: n.origin.transport,
     clientProtocol: n.httpVersion,
     nagle: ctx.options.nagle,
-    request: { method: n.method, url: n.url, httpVersion: n.httpVersion, headers: n.headers, body: emptyBody() },
+    request: {
+      method: n.method,
+      url: n.url,
+      httpVersion: n.httpVersion,
+      headers: n.headers,
+      body: { size: 0, bytes: NO_BYTES, truncated: false },
+    },
     retries: 0,
     timestamps: { start: n.start },
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },

@@ -75,8 +75,11 @@ export function targetUrl(req: ClientRequest, origin: RequestOrigin): URL | stri
     // The tunnel's target wins over a Host header that names another server
     // (the request travels to where the client opened the tunnel).
     if (origin.target) {
-      url.hostname = origin.target.host.includes(':') ? `[${origin.target.host}]` : origin.target.host;
-      url.port = String(origin.target.port);
+      // Each URL setter re-serializes the whole URL: skip them when the authority already names the target (the usual case).
+      const hostname = origin.target.host.includes(':') ? `[${origin.target.host}]` : origin.target.host;
+      if (url.hostname !== hostname) url.hostname = hostname;
+      const port = String(origin.target.port);
+      if (url.port !== port) url.port = port;
     }
     return url;
   } catch {
@@ -178,7 +181,9 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
 
   if (ctx.events.hasListeners) emitRequest(ctx, x);
 
-  const reqCapture = new BodyCapturer(ctx.options.bodyCaptureLimit);
+  // Made with the first chunk sent upstream: most requests have no body, and their record keeps the empty one it was made with.
+  let reqCapture: BodyCapturer | undefined;
+  const requestBody = () => reqCapture?.result() ?? x.request.body;
   const hasBody =
     clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
@@ -187,10 +192,13 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
 
   let clientGone = false;
   let up: UpstreamResponse | undefined;
+  /** Set while the response streams: what a client gone mid-response ends (one 'close' listener serves both phases). */
+  let responseGone: (() => void) | undefined;
   const onClientClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
       up?.abort();
+      responseGone?.();
     }
   };
   res.once('close', onClientClose);
@@ -232,13 +240,13 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       ),
       ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
       body: ruled ? ruled.body : body,
-      onBodyChunk: (c) => reqCapture.push(c),
+      onBodyChunk: (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c),
       timestamps: x.timestamps,
       timeoutMs: ctx.options.upstreamTimeoutMs,
       retries: ctx.options.retries,
     });
   } catch (err) {
-    x.request.body = reqCapture.result();
+    x.request.body = requestBody();
     x.retries = (err as { retries?: number }).retries ?? 0;
     const { code, message } = classifyUpstreamError(err, target.host);
     if (clientGone) {
@@ -271,7 +279,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   if (paused?.outcome === 'aborted' && !clientGone) {
     // The user aborted the paused response: the client gets a 502 naming why, never the origin's answer.
     up.abort();
-    x.request.body = reqCapture.result();
+    x.request.body = requestBody();
     const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the response was not forwarded`;
     if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false))
       x.timestamps.clientResponseHeaders = performance.now();
@@ -282,7 +290,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   }
   if (clientGone) {
     up.abort();
-    x.request.body = reqCapture.result();
+    x.request.body = requestBody();
     finishExchange(ctx, x, {
       code: ErrorCodes.CLIENT_ABORTED,
       message: 'The client closed the connection before the response arrived',
@@ -321,7 +329,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     // e.g. a header value HTTP/2 refuses; the client cannot get this response.
     response.abort();
     endClient(req, res);
-    x.request.body = reqCapture.result();
+    x.request.body = requestBody();
     finishExchange(ctx, x, {
       code: ErrorCodes.UPSTREAM_PROTOCOL,
       message: `Response cannot be forwarded to the client: ${(err as Error).message}`,
@@ -336,7 +344,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     const complete = (error?: ExchangeError) => {
       if (done) return;
       done = true;
-      x.request.body = reqCapture.result();
+      x.request.body = requestBody();
       x.response = {
         status: response.status,
         statusText: response.statusText,
@@ -365,12 +373,10 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       x.timestamps.clientResponseEnd = performance.now();
       complete();
     });
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        response.abort();
-        complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
-      }
-    });
+    responseGone = () => {
+      response.abort();
+      complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
+    };
     if (naive) relayChunks(response.body, naive);
     else response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });

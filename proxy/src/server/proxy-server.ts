@@ -5,6 +5,7 @@
  */
 import { Timeline } from '../timeline/recorder.js';
 import http from 'node:http';
+import type http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Socket } from 'node:net';
@@ -117,7 +118,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const fallbackOrigin =
     (transport: RequestOrigin['transport']) =>
     (req: ClientRequest): RequestOrigin =>
-      originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
+      // HTTP/2: kept on the session (onSession below); `req.socket` builds a Proxy per request.
+      ('stream' in req ? originOf(req.stream.session) : undefined) ?? originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
 
   // The listener: absolute-form HTTP requests, CONNECT, and upgrades (ws:// via the proxy).
   // Node's own timers are off (requestTimeout 0, headersTimeout 0): ClientTimeouts bounds every client leg.
@@ -183,7 +185,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       if (origin) timeline?.watch(tlsSocket, origin.clientConnectionId, 'client', opts.nagle);
       if (tlsSocket.alpnProtocol !== 'h2') timeouts.watchH1(tlsSocket, origin?.clientConnectionId ?? 'c?');
     },
-    onSession: (session) => timeouts.watchH2(session),
+    onSession: (session: http2.ServerHttp2Session & WithOrigin) => {
+      session[ORIGIN] = originOf(session.socket);
+      timeouts.watchH2(session);
+    },
     configureServer: (srv) => limitHeaders(srv as unknown as http.Server),
   });
 

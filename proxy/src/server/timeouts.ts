@@ -154,12 +154,14 @@ export class ClientTimeouts {
       pinged: false,
     };
     this.h2.add(conn);
+    // Two functions per session, not two closures per stream ('close' comes once: no once() wrapper either).
+    const onStreamClose = () => {
+      conn.streams--;
+      if (conn.streams === 0) conn.since = performance.now();
+    };
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
       conn.streams++;
-      stream.once('close', () => {
-        conn.streams--;
-        if (conn.streams === 0) conn.since = performance.now();
-      });
+      stream.on('close', onStreamClose);
     });
     session.once('close', () => this.h2.delete(conn));
     this.arm();

@@ -16,7 +16,7 @@ import { watchResponses, type ResponseWatch } from './h1-watch.js';
 import { parserHttpVersion } from './undici-parser.js';
 import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
-import { connectionInfo, type ConnectionInfo, type UpstreamPool } from './pool.js';
+import { connectionInfo, h2GoawayWatchers, type ConnectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
 import { ErrorCodes } from '../errors.js';
 
@@ -305,112 +305,128 @@ function sendH1(pool: UpstreamPool, req: UpstreamRequest, secure: boolean, host:
 }
 
 function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: number): Promise<UpstreamResponse> {
+  // Every request after an origin's first finds its session open: one promise for the request, no await for the session.
+  const open = pool.openH2Session(host, port);
+  if (open) return new Promise((resolve, reject) => requestH2(pool, req, open, resolve, reject));
+  return pool
+    .h2Session(host, port, host)
+    .then((session) => new Promise((resolve, reject) => requestH2(pool, req, session, resolve, reject)));
+}
+
+/** Response headers from node:http2 → raw pairs, without the pseudo-headers (a null-prototype object: `for…in` is its own keys). */
+function h2ResponsePairs(h: http2.IncomingHttpHeaders): RawHeaders {
+  const pairs: RawHeaders = [];
+  for (const k in h) {
+    if (k.charCodeAt(0) === 58 /* ':' */) continue;
+    const v = h[k];
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const item of v) pairs.push([k, item]);
+    else pairs.push([k, String(v)]);
+  }
+  return pairs;
+}
+
+function requestH2(
+  pool: UpstreamPool,
+  req: UpstreamRequest,
+  session: http2.ClientHttp2Session,
+  resolve: (res: UpstreamResponse) => void,
+  reject: (err: unknown) => void,
+): void {
   const t = req.timestamps;
-  return pool.h2Session(host, port, host).then(
-    (session) =>
-      new Promise<UpstreamResponse>((resolve, reject) => {
-        const gone = abortedBody(req);
-        if (gone) return reject(gone);
-        t.upstreamAssigned = performance.now();
-        const conn = connectionInfo(session);
-        const newConnection = claimSetup(conn, t);
-        const authority = req.url.host;
-        const headers = {
-          ...h2HeaderObject(req.headers),
-          ':method': req.method,
-          ':scheme': 'https',
-          ':authority': authority,
-          ':path': req.path ?? `${req.url.pathname}${req.url.search}`,
-        };
-        const hasBody = req.body !== null;
-        let stream: http2.ClientHttp2Stream;
-        try {
-          stream = session.request(headers, { endStream: !hasBody });
-        } catch (err) {
-          reject(err);
-          return;
-        }
-        if (!hasBody) t.requestSent = performance.now();
-        else stream.on('finish', () => (t.requestSent = performance.now()));
-        let settled = false;
-        /** An interim (1xx) head came: the origin has the request, so it is never retried. */
-        let interim = false;
-        stream.once('headers', () => (interim = true));
-        // GOAWAY naming a last stream below ours: the origin will never process it (RFC 9113 §6.8),
-        // and Node leaves such a stream waiting; fail it now, as retryable.
-        const onGoaway = (_code: number, lastStreamID: number) => {
-          if (stream.id !== undefined && stream.id > lastStreamID) {
-            const message = `the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`;
-            fail(Object.assign(new Error(message), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
-          }
-        };
-        session.on('goaway', onGoaway);
-        const fail = (err: Error) => {
-          if (settled) return;
-          settled = true;
-          session.off('goaway', onGoaway);
-          deadline.clear();
-          stream.destroy();
-          if (interim) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
-          reject(err);
-        };
-        const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
-        stream.on('error', (err: NodeJS.ErrnoException) => {
-          // REFUSED_STREAM: the origin did not process the request (RFC 9113 §8.7), so it may be retried.
-          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
-          else fail(err);
-        });
-        stream.on('close', () => {
-          if (settled) return;
-          if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
-          else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
-        });
-        stream.on('response', (h) => {
-          if (settled) return;
-          settled = true;
-          session.off('goaway', onGoaway);
-          deadline.clear();
-          t.responseHeaders = performance.now();
-          // Idle timer on the stream (reset by every frame): a stalled body fails it.
-          const bodyMs = pool.bodyTimeoutMs;
-          if (bodyMs > 0) {
-            stream.setTimeout(bodyMs, () => {
-              if (stream.readableLength === 0) stream.destroy(bodyTimeoutError(bodyMs));
-            });
-          }
-          const status = Number(h[':status']);
-          const pairs: RawHeaders = [];
-          for (const [k, v] of Object.entries(h)) {
-            if (k.startsWith(':') || v === undefined) continue;
-            if (Array.isArray(v)) for (const item of v) pairs.push([k, item]);
-            else pairs.push([k, String(v)]);
-          }
-          resolve({
-            status,
-            statusText: http.STATUS_CODES[status] ?? '',
-            headers: pairs,
-            protocol: 'h2',
-            body: stream,
-            connection: conn,
-            newConnection,
-            serverIPAddress: cleanIP(session.socket?.remoteAddress),
-            retries: 0,
-            abort: () => stream.close(http2.constants.NGHTTP2_CANCEL),
-            // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
-            incomplete: () =>
-              stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
-                ? Object.assign(
-                    new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`),
-                    {
-                      code: 'ERR_HTTP2_STREAM_ERROR',
-                    },
-                  )
-                : undefined,
-          });
-        });
-        if (hasBody) pipeBody(req, stream);
-      }),
-  );
+  const gone = abortedBody(req);
+  if (gone) return reject(gone);
+  t.upstreamAssigned = performance.now();
+  const conn = connectionInfo(session);
+  const newConnection = claimSetup(conn, t);
+  const headers = h2HeaderObject(req.headers);
+  headers[':method'] = req.method;
+  headers[':scheme'] = 'https';
+  headers[':authority'] = req.url.host;
+  headers[':path'] = req.path ?? `${req.url.pathname}${req.url.search}`;
+  const hasBody = req.body !== null;
+  let stream: http2.ClientHttp2Stream;
+  try {
+    stream = session.request(headers, { endStream: !hasBody });
+  } catch (err) {
+    reject(err);
+    return;
+  }
+  if (!hasBody) t.requestSent = performance.now();
+  else stream.on('finish', () => (t.requestSent = performance.now()));
+  let settled = false;
+  /** An interim (1xx) head came: the origin has the request, so it is never retried. */
+  let interim = false;
+  stream.once('headers', () => (interim = true));
+  // GOAWAY naming a last stream below ours: the origin will never process it (RFC 9113 §6.8),
+  // and Node leaves such a stream waiting; fail it now, as retryable. One listener per session
+  // (pool.ts) calls the requests in flight: a listener each made every removal scan the others.
+  const goawayWatchers = h2GoawayWatchers(session);
+  const onGoaway = (_code: number, lastStreamID: number) => {
+    if (stream.id !== undefined && stream.id > lastStreamID) {
+      const message = `the origin sent GOAWAY (last stream ${lastStreamID}) before processing this request`;
+      fail(Object.assign(new Error(message), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
+    }
+  };
+  goawayWatchers.add(onGoaway);
+  const fail = (err: Error) => {
+    if (settled) return;
+    settled = true;
+    goawayWatchers.delete(onGoaway);
+    deadline.clear();
+    stream.destroy();
+    if (interim) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
+    reject(err);
+  };
+  const deadline = pool.deadlines.add(req.timeoutMs, () => fail(timeoutError(req.timeoutMs)));
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    // REFUSED_STREAM: the origin did not process the request (RFC 9113 §8.7), so it may be retried.
+    if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+    else fail(err);
+  });
+  stream.on('close', () => {
+    if (settled) return;
+    if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+    else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
+  });
+  stream.on('response', (h) => {
+    if (settled) return;
+    settled = true;
+    goawayWatchers.delete(onGoaway);
+    deadline.clear();
+    t.responseHeaders = performance.now();
+    // Idle timer on the stream (reset by every frame): a stalled body fails it.
+    const bodyMs = pool.bodyTimeoutMs;
+    if (bodyMs > 0) {
+      stream.setTimeout(bodyMs, () => {
+        if (stream.readableLength === 0) stream.destroy(bodyTimeoutError(bodyMs));
+      });
+    }
+    const status = Number(h[':status']);
+    resolve({
+      status,
+      statusText: http.STATUS_CODES[status] ?? '',
+      headers: h2ResponsePairs(h),
+      protocol: 'h2',
+      body: stream,
+      connection: conn,
+      newConnection,
+      serverIPAddress: cleanIP(session.socket?.remoteAddress),
+      retries: 0,
+      abort: () => stream.close(http2.constants.NGHTTP2_CANCEL),
+      // A stream that ends with a reset code set ended because its session went away, not by END_STREAM.
+      incomplete: () =>
+        stream.rstCode !== undefined && stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR
+          ? Object.assign(
+              new Error(`the HTTP/2 stream ended without END_STREAM (code ${stream.rstCode}): the connection closed mid-body`),
+              {
+                code: 'ERR_HTTP2_STREAM_ERROR',
+              },
+            )
+          : undefined,
+    });
+  });
+  if (hasBody) pipeBody(req, stream);
 }
 
 /** Streams the client's body upstream (never buffered whole), observing chunks for capture. */

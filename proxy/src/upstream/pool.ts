@@ -54,6 +54,27 @@ const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
 let connectionCounter = 0;
 const info = new WeakMap<object, ConnectionInfo>();
 
+/** Called with a pooled HTTP/2 session's GOAWAY (code, last stream id). */
+export type GoawayWatcher = (code: number, lastStreamID: number) => void;
+const goawayWatchers = new WeakMap<http2.ClientHttp2Session, Set<GoawayWatcher>>();
+
+/**
+ * The requests in flight on a session that want its GOAWAY (forward.ts). One 'goaway'
+ * listener per session calls them: a listener per request (hundreds on a busy page)
+ * made every removal an array scan and splice.
+ */
+export function h2GoawayWatchers(session: http2.ClientHttp2Session): Set<GoawayWatcher> {
+  let set = goawayWatchers.get(session);
+  if (!set) {
+    const watchers = (set = new Set());
+    goawayWatchers.set(session, watchers);
+    session.on('goaway', (code: number, last: number) => {
+      for (const w of watchers) w(code, last);
+    });
+  }
+  return set;
+}
+
 /** Connection info for a socket (or h2 session), created on first sight. */
 export function connectionInfo(socket: object): ConnectionInfo {
   let i = info.get(socket);
@@ -278,8 +299,6 @@ export class UpstreamPool {
     const session = http2.connect(authority, { createConnection: () => socket, settings: { initialWindowSize: H2_STREAM_WINDOW } });
     session.once('connect', () => session.setLocalWindowSize(H2_CONNECTION_WINDOW));
     info.set(session, connectionInfo(socket));
-    // One 'goaway' listener per request in flight (forward.ts), as many as the origin's concurrent streams.
-    session.setMaxListeners(0);
     this.sessions.set(key, session);
     const forget = () => {
       if (this.sessions.get(key) === session) this.sessions.delete(key);
@@ -290,6 +309,12 @@ export class UpstreamPool {
     // An idle pooled session must not keep the process (or a stopped proxy) alive.
     session.unref();
     return session;
+  }
+
+  /** The pooled h2 session for an origin if one is open (no promise, no wait). */
+  openH2Session(host: string, port: number): http2.ClientHttp2Session | undefined {
+    const s = this.sessions.get(originKey(host, port));
+    return s && !s.closed && !s.destroyed ? s : undefined;
   }
 
   /** The pooled h2 session for an origin, opening a new one if needed. */

@@ -19,6 +19,7 @@ import type { ClientTimings, ExchangeTimestamps, Timings } from '../model.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 const defined = (n: number | undefined): n is number => n !== undefined;
+const positive = (n: number) => (n > 0 ? n : 0);
 
 export function computeTimings(t: ExchangeTimestamps): Timings {
   const s = t.start;
@@ -86,7 +87,8 @@ export function computeClientTimings(t: ExchangeTimestamps, upstream: Timings): 
   const total = end === undefined ? -1 : Math.max(span(t.start, end), upstream.total);
   const receiveRequest = span(t.start, t.clientRequestEnd);
   const respond = span(t.responseHeaders, t.clientResponseHeaders);
-  const upstreamBusy = [upstream.dns, upstream.connect, upstream.wait, upstream.receive].filter((n) => n > 0).reduce((a, b) => a + b, 0);
+  // The positive phases summed (-1 is "did not happen"), without an array per exchange.
+  const upstreamBusy = positive(upstream.dns) + positive(upstream.connect) + positive(upstream.wait) + positive(upstream.receive);
   const proxyOverhead = total < 0 ? -1 : round(Math.max(0, total - upstreamBusy));
   return { receiveRequest, proxyOverhead, respond, total };
 }
