@@ -330,6 +330,7 @@ function sendH2(pool: UpstreamPool, req: UpstreamRequest, host: string, port: nu
           reject(err);
           return;
         }
+        pool.timeline?.watchStream(stream, conn.id, req.exchangeId, headers);
         if (!hasBody) t.requestSent = performance.now();
         else stream.on('finish', () => (t.requestSent = performance.now()));
         let settled = false;
