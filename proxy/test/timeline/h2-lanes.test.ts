@@ -135,6 +135,17 @@ describe('HTTP/2 lanes', () => {
     });
   }
 
+  it('only frames of streams, tagged: after the first stream, no untagged (connection-level) events', () => {
+    for (const leg of ['client', 'upstream'] as const) {
+      const events = lanes(leg)[0]!.events;
+      const first = events.findIndex((e) => e.x !== undefined);
+      expect(first).toBeGreaterThanOrEqual(0);
+      // Before it, at most the few bytes the TLS socket passed in JavaScript before nghttp2 took it over.
+      expect(first).toBeLessThanOrEqual(2);
+      expect(events.slice(first).every((e) => e.x !== undefined)).toBe(true);
+    }
+  });
+
   it('HEADERS events count the header list as SETTINGS_MAX_HEADER_LIST_SIZE does (name + value + 32 per field)', () => {
     const client = lanes('client')[0]!;
     const x = exchanges[0]!;
@@ -181,6 +192,35 @@ describe('HTTP/2 lanes', () => {
           .reduce((a, b) => a + b, 0),
       ).toBe(BODY);
     }
+  });
+
+  it('nghttp2 writes a frame to the socket after the JavaScript turn that handed it over (why frame events are not send calls)', async () => {
+    // Node 20: the TLS handle's byte counter (StreamBase, C++) does not move during respond()/write(); it has by setImmediate.
+    const { certPem, keyPem } = ca.issue(['localhost']);
+    const server = http2.createSecureServer({ cert: certPem, key: keyPem });
+    let socket: tls.TLSSocket | undefined;
+    server.on('secureConnection', (s: tls.TLSSocket) => (socket = s));
+    const seen: number[] = [];
+    const written = () => (socket as unknown as { _handle: { bytesWritten: number } })._handle.bytesWritten;
+    server.on('stream', (stream) => {
+      const before = written();
+      stream.respond({ ':status': 200 });
+      stream.end('z'.repeat(1000));
+      seen.push(written() - before);
+      setImmediate(() => seen.push(written() - before));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const session = http2.connect(`https://localhost:${port}`, { ca: ca.certPem });
+    try {
+      const r = await h2Request(session, '/');
+      expect(r.body.length).toBe(1000);
+    } finally {
+      session.close();
+      server.close();
+    }
+    expect(seen[0]).toBe(0);
+    expect(seen[1]).toBeGreaterThan(1000);
   });
 
   it('the stall detector flags nothing on HTTP/2 lanes', () => {
