@@ -12,6 +12,7 @@ import { connectionsView } from '../../src/api/connections-view.js';
 import { connectionsOf } from '../../src/timeline/har.js';
 import { headerListBytes } from '../../src/timeline/h2-hooks.js';
 import { summarizeStalls } from '../../src/timeline/stalls.js';
+import { Lane } from '../../src/timeline/lane.js';
 import type { ConnectionTimeline } from '../../src/timeline/types.js';
 import type { Exchange } from '../../src/model.js';
 import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
@@ -248,5 +249,26 @@ describe('HTTP/2 lanes', () => {
     const view = connectionsView(log, { rowOf: (x) => x });
     expect(view.connections.filter((c) => c.framing === 'h2')).toHaveLength(2);
     expect(view.totals.stalls).toBe(0);
+  });
+});
+
+describe('exchange references of events tagged as recorded', () => {
+  it('name an exchange once, and are found again after the cap renumbered them (dropOldest)', () => {
+    const lane = new Lane('c1', 'client', 0);
+    const a = lane.refOf('x1', 8);
+    lane.add(1, 10, 0, a);
+    const b = lane.refOf('x2', 8);
+    lane.add(2, 20, 0, b);
+    expect(lane.refOf('x2', 8)).toBe(b);
+    expect(lane.epoch).toBe(0);
+    lane.dropOldest(1);
+    expect(lane.epoch).toBe(1);
+    lane.add(3, 30, 0, lane.refOf('x2'));
+    lane.add(4, 40, 0, lane.refOf('x3'));
+    expect(lane.toConnection().events.map((e) => [e.n, e.x])).toEqual([
+      [20, 'x2'],
+      [30, 'x2'],
+      [40, 'x3'],
+    ]);
   });
 });
