@@ -5,13 +5,25 @@
  * connection with write and read ticks and stalls; Details → Connection shows the
  * request's legs, its neighbours and its stalls; the waterfall marks stalled requests.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import http2 from 'node:http2';
+import os from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import type { AddressInfo, Socket } from 'node:net';
 import { test as base, expect, snap, startServe, stopServe, type Serve } from './fixtures';
 
-const test = base.extend<{ nagleServe: Serve }>({
+const test = base.extend<{ nagleServe: Serve; insecureServe: Serve }>({
   nagleServe: async ({}, use) => {
     const { serve, child } = await startServe(['--nagle']);
+    await use(serve);
+    await stopServe(child, serve.dataDir);
+  },
+  // The h2 origin below has a self-signed certificate.
+  insecureServe: async ({}, use) => {
+    const { serve, child } = await startServe(['--insecure']);
     await use(serve);
     await stopServe(child, serve.dataDir);
   },
@@ -172,6 +184,102 @@ test('parallel client connections each get a lane, followed by the upstream lane
     await expect(lanes.first()).toContainText('client');
     for (const lane of await lanes.filter({ hasText: 'client' }).all()) await expect(lane).toContainText('4 exchanges');
     await snap(page, 'connections-parallel');
+  } finally {
+    await site.close();
+  }
+});
+
+/** An HTTP/2 origin on 127.0.0.1 with a self-signed certificate, answering 2 KB after 5 ms. */
+async function h2Origin(): Promise<{ url: string; close(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-h2-origin-'));
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem'].concat([
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]),
+    { cwd: dir, stdio: 'pipe' },
+  );
+  const server = http2.createSecureServer({
+    key: fs.readFileSync(path.join(dir, 'key.pem')),
+    cert: fs.readFileSync(path.join(dir, 'cert.pem')),
+  });
+  server.on('stream', (stream) => {
+    setTimeout(() => {
+      if (stream.destroyed) return;
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end(JSON.stringify({ pad: 'x'.repeat(2000) }));
+    }, 5);
+  });
+  // The proxy keeps its pooled session to the origin open: close ends it.
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => sessions.add(session));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const close = () => {
+    for (const session of sessions) session.destroy();
+    return new Promise<void>((r) => server.close(() => r()));
+  };
+  return { url: `https://127.0.0.1:${port}`, close };
+}
+
+/** `n` GETs, three at a time, on one HTTP/2 connection through the intercepting proxy (trusting its CA). */
+async function h2GetsViaProxy(proxyUrl: string, caPem: string, originUrl: string, n: number): Promise<void> {
+  const p = new URL(proxyUrl);
+  const o = new URL(originUrl);
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const req = http.request({ host: p.hostname, port: p.port, method: 'CONNECT', path: o.host, agent: false });
+    req.on('connect', (_res, s) => resolve(s));
+    req.on('error', reject);
+    req.end();
+  });
+  const session = http2.connect(originUrl, {
+    createConnection: () => tls.connect({ socket, host: o.hostname, ALPNProtocols: ['h2'], ca: caPem }),
+  });
+  const get = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const st = session.request({ ':path': `/h2-${i}.json` });
+      st.on('error', reject);
+      st.resume();
+      st.on('end', () => resolve());
+    });
+  try {
+    for (let i = 0; i < n; i += 3) await Promise.all([i, i + 1, i + 2].filter((k) => k < n).map(get));
+  } finally {
+    session.close();
+  }
+}
+
+test('an HTTP/2 session gets a client lane and an upstream lane of frames, marked HTTP/2, with every request on them', async ({
+  page,
+  insecureServe: serve,
+}) => {
+  const site = await h2Origin();
+  try {
+    await page.goto(serve.url);
+    const caFile = (fs.readdirSync(serve.dataDir, { recursive: true }) as string[]).find((f) => path.basename(f) === 'netlens-ca.pem');
+    expect(caFile, 'the proxy CA in the data directory').toBeTruthy();
+    await h2GetsViaProxy(serve.proxyUrl!, fs.readFileSync(path.join(serve.dataDir, caFile!), 'utf8'), site.url, 7);
+    await expect(page.getByTestId('traffic-row')).toHaveCount(7);
+    await page.getByTestId('tab-connections').click();
+    const lanes = page.locator('[data-testid="connection-lane"][data-framing="h2"]');
+    await expect(lanes).toHaveCount(2);
+    await expect(page.getByTestId('legend-h2')).toContainText('HTTP/2 frames');
+    for (const lane of await lanes.all()) {
+      await expect(lane.getByTestId('lane-h2')).toBeVisible();
+      await expect(lane).toContainText('7 exchanges');
+      await expect(lane.getByTestId('lane-bar')).toHaveCount(7);
+      // Per request at least a HEADERS frame each way; the response's DATA too.
+      const ticks = lane.getByTestId('lane-ticks');
+      expect(Number(await ticks.getAttribute('data-writes'))).toBeGreaterThanOrEqual(7);
+      expect(Number(await ticks.getAttribute('data-reads'))).toBeGreaterThanOrEqual(7);
+    }
+    await expect(page.getByTestId('connections-summary')).toContainText('no stalls');
+    await snap(page, 'connections-h2');
   } finally {
     await site.close();
   }

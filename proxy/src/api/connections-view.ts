@@ -43,6 +43,7 @@ function lane(c: ConnectionTimeline, budget: number, rowOf: ViewOptions['rowOf']
     leg: c.leg,
     opened: c.opened,
     ...(c.closed !== undefined ? { closed: c.closed } : {}),
+    ...(c.framing !== undefined ? { framing: c.framing } : {}),
     events,
     eventsOmitted: c.events.length - events.length,
     exchanges: [...spans.values()],

@@ -306,6 +306,8 @@ export interface ConnectionLane {
   leg: 'client' | 'upstream';
   opened: number;
   closed?: number;
+  /** 'h2': an HTTP/2 session, whose events are frames handed to or received from nghttp2, not socket writes and reads. */
+  framing?: 'h2';
   /** The first events, in time order (see `eventsOmitted`). */
   events: SocketTick[];
   /** Events of this connection not sent (the answer's cap); their count, not their bytes. */

@@ -9,6 +9,7 @@ import { ErrorCodes } from '../errors.js';
 import { computeClientTimings, computeTimings } from '../upstream/timings.js';
 import type { ProxyContext } from './context.js';
 import type { RequestOrigin } from './client.js';
+import { headerListBytes } from '../timeline/h2-hooks.js';
 
 export interface NewExchange {
   origin: RequestOrigin;
@@ -24,10 +25,12 @@ export interface NewExchange {
 const NO_BYTES = new Uint8Array(0);
 
 export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
-  // Node's HTTP/1 parser reads the client socket in C++, unseen by the timeline's hooks: the head's arrival is its read.
-  ctx.timeline?.markRead(n.origin.clientConnectionId, headBytes(n), n.start);
+  const id = ctx.nextExchangeId();
+  // Node's HTTP/1 parser and nghttp2 read the client socket in C++, unseen by the timeline's hooks: the head's arrival is its read.
+  // Over HTTP/2 its size is the header list's (h2-hooks.ts), the unit of the lane's other HEADERS events.
+  ctx.timeline?.markRead(n.origin.clientConnectionId, n.httpVersion === 'h2' ? headerListBytes(n.headers) : headBytes(n), n.start, id);
   return {
-    id: ctx.nextExchangeId(),
+    id,
     clientConnectionId: n.origin.clientConnectionId,
     startedDateTime: new Date(performance.timeOrigin + n.start).toISOString(),
     transport: n.origin.transport,

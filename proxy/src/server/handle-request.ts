@@ -131,6 +131,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     httpVersion: clientProtocol(req),
     headers: pairsFromFlat(req.rawHeaders),
   });
+  // HTTP/2: the stream's frames on the client lane (timeline/h2-hooks.ts), tagged with this exchange.
+  if (ctx.timeline && !(req instanceof http.IncomingMessage)) ctx.timeline.watchStream(req.stream, origin.clientConnectionId, x.id);
 
   // Pipelined HTTP/1 requests are handled one at a time, in the order they came: the
   // client reads the answers in that order, and the origin must see the requests in it
@@ -242,6 +244,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       body: ruled ? ruled.body : body,
       onBodyChunk: (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c),
       timestamps: x.timestamps,
+      exchangeId: x.id,
       timeoutMs: ctx.options.upstreamTimeoutMs,
       retries: ctx.options.retries,
     });

@@ -21,6 +21,7 @@ export function connectionsOf(log: unknown): ConnectionTimeline[] {
       leg: c.leg,
       opened: typeof c.opened === 'number' ? c.opened : 0,
       ...(typeof c.closed === 'number' ? { closed: c.closed } : {}),
+      ...(c.framing === 'h2' ? { framing: 'h2' as const } : {}),
       events: (c.events as unknown[]).filter(validEvent),
     });
   }

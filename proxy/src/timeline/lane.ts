@@ -22,6 +22,8 @@ export class Lane {
   closed?: number;
   /** Forgotten by the timeline's cap: a socket still writing to it records nothing. */
   gone = false;
+  /** 'h2': events are HTTP/2 frames handed to or received from nghttp2, tagged when recorded (types.ts). */
+  framing?: 'h2';
   private t = new Float64Array(INITIAL_CAPACITY);
   private bytes = new Uint32Array(INITIAL_CAPACITY);
   private flags = new Uint8Array(INITIAL_CAPACITY);
@@ -29,6 +31,8 @@ export class Lane {
   private x = new Uint32Array(INITIAL_CAPACITY);
   /** The exchange ids this connection's events are tagged with (a connection carries few). */
   private readonly exchanges: string[] = [];
+  /** Changes when dropOldest renumbers the exchange references. */
+  epoch = 0;
 
   constructor(
     readonly id: string,
@@ -36,12 +40,25 @@ export class Lane {
     readonly opened: number,
   ) {}
 
-  add(t: number, bytes: number, flags: number): void {
+  /** `ref`: the event's exchange (`refOf`) when known as it is recorded (HTTP/2 streams, request heads); 0: not yet. */
+  add(t: number, bytes: number, flags: number, ref = 0): void {
     if (this.n === this.t.length) this.grow();
     const i = this.n++;
     this.t[i] = t;
     this.bytes[i] = bytes > 0xffffffff ? 0xffffffff : bytes;
     this.flags[i] = flags;
+    this.x[i] = ref;
+  }
+
+  /**
+   * The reference `add` takes for an exchange id: its index + 1, added when not among the newest `window` ids
+   * (the caller knows how recent it is: a new stream's exchange is new or was named by its request head just before).
+   * Valid until `epoch` changes (dropOldest renumbers them).
+   */
+  refOf(exchangeId: string, window = Infinity): number {
+    const xs = this.exchanges;
+    for (let i = xs.length - 1, stop = Math.max(0, xs.length - window); i >= stop; i--) if (xs[i] === exchangeId) return i + 1;
+    return xs.push(exchangeId);
   }
 
   private grow(): void {
@@ -82,10 +99,15 @@ export class Lane {
     }
     this.exchanges.length = 0;
     this.exchanges.push(...kept);
+    this.epoch++;
   }
 
-  /** Tags the untagged events in [from, to] with an exchange id. */
+  /**
+   * Tags the untagged events in [from, to] with an exchange id. Not on HTTP/2 lanes: their streams overlap in
+   * time, so a span would take in other exchanges' frames; their events are tagged as they are recorded.
+   */
   tag(exchangeId: string, from: number, to: number): void {
+    if (this.framing !== undefined) return;
     let ref = 0;
     // Walk back from the newest event: an exchange's events are recent.
     for (let i = this.n - 1; i >= 0; i--) {
@@ -100,16 +122,28 @@ export class Lane {
   /** The connection as the HAR and the API see it; `since`: only events from then on. */
   toConnection(since = -Infinity): ConnectionTimeline {
     const events: SocketEvent[] = [];
+    // Frames handed to nghttp2 are no socket writes: Nagle's state says nothing about them.
+    const frames = this.framing !== undefined;
     for (let i = 0; i < this.n; i++) {
       const t = this.t[i];
       if (t < since) continue;
       const f = this.flags[i];
-      const e: SocketEvent =
-        f & WRITE ? { t: round(t), d: 'w', n: this.bytes[i], nagle: (f & NAGLE) !== 0 } : { t: round(t), d: 'r', n: this.bytes[i] };
+      const e: SocketEvent = !(f & WRITE)
+        ? { t: round(t), d: 'r', n: this.bytes[i] }
+        : frames
+          ? { t: round(t), d: 'w', n: this.bytes[i] }
+          : { t: round(t), d: 'w', n: this.bytes[i], nagle: (f & NAGLE) !== 0 };
       const x = this.x[i];
       if (x !== 0) e.x = this.exchanges[x - 1];
       events.push(e);
     }
-    return { id: this.id, leg: this.leg, opened: this.opened, ...(this.closed !== undefined ? { closed: this.closed } : {}), events };
+    return {
+      id: this.id,
+      leg: this.leg,
+      opened: this.opened,
+      ...(this.closed !== undefined ? { closed: this.closed } : {}),
+      ...(this.framing !== undefined ? { framing: this.framing } : {}),
+      events,
+    };
   }
 }

@@ -5,7 +5,8 @@
  * process, not per socket); lane.ts how they are kept (typed-array columns per connection, objects
  * built only when the timeline is read). Sockets whose reads go straight from C++ to the HTTP parser
  * (Node's HTTP/1 server) or to nghttp2 are invisible to the hooks; for those the request heads are
- * marked as reads (`markRead`) by the caller.
+ * marked as reads (`markRead`) by the caller. HTTP/2 sessions are recorded per stream instead
+ * (`watchStream`, h2-hooks.ts): their lanes hold frames handed to or received from nghttp2 (`framing: 'h2'`).
  * Memory is capped at `maxEvents`: then the oldest closed connections are forgotten, and after them
  * the oldest events of the largest open connections (counted as dropped).
  */
@@ -13,6 +14,8 @@ import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Lane, NAGLE, WRITE } from './lane.js';
 import { attachSink, type SocketSink } from './socket-hooks.js';
+import { attachStreamSink, headerListBytes, type StreamSink } from './h2-hooks.js';
+import type http2 from 'node:http2';
 import type { ConnectionTimeline, TimelineLog } from './types.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -40,6 +43,38 @@ class Watch implements SocketSink {
   }
 }
 
+/** One watched HTTP/2 stream: its connection's lane and its exchange, whose events it tags as they happen. */
+class StreamWatch implements StreamSink {
+  private ref: number;
+  private epoch: number;
+  constructor(
+    private readonly timeline: Timeline,
+    private readonly lane: Lane,
+    private readonly exchangeId: string | undefined,
+  ) {
+    // Its request head (client leg) named the exchange just before, if anything did.
+    this.ref = exchangeId === undefined ? 0 : lane.refOf(exchangeId, 8);
+    this.epoch = lane.epoch;
+  }
+
+  /** @internal (Timeline.add) The exchange's reference in the lane, found again after the cap renumbered them. */
+  exchangeRef(): number {
+    if (this.epoch !== this.lane.epoch && this.exchangeId !== undefined) {
+      this.ref = this.lane.refOf(this.exchangeId);
+      this.epoch = this.lane.epoch;
+    }
+    return this.ref;
+  }
+
+  write(bytes: number): void {
+    this.timeline.add(this.lane, performance.now(), bytes, WRITE, this);
+  }
+
+  read(bytes: number): void {
+    this.timeline.add(this.lane, performance.now(), bytes, 0, this);
+  }
+}
+
 export class Timeline {
   private readonly connections = new Map<string, Lane>();
   private events = 0;
@@ -49,14 +84,15 @@ export class Timeline {
 
   constructor(private readonly maxEvents = DEFAULT_MAX_EVENTS) {}
 
-  /** @internal (Watch, markRead) */
-  add(lane: Lane, t: number, bytes: number, flags: number): void {
+  /** @internal (Watch, StreamWatch, markRead) `x`: the event's exchange, when known as it is recorded. */
+  add(lane: Lane, t: number, bytes: number, flags: number, x?: string | StreamWatch): void {
     if (lane.gone || (this.events >= this.maxEvents && (!this.makeRoom() || lane.gone))) {
       this.dropped++;
       return;
     }
     this.events++;
-    lane.add(t, bytes, flags);
+    // Resolved after makeRoom, which may have renumbered the lane's exchanges.
+    lane.add(t, bytes, flags, x === undefined ? 0 : typeof x === 'string' ? lane.refOf(x, 8) : x.exchangeRef());
   }
 
   /**
@@ -115,10 +151,32 @@ export class Timeline {
     });
   }
 
-  /** A read the socket hooks cannot see (a request head parsed in C++): `bytes` is what the caller knows of it. */
-  markRead(id: string, bytes: number, at = performance.now()): void {
+  /**
+   * A read the socket hooks cannot see (a request head parsed in C++, or received by nghttp2): `bytes` is what the
+   * caller knows of it; `exchangeId` tags it at once.
+   */
+  markRead(id: string, bytes: number, at = performance.now(), exchangeId?: string): void {
     const c = this.connections.get(id);
-    if (c) this.add(c, at, bytes, 0);
+    if (c) this.add(c, at, bytes, 0, exchangeId);
+  }
+
+  /**
+   * Records an HTTP/2 stream's frames (h2-hooks.ts) on the lane of connection `id`, tagged with `exchangeId`, and
+   * marks that lane as HTTP/2 (`framing: 'h2'`). `requestHeaders`: the request head the caller just handed to
+   * nghttp2 (upstream streams), recorded as a write now.
+   */
+  watchStream(
+    stream: http2.Http2Stream,
+    id: string | undefined,
+    exchangeId: string | undefined,
+    requestHeaders?: Record<string, unknown>,
+  ): void {
+    const c = id === undefined ? undefined : this.connections.get(id);
+    if (!c || c.gone) return;
+    c.framing = 'h2';
+    const w = new StreamWatch(this, c, exchangeId);
+    attachStreamSink(stream, w);
+    if (requestHeaders) w.write(headerListBytes(requestHeaders));
   }
 
   /** Tags a connection's untagged events in [from, to] with an exchange id (called when the exchange finishes). */

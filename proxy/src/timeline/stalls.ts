@@ -12,8 +12,9 @@
  *
  * What it cannot see: ACKs themselves (no TCP_INFO from Node), so a peer that is
  * merely slow to send its next request in that window is flagged too; writes on
- * HTTP/2 sessions (nghttp2 writes from C++); segments held on a socket the proxy
- * does not own (an origin's or a browser's own Nagle).
+ * HTTP/2 sessions (nghttp2 writes from C++: their lanes, `framing: 'h2'`, hold frames
+ * handed to nghttp2, not send syscalls, and are never flagged); segments held on a
+ * socket the proxy does not own (an origin's or a browser's own Nagle).
  */
 import type { ConnectionTimeline, SocketEvent } from './types.js';
 
@@ -66,6 +67,8 @@ function explain(c: ConnectionTimeline, w: SocketEvent, prev: SocketEvent, gap: 
 /** The stalls of one connection's timeline. */
 export function connectionStalls(c: ConnectionTimeline, rule: StallRule = DEFAULT_STALL_RULE): Stall[] {
   const out: Stall[] = [];
+  // Frames handed to nghttp2 say nothing of when bytes left the kernel: no stall can be read from them.
+  if (c.framing !== undefined) return out;
   const ev = c.events;
   let prevWrite: SocketEvent | undefined;
   let readSincePrev = false;

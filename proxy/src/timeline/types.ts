@@ -4,17 +4,23 @@
  * (see har.ts); every field is short because a page load makes thousands of events.
  */
 
-/** One write handed to the kernel, or one read delivered by it. */
+/**
+ * One write handed to the kernel, or one read delivered by it; on an HTTP/2 lane (`framing: 'h2'`),
+ * one HEADERS or DATA payload handed to nghttp2 or received from it (h2-hooks.ts).
+ */
 export interface SocketEvent {
   /** performance.now() in ms (µs precision); log._connectionsTimeOrigin turns it into wall time. */
   t: number;
   /** 'w' the proxy wrote, 'r' the proxy read. */
   d: 'w' | 'r';
-  /** Bytes (application bytes: plaintext on TLS sockets, HTTP/2 frames are not seen one by one). */
+  /**
+   * Bytes (application bytes: plaintext on TLS sockets). On an HTTP/2 lane: a DATA payload's size, or a header
+   * list's size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (name + value + 32 per field), not its HPACK encoding.
+   */
   n: number;
   /** Exchange id this event belongs to, once known (tagged when the exchange finishes). */
   x?: string;
-  /** Nagle's algorithm was on for this socket at the time (writes only). */
+  /** Nagle's algorithm was on for this socket at the time (socket writes only; absent on HTTP/2 lanes). */
   nagle?: boolean;
 }
 
@@ -25,6 +31,12 @@ export interface ConnectionTimeline {
   /** performance.now() when the proxy started watching it. */
   opened: number;
   closed?: number;
+  /**
+   * 'h2': an HTTP/2 session. nghttp2 reads and writes its socket from C++, so its events are frames handed
+   * to nghttp2 or received from it, per stream and tagged with the stream's exchange, not send syscalls
+   * (stalls.ts leaves such lanes alone). Absent: socket-level events.
+   */
+  framing?: 'h2';
   events: SocketEvent[];
 }
 

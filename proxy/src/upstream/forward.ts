@@ -352,6 +352,7 @@ function requestH2(
     reject(err);
     return;
   }
+  pool.timeline?.watchStream(stream, conn.id, req.exchangeId, headers);
   if (!hasBody) t.requestSent = performance.now();
   else stream.on('finish', () => (t.requestSent = performance.now()));
   let settled = false;

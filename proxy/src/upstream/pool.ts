@@ -125,6 +125,11 @@ export class UpstreamPool {
    */
   readonly secureContext: tls.SecureContext;
 
+  /** The socket timeline, when on (forward.ts records HTTP/2 streams into it). */
+  get timeline(): Timeline | undefined {
+    return this.opts.timeline;
+  }
+
   /** Response-body progress deadline, ms (0: none). */
   get bodyTimeoutMs(): number {
     return this.opts.bodyTimeoutMs ?? 0;

@@ -17,6 +17,8 @@ export interface UpstreamRequest {
   /** Called with each body chunk as it is forwarded (for capture). */
   onBodyChunk?: (chunk: Buffer) => void;
   timestamps: ExchangeTimestamps;
+  /** The exchange's id: tags its HTTP/2 stream's frames in the socket timeline. */
+  exchangeId?: string;
   timeoutMs: number;
   retries: number;
   /**

@@ -10,7 +10,7 @@ import { formatMs, plural } from '../../lib/format';
 import { zoomRange, type TimeRange } from '../../lib/time-scale';
 import { Legend } from '../waterfall/WaterfallView';
 import { LaneChart } from './LaneChart';
-import { READ_COLOR, WRITE_COLOR } from './LaneRow';
+import { H2_NOTE, READ_COLOR, WRITE_COLOR } from './LaneRow';
 import { StallList } from './StallList';
 import type { ConnectionsState } from './useConnections';
 
@@ -93,6 +93,11 @@ export function ConnectionsView({ state, rows, selectedId, onSelect, onShowDetai
             <span className="swatch cx-stall-swatch" />
             stall
           </span>
+          {view.connections.some((c) => c.framing === 'h2') && (
+            <span data-testid="legend-h2" title={H2_NOTE}>
+              <span className="cx-h2-badge">HTTP/2 frames</span> lane: frames handed to / from nghttp2, not socket writes
+            </span>
+          )}
         </span>
         <Legend />
       </div>

@@ -54,18 +54,23 @@ function HitText({ hit, rowsById, origin }: { hit: LaneHit; rowsById: ReadonlyMa
     );
   }
   const b = hit.bin;
+  // HTTP/2 lanes hold frames handed to nghttp2 or received from it, not socket writes and reads.
+  const h2 = hit.lane.framing === 'h2';
+  const what = h2 ? (b.d === 'w' ? 'frames' : 'frames received') : b.d === 'w' ? 'writes' : 'reads';
   return (
     <>
       <div className="t-url">
-        {b.d === 'w' ? 'Written' : 'Read'} {formatBytes(b.bytes)}
-        {b.count > 1 ? ` in ${b.count} ${b.d === 'w' ? 'writes' : 'reads'}` : ''} on {hit.lane.id}
+        {b.d === 'w' ? (h2 ? 'Handed to nghttp2' : 'Written') : 'Read'} {formatBytes(b.bytes)}
+        {b.count > 1 ? ` in ${b.count} ${what}` : ''} on {hit.lane.id}
       </div>
       <div className="muted">
         at {formatMs(b.at - origin)} ·{' '}
         {b.d === 'w'
-          ? b.nagle
-            ? "Nagle's algorithm on"
-            : 'Nagle off (setNoDelay)'
+          ? h2
+            ? 'HTTP/2 HEADERS/DATA payload'
+            : b.nagle
+              ? "Nagle's algorithm on"
+              : 'Nagle off (setNoDelay)'
           : hit.lane.leg === 'client'
             ? 'from the client'
             : 'from the origin'}

@@ -11,6 +11,11 @@ import { PHASE_COLORS } from '../../lib/phases';
 import type { TimeScale } from '../../lib/time-scale';
 
 export const LANE_H = 48;
+/** What an HTTP/2 lane's ticks are (docs/timings.md, "Socket timeline"). */
+export const H2_NOTE =
+  'HTTP/2 session: nghttp2 reads and writes this socket itself, so its ticks are the HEADERS and DATA frames of each request, ' +
+  'when the proxy handed them to nghttp2 or got them from it (sizes: DATA payloads, uncompressed header lists), ' +
+  'not send calls or TLS records. No stall detection here.';
 const BAND_TOP = 18;
 const BAND_H = 12;
 const TICK_MAX = BAND_TOP - 2;
@@ -94,10 +99,21 @@ export function LaneRow({
   };
 
   return (
-    <div className={`cx-lane ${lane.leg}`} data-testid="connection-lane" data-connection={lane.id} style={{ height: LANE_H }}>
+    <div
+      className={`cx-lane ${lane.leg}`}
+      data-testid="connection-lane"
+      data-connection={lane.id}
+      data-framing={lane.framing}
+      style={{ height: LANE_H }}
+    >
       <div className="cx-name" style={{ width: nameWidth }} title={`${lane.leg} leg ${lane.id}`}>
         <div>
           <span className={`cx-leg ${lane.leg}`}>{lane.leg === 'client' ? 'client' : '↳ upstream'}</span> <b>{lane.id}</b>
+          {lane.framing === 'h2' && (
+            <span className="cx-h2-badge" data-testid="lane-h2" title={H2_NOTE}>
+              HTTP/2 frames
+            </span>
+          )}
           {stalls.length > 0 && (
             <span className="cx-stall-badge" data-testid="lane-stalls">
               {stallLabel({ count: stalls.length, ms: stallMs })}
@@ -105,7 +121,7 @@ export function LaneRow({
           )}
         </div>
         <div className="muted">
-          {counts.writes} writes · {counts.reads} reads
+          {lane.framing === 'h2' ? `${counts.writes} frames out · ${counts.reads} in` : `${counts.writes} writes · ${counts.reads} reads`}
           {nameWidth >= 200 && ` · ${lane.exchanges.length} ${lane.exchanges.length === 1 ? 'exchange' : 'exchanges'}`}
           {lane.eventsOmitted > 0 && ` · ${lane.eventsOmitted.toLocaleString()} events not shown`}
         </div>
