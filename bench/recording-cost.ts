@@ -36,6 +36,7 @@ import { EventStream } from '../proxy/src/events.js';
 import type { Exchange, HttpProtocol, RawHeaders } from '../proxy/src/model.js';
 import { HarRecorder } from '../proxy/src/har/recorder.js';
 import { exchangeToEntry } from '../proxy/src/har/entry.js';
+import { entryLine } from '../proxy/src/har/entry-line.js';
 import { requestEvent } from '../proxy/src/server/exchange-record.js';
 import { entryRecord } from '../proxy/src/har/journal.js';
 import { bodyText } from '../proxy/src/har/body.js';
@@ -288,6 +289,7 @@ function breakdown(dir: string): [string, number][] {
     ['body → HAR text (utf8 check)', timeStep((i) => bodyText(xs[i % 1000].response!.body.bytes as Buffer, 'application/json', false))],
     ['exchangeToEntry (entry object)', timeStep((i) => exchangeToEntry(xs[i % 1000]))],
     ['JSON.stringify of the entry record', timeStep((i) => JSON.stringify(records[i % 1000]))],
+    ['entryLine (the journal line straight from the exchange, as the recorder does)', timeStep((i) => entryLine(xs[i % 1000]))],
     [
       'exchangeToEntry + JSON.stringify + joining 64 lines (what a batch runs)',
       timeStep((i) => {

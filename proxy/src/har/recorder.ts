@@ -28,8 +28,8 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { exchangeToEntry } from './entry.js';
-import { connectionsRecord, entryRecord, JournalWriter, pageRecord } from './journal.js';
+import { entryLine } from './entry-line.js';
+import { connectionsRecord, JournalWriter, pageRecord } from './journal.js';
 import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
 import { PageTracker } from './pages.js';
@@ -133,7 +133,7 @@ export class HarRecorder {
     for (const item of batch) {
       let line: string;
       try {
-        line = JSON.stringify('page' in item ? pageRecord(item.page) : entryRecord(exchangeToEntry(item.x, { pageref: item.pageref })));
+        line = 'page' in item ? JSON.stringify(pageRecord(item.page)) : entryLine(item.x, item.pageref);
       } catch (err) {
         this.stats.failed++;
         this.options.onError?.(err as Error);
