@@ -113,9 +113,12 @@ export function header(headers: RawHeaders, name: string): string | undefined {
   return undefined;
 }
 
+/** Whether a leg's head has a size in bytes (HTTP/1.x; an h2 head is HPACK-compressed). */
+export const hasHead = (protocol: HttpProtocol | undefined): boolean => protocol === 'http/1.1' || protocol === 'http/1.0';
+
 /** Bytes of an HTTP/1.x head: start line, header lines, blank line. -1 for h2 (HPACK-compressed). */
 export function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
-  if (protocol !== 'http/1.1' && protocol !== 'http/1.0') return -1;
+  if (!hasHead(protocol)) return -1;
   let size = Buffer.byteLength(startLine) + 2 + 2;
   for (const [k, v] of headers) size += Buffer.byteLength(k) + 2 + Buffer.byteLength(v) + 2;
   return size;

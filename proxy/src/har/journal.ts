@@ -128,6 +128,16 @@ export class JournalWriter {
     this.entries += entries;
   }
 
+  /** Appends journal lines already serialized as UTF-8 bytes (each ending in '\n') in one write; `entries` of them are entry lines. */
+  appendBytes(bytes: Uint8Array, entries: number): void {
+    if (bytes.length === 0) return;
+    if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    // writeSync may write less than asked for large buffers: loop until all of it is out.
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(this.fd, bytes, off, bytes.length - off);
+    this.entries += entries;
+  }
+
   private writeLine(record: object): void {
     this.writeText(JSON.stringify(record) + '\n');
   }

@@ -28,7 +28,8 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { entryLine } from './entry-line.js';
+import { writeEntryLine } from './entry-line.js';
+import { JsonBytes } from './json-bytes.js';
 import { connectionsRecord, JournalWriter, pageRecord } from './journal.js';
 import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
@@ -87,10 +88,9 @@ export class HarRecorder {
   /** Captured body bytes `pending` holds. */
   private pendingBytes = 0;
   private serializeImmediate?: NodeJS.Immediate;
-  /** Journal lines serialized but not written yet (the batch), how many are entries, and their length. */
-  private lines: string[] = [];
+  /** Journal lines serialized but not written yet (the batch, UTF-8, one '\n' after each) and how many are entries. */
+  private readonly batch = new JsonBytes();
   private lineEntries = 0;
-  private lineChars = 0;
   private writeTimer?: NodeJS.Timeout;
   private readonly flushOnExit = () => this.flush();
   /** performance.now() when recording began: the timeline written on stop starts here. */
@@ -130,17 +130,19 @@ export class HarRecorder {
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
+    const out = this.batch;
     for (const item of batch) {
-      let line: string;
+      const start = out.pos;
       try {
-        line = 'page' in item ? JSON.stringify(pageRecord(item.page)) : entryLine(item.x, item.pageref);
+        if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
+        else writeEntryLine(out, item.x, item.pageref);
+        out.ascii('\n');
       } catch (err) {
+        out.pos = start;
         this.stats.failed++;
         this.options.onError?.(err as Error);
         continue;
       }
-      this.lines.push(line);
-      this.lineChars += line.length;
       if ('x' in item) this.lineEntries++;
     }
   }
@@ -149,18 +151,17 @@ export class HarRecorder {
   private write(): void {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
-    if (this.lines.length === 0 || this.journal.closed) return;
-    const lines = this.lines;
+    if (this.batch.pos === 0 || this.journal.closed) return;
     const entries = this.lineEntries;
-    this.lines = [];
     this.lineEntries = 0;
-    this.lineChars = 0;
     try {
-      this.journal.appendLines(lines, entries);
+      this.journal.appendBytes(this.batch.bytes(), entries);
       this.stats.entries += entries;
     } catch (err) {
       this.stats.failed += entries;
       this.options.onError?.(err as Error);
+    } finally {
+      this.batch.reset();
     }
   }
 
@@ -177,7 +178,7 @@ export class HarRecorder {
       this.serializeImmediate = undefined;
       this.serialize();
       const delay = this.options.flushDelayMs ?? FLUSH_DELAY_MS;
-      if (delay <= 0 || this.lineChars >= FLUSH_MAX_BYTES) this.write();
+      if (delay <= 0 || this.batch.pos >= FLUSH_MAX_BYTES) this.write();
       else this.writeTimer ??= setTimeout(() => this.write(), delay).unref();
     }).unref();
   }
