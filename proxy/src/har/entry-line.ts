@@ -34,109 +34,169 @@ import {
 import { entryRecord } from './journal.js';
 import { JsonBytes, NOT_PLAIN } from './json-bytes.js';
 
+/** JSON punctuation and keys, encoded once (copied with one TypedArray.set, not char by char). */
+const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
+const K_NAME_FIRST = bytes('{"name":');
+const K_NAME = bytes(',{"name":');
+const K_INTERCEPTION_TRUE = bytes(',"_interception":true');
+const K_INTERCEPTION_FALSE = bytes(',"_interception":false');
+const K_VALUE = bytes(',"value":');
+const EMPTY_ARRAY = bytes('[]');
+const K_BLOCKED_FIRST = bytes('{"blocked":');
+const K_DNS = bytes(',"dns":');
+const K_CONNECT = bytes(',"connect":');
+const K_SSL = bytes(',"ssl":');
+const K_SEND = bytes(',"send":');
+const K_WAIT = bytes(',"wait":');
+const K_RECEIVE = bytes(',"receive":');
+const K_METHOD_FIRST = bytes('{"method":');
+const K_URL = bytes(',"url":');
+const K_HTTPVERSION = bytes(',"httpVersion":');
+const K_COOKIES = bytes(',"cookies":');
+const K_HEADERS = bytes(',"headers":');
+const K_QUERYSTRING = bytes(',"queryString":');
+const K_HEADERSSIZE = bytes(',"headersSize":');
+const K_BODYSIZE = bytes(',"bodySize":');
+const K_SIZE_FIRST = bytes('{"size":');
+const K_MIMETYPE = bytes(',"mimeType":');
+const K_COMPRESSION = bytes(',"compression":');
+const K_TEXT = bytes(',"text":');
+const K_ENCODING = bytes(',"encoding":');
+const K_CLIENTTIMINGS_RECEIVEREQUEST = bytes(',"_clientTimings":{"receiveRequest":');
+const K_PROXYOVERHEAD = bytes(',"proxyOverhead":');
+const K_RESPOND = bytes(',"respond":');
+const K_TOTAL = bytes(',"total":');
+const K_STATUS_FIRST = bytes('{"status":');
+const K_STATUSTEXT = bytes(',"statusText":');
+const K_CONTENT = bytes(',"content":');
+const K_REDIRECTURL = bytes(',"redirectURL":');
+const K_TRANSFERSIZE = bytes(',"_transferSize":');
+const K_T_ENTRY_S_FIRST = bytes('{"t":"entry","s":');
+const K_ENTRY = bytes(',"entry":{');
+const K_PAGEREF = bytes('"pageref":');
+const K_STARTEDDATETIME = bytes('"startedDateTime":');
+const K_TIME = bytes(',"time":');
+const K_REQUEST = bytes(',"request":');
+const K_RESPONSE = bytes(',"response":');
+const K_CACHE_TIMINGS = bytes(',"cache":{},"timings":');
+const K_SERVERIPADDRESS = bytes(',"serverIPAddress":');
+const K_CONNECTION = bytes(',"connection":');
+const K_EXCHANGEID = bytes(',"_exchangeId":');
+const K_CLIENTCONNECTION = bytes(',"_clientConnection":');
+const K_CONNECTIONID = bytes(',"_connectionId":');
+const K_TRANSPORT = bytes(',"_transport":');
+const K_CLIENTPROTOCOL = bytes(',"_clientProtocol":');
+const K_UPSTREAMPROTOCOL = bytes(',"_upstreamProtocol":');
+const K_NAGLE = bytes(',"_nagle":');
+const K_RETRIES = bytes(',"_retries":');
+const K_UPSTREAMCONNECTIONNEW = bytes(',"_upstreamConnectionNew":');
+const K_WEBSOCKET_TRUE = bytes(',"_websocket":true');
+const K_MOCKED_TRUE = bytes(',"_mocked":true');
+const CLOSE_LINE = bytes('}}');
+
 /**
  * Raw headers as HAR's `[{"name":…,"value":…},…]`. Returns what the header lines
  * take in an HTTP/1.x head (name, ": ", value, CRLF), as entry.ts headSize counts them.
  */
 function headersJson(o: JsonBytes, headers: RawHeaders): number {
   let size = 0;
-  o.ascii('[');
+  o.byte(91);
   for (let i = 0; i < headers.length; i++) {
     const h = headers[i];
-    o.ascii(i === 0 ? '{"name":' : ',{"name":');
+    o.lit(i === 0 ? K_NAME_FIRST : K_NAME);
     const name = o.str(h[0]);
-    o.ascii(',"value":');
+    o.lit(K_VALUE);
     const value = o.str(h[1]);
-    o.ascii('}');
+    o.byte(125);
     // -1: escaped or non-ASCII, so its length is not its byte count.
     size += (name < 0 ? Buffer.byteLength(h[0]) : name) + (value < 0 ? Buffer.byteLength(h[1]) : value) + 4;
   }
-  o.ascii(']');
+  o.byte(93);
   return size;
 }
 
 function nameValuesJson(o: JsonBytes, list: HarNameValue[]): void {
-  o.ascii('[');
+  o.byte(91);
   for (let i = 0; i < list.length; i++) {
-    o.ascii(i === 0 ? '{"name":' : ',{"name":');
+    o.lit(i === 0 ? K_NAME_FIRST : K_NAME);
     o.str(list[i].name);
-    o.ascii(',"value":');
+    o.lit(K_VALUE);
     o.str(list[i].value);
-    o.ascii('}');
+    o.byte(125);
   }
-  o.ascii(']');
+  o.byte(93);
 }
 
 function arrayJson(o: JsonBytes, a: unknown[]): void {
-  if (a.length === 0) o.ascii('[]');
+  if (a.length === 0) o.lit(EMPTY_ARRAY);
   else o.text(JSON.stringify(a));
 }
 
 function timingsJson(o: JsonBytes, t: HarTimings): void {
-  o.ascii('{"blocked":');
+  o.lit(K_BLOCKED_FIRST);
   o.num(t.blocked);
-  o.ascii(',"dns":');
+  o.lit(K_DNS);
   o.num(t.dns);
-  o.ascii(',"connect":');
+  o.lit(K_CONNECT);
   o.num(t.connect);
-  o.ascii(',"ssl":');
+  o.lit(K_SSL);
   o.num(t.ssl);
-  o.ascii(',"send":');
+  o.lit(K_SEND);
   o.num(t.send);
-  o.ascii(',"wait":');
+  o.lit(K_WAIT);
   o.num(t.wait);
-  o.ascii(',"receive":');
+  o.lit(K_RECEIVE);
   o.num(t.receive);
-  o.ascii('}');
+  o.byte(125);
 }
 
 function requestJson(o: JsonBytes, x: Exchange): void {
   const r = x.request;
   const version = harHttpVersion(r.httpVersion);
-  o.ascii('{"method":');
+  o.lit(K_METHOD_FIRST);
   o.str(r.method);
-  o.ascii(',"url":');
+  o.lit(K_URL);
   o.str(r.url);
-  o.ascii(',"httpVersion":');
+  o.lit(K_HTTPVERSION);
   o.str(version);
-  o.ascii(',"cookies":');
+  o.lit(K_COOKIES);
   arrayJson(o, requestCookies(r.headers));
-  o.ascii(',"headers":');
+  o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
   // As entry.ts headSize (its start line only built for HTTP/1.x: requestTarget parses the URL).
   const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${r.method} ${requestTarget(x)} ${version}`) + 4 + headerBytes : -1;
-  o.ascii(',"queryString":');
+  o.lit(K_QUERYSTRING);
   nameValuesJson(o, queryString(r.url));
-  o.ascii(',"headersSize":');
+  o.lit(K_HEADERSSIZE);
   o.num(headersSize);
-  o.ascii(',"bodySize":');
+  o.lit(K_BODYSIZE);
   o.num(r.body.size);
   o.opt('postData', harPostData(r));
-  o.ascii('}');
+  o.byte(125);
 }
 
 /** harContent's object, keys in the order harContent sets them. */
 function contentJson(o: JsonBytes, c: HarContent): void {
-  o.ascii('{"size":');
+  o.lit(K_SIZE_FIRST);
   o.num(c.size);
-  o.ascii(',"mimeType":');
+  o.lit(K_MIMETYPE);
   o.str(c.mimeType);
   if (c.compression !== undefined) {
-    o.ascii(',"compression":');
+    o.lit(K_COMPRESSION);
     o.num(c.compression);
   }
   if (c.text !== undefined) {
-    o.ascii(',"text":');
+    o.lit(K_TEXT);
     o.str(c.text);
   }
   if (c.encoding !== undefined) {
-    o.ascii(',"encoding":');
+    o.lit(K_ENCODING);
     o.str(c.encoding);
   }
   o.opt('_truncated', c._truncated);
   o.opt('_capturedSize', c._capturedSize);
   o.opt('_decodingError', c._decodingError);
-  o.ascii('}');
+  o.byte(125);
 }
 
 /**
@@ -145,48 +205,49 @@ function contentJson(o: JsonBytes, c: HarContent): void {
  */
 function clientTimingsJson(o: JsonBytes, t: Exchange['clientTimings']): void {
   if (!t) throw NOT_PLAIN;
-  o.ascii(',"_clientTimings":{"receiveRequest":');
+  o.lit(K_CLIENTTIMINGS_RECEIVEREQUEST);
   o.num(t.receiveRequest);
-  o.ascii(',"proxyOverhead":');
+  o.lit(K_PROXYOVERHEAD);
   o.num(t.proxyOverhead);
-  o.ascii(',"respond":');
+  o.lit(K_RESPOND);
   o.num(t.respond);
-  o.ascii(',"total":');
+  o.lit(K_TOTAL);
   o.num(t.total);
-  o.ascii('}');
+  o.byte(125);
 }
 
 /** exchangeToEntry's response when none arrived. */
-const NO_RESPONSE =
+const NO_RESPONSE = bytes(
   '{"status":0,"statusText":"","httpVersion":"","cookies":[],"headers":[],"content":{"size":0,"mimeType":"x-unknown"},' +
-  '"redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":0}';
+    '"redirectURL":"","headersSize":-1,"bodySize":-1,"_transferSize":0}',
+);
 
 function responseJson(o: JsonBytes, x: Exchange): void {
   const r = x.response;
-  if (!r) return o.ascii(NO_RESPONSE);
+  if (!r) return o.lit(NO_RESPONSE);
   const version = harHttpVersion(r.httpVersion);
-  o.ascii('{"status":');
+  o.lit(K_STATUS_FIRST);
   o.num(r.status);
-  o.ascii(',"statusText":');
+  o.lit(K_STATUSTEXT);
   o.str(r.statusText);
-  o.ascii(',"httpVersion":');
+  o.lit(K_HTTPVERSION);
   o.str(version);
-  o.ascii(',"cookies":');
+  o.lit(K_COOKIES);
   arrayJson(o, responseCookies(r.headers, x.startedDateTime));
-  o.ascii(',"headers":');
+  o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
   const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${version} ${r.status} ${r.statusText}`) + 4 + headerBytes : -1;
-  o.ascii(',"content":');
+  o.lit(K_CONTENT);
   contentJson(o, harContent(x));
-  o.ascii(',"redirectURL":');
+  o.lit(K_REDIRECTURL);
   o.str(header(r.headers, 'location') ?? '');
-  o.ascii(',"headersSize":');
+  o.lit(K_HEADERSSIZE);
   o.num(headersSize);
-  o.ascii(',"bodySize":');
+  o.lit(K_BODYSIZE);
   o.num(r.body.size);
-  o.ascii(',"_transferSize":');
+  o.lit(K_TRANSFERSIZE);
   o.num((headersSize > 0 ? headersSize : 0) + r.body.size);
-  o.ascii('}');
+  o.byte(125);
 }
 
 /**
@@ -217,70 +278,70 @@ export function entryLine(x: Exchange, pageref?: string): string {
 function fastEntryLine(o: JsonBytes, x: Exchange, pageref: string | undefined): void {
   const timings = harTimings(x);
   const started = Date.parse(x.startedDateTime);
-  o.ascii('{"t":"entry","s":');
+  o.lit(K_T_ENTRY_S_FIRST);
   o.num(Number.isNaN(started) ? 0 : started);
-  o.ascii(',"entry":{');
+  o.lit(K_ENTRY);
   if (pageref) {
-    o.ascii('"pageref":');
+    o.lit(K_PAGEREF);
     o.str(pageref);
-    o.ascii(',');
+    o.byte(44);
   }
-  o.ascii('"startedDateTime":');
+  o.lit(K_STARTEDDATETIME);
   o.str(x.startedDateTime);
-  o.ascii(',"time":');
+  o.lit(K_TIME);
   o.num(timeOf(timings));
-  o.ascii(',"request":');
+  o.lit(K_REQUEST);
   requestJson(o, x);
-  o.ascii(',"response":');
+  o.lit(K_RESPONSE);
   responseJson(o, x);
-  o.ascii(',"cache":{},"timings":');
+  o.lit(K_CACHE_TIMINGS);
   timingsJson(o, timings);
   if (x.serverIPAddress) {
-    o.ascii(',"serverIPAddress":');
+    o.lit(K_SERVERIPADDRESS);
     o.str(x.serverIPAddress.replace(/^\[|\]$/g, ''));
   }
   if (x.upstreamConnectionId) {
-    o.ascii(',"connection":');
+    o.lit(K_CONNECTION);
     o.str(x.upstreamConnectionId);
   }
-  o.ascii(',"_exchangeId":');
+  o.lit(K_EXCHANGEID);
   o.str(x.id);
-  o.ascii(',"_clientConnection":');
+  o.lit(K_CLIENTCONNECTION);
   o.str(x.clientConnectionId);
-  o.ascii(',"_connectionId":');
+  o.lit(K_CONNECTIONID);
   o.str(x.clientConnectionId);
-  o.ascii(',"_transport":');
+  o.lit(K_TRANSPORT);
   o.str(x.transport);
-  o.ascii(x.transport === 'intercepted' ? ',"_interception":true' : ',"_interception":false');
-  o.ascii(',"_clientProtocol":');
+  o.lit(x.transport === 'intercepted' ? K_INTERCEPTION_TRUE : K_INTERCEPTION_FALSE);
+  o.lit(K_CLIENTPROTOCOL);
   o.str(x.clientProtocol);
   if (x.upstreamProtocol) {
-    o.ascii(',"_upstreamProtocol":');
+    o.lit(K_UPSTREAMPROTOCOL);
     o.str(x.upstreamProtocol);
   }
   clientTimingsJson(o, x.clientTimings);
-  o.ascii(',"_nagle":');
+  o.lit(K_NAGLE);
   o.bool(x.nagle);
-  o.ascii(',"_retries":');
+  o.lit(K_RETRIES);
   o.num(x.retries);
   if (x.upstreamConnectionNew !== undefined) {
-    o.ascii(',"_upstreamConnectionNew":');
+    o.lit(K_UPSTREAMCONNECTIONNEW);
     o.bool(x.upstreamConnectionNew);
   }
   if (x.tunnelBytes) o.opt('_tunnelBytes', { ...x.tunnelBytes });
-  if (x.websocket) o.ascii(',"_websocket":true');
+  if (x.websocket) o.lit(K_WEBSOCKET_TRUE);
   if (x.replayed !== undefined) o.opt('_replayed', x.replayed);
   if (x.rules?.length)
     o.opt(
       '_rules',
       x.rules.map((r) => ({ ...r, actions: [...r.actions] })),
     );
-  if (x.mocked) o.ascii(',"_mocked":true');
+  if (x.mocked) o.lit(K_MOCKED_TRUE);
   if (x.breakpoint) o.opt('_breakpoint', { ...x.breakpoint });
   if (x.error) {
     o.opt('_error', x.error.message);
     o.opt('_errorCode', x.error.code);
     o.opt('_errorSide', x.error.side);
   }
-  o.ascii('}}');
+  o.lit(CLOSE_LINE);
 }

@@ -15,7 +15,7 @@ export class NotPlain extends Error {}
 export const NOT_PLAIN = new NotPlain('not a plain value');
 
 /** Strings longer than this skip the char-by-char copy: JSON.stringify's scan runs in C++ and wins on long text. */
-const SHORT = 256;
+const SHORT = 48;
 
 export class JsonBytes {
   buf: Buffer;
@@ -42,6 +42,20 @@ export class JsonBytes {
     let p = this.pos;
     for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
     this.pos = p;
+  }
+
+  /** One byte (a JSON punctuation character). */
+  byte(c: number): void {
+    if (this.pos === this.buf.length) this.room(1);
+    this.buf[this.pos++] = c;
+  }
+
+  /** Bytes as they are (pre-encoded JSON punctuation and keys). */
+  lit(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (this.pos + n > this.buf.length) this.room(n);
+    this.buf.set(bytes, this.pos);
+    this.pos += n;
   }
 
   /** Any text, UTF-8 encoded (JSON already, e.g. from JSON.stringify). */

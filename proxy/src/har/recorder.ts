@@ -136,7 +136,7 @@ export class HarRecorder {
       try {
         if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
         else writeEntryLine(out, item.x, item.pageref);
-        out.ascii('\n');
+        out.byte(10);
       } catch (err) {
         out.pos = start;
         this.stats.failed++;
