@@ -33,8 +33,12 @@ const TRICKY = [
   'lone low \udc00 surrogate',
   'reversed pair \udc00\ud800',
   '</script>',
-  'x'.repeat(127) + '"',
-  'y'.repeat(129),
+  // Around JsonBytes' SHORT (48): copied char by char up to it, through JSON.stringify past it.
+  'w'.repeat(47) + '"',
+  'x'.repeat(48),
+  'y'.repeat(49),
+  'é'.repeat(48),
+  'z'.repeat(200) + '\u0000',
 ];
 
 describe('entryLine', () => {
