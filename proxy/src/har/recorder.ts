@@ -7,8 +7,10 @@
  * What runs on the response path: nothing but keeping a reference. A finished
  * exchange is pushed on a pending list and the proxy's event handler returns.
  * At the end of the event-loop turn (setImmediate) the turn's exchanges are
- * built into HAR entries and serialized (so they die young, see serialize());
- * the lines are written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
+ * serialized as journal lines (so they die young, see serialize()), straight
+ * from the Exchange into one reusable UTF-8 batch buffer (entry-line.ts: the
+ * bytes JSON.stringify of the HAR entry would give, for ~30% less CPU than
+ * building the entry and stringifying it); the batch is written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
  * after the batch's first line, or at once when FLUSH_MAX_PENDING exchanges (or
  * FLUSH_MAX_BYTES of captured body or of text) are waiting. Under load one
  * syscall serves tens of exchanges, where a write per turn cost ~3 µs per
@@ -123,7 +125,7 @@ export class HarRecorder {
   /**
    * This turn's exchanges → journal lines. Done at the end of the turn, not when
    * the batch is written: an exchange held for 10 ms would outlive a young-generation
-   * GC or two and be copied, then promoted, with all its objects; a line is one string.
+   * GC or two and be copied, then promoted, with all its objects; a line is bytes in the batch buffer.
    */
   private serialize(): void {
     if (this.pending.length === 0 || this.journal.closed) return;
