@@ -60,7 +60,8 @@ export class JsonBytes {
 
   /** Any text, UTF-8 encoded (JSON already, e.g. from JSON.stringify). */
   text(s: string): void {
-    this.room(s.length * 3);
+    // A UTF-16 unit takes at most 3 bytes; a long text (a body) is measured instead, so it reserves no more than it needs.
+    this.room(s.length > 65536 ? Buffer.byteLength(s) : s.length * 3);
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 

@@ -146,6 +146,8 @@ describe('entryLine', () => {
     expectSame(makeExchange({ resHeaders: [['Content-Type', 'image/png']], resBody: body(Buffer.from([0, 1, 2, 255, 34, 92])) }));
     expectSame(makeExchange({ resHeaders: [['Content-Type', 'application/json']], resBody: body(`{"k":"${'\\"'.repeat(300_000)}"}`) }));
     expectSame(makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body('z'.repeat(3_000_000), 2_000_000) }));
+    // Non-ASCII text past the length from which JsonBytes measures its UTF-8 size instead of reserving 3 bytes a unit.
+    expectSame(makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body('é😀"\n'.repeat(40_000)) }));
     const upload = makeExchange();
     upload.request = {
       method: 'POST',
