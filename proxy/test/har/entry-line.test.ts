@@ -159,6 +159,17 @@ describe('entryLine', () => {
     expectSame(upload);
   });
 
+  it('ignores what exchangeToEntry ignores: extra and `_` properties on the exchange, its request and response', () => {
+    const x = makeExchange() as Exchange & Record<string, unknown>;
+    x._custom = { nested: ['a'] };
+    x.extra = 'not in HAR';
+    (x.request as unknown as Record<string, unknown>)._note = 'n';
+    (x.response as unknown as Record<string, unknown>)._note = 'n';
+    (x.clientTimings as unknown as Record<string, unknown>).total = 1.5;
+    expectSame(x);
+    expect(entryLine(x)).not.toContain('_custom');
+  });
+
   it('falls back to the generic serializer for values of unexpected types, and still writes the same line', () => {
     const x = makeExchange();
     (x.response as { statusText?: string }).statusText = undefined;
