@@ -7,7 +7,7 @@
  * process; `fs.writeSync` hands the bytes to the kernel before the event handler
  * returns, and the kernel keeps them even if the process is killed right after.
  * A recorder batches the records of up to 10 ms (or 64 exchanges) into one write
- * (`appendLines`), so a busy proxy makes one syscall per batch, not per exchange;
+ * (`appendBytes`), so a busy proxy makes one syscall per batch, not per exchange;
  * what a crash can lose is that batch (recorder.ts).
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
@@ -116,16 +116,6 @@ export class JournalWriter {
       if ((r as { t?: string }).t === 'entry') this.entries++;
     }
     this.writeText(text);
-  }
-
-  /**
-   * Appends journal lines already serialized (no newline; `JSON.stringify` of
-   * `entryRecord`/`pageRecord`) in one write. `entries` of them are entry lines.
-   */
-  appendLines(lines: readonly string[], entries: number): void {
-    if (lines.length === 0) return;
-    this.writeText(lines.join('\n') + '\n');
-    this.entries += entries;
   }
 
   /** Appends journal lines already serialized as UTF-8 bytes (each ending in '\n') in one write; `entries` of them are entry lines. */
