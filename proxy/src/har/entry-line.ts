@@ -95,6 +95,15 @@ const K_MOCKED_TRUE = bytes(',"_mocked":true');
 const CLOSE_LINE = bytes('}}');
 
 /**
+ * Plain-ASCII header names seen → their `{"name":"…","value":` bytes: names repeat from
+ * exchange to exchange, and one lookup replaces copying the name char by char. Bounded.
+ */
+const NAME_KEYS = new Map<string, Buffer>();
+const MAX_NAME_KEYS = 1024;
+/** What a NAME_KEYS entry holds besides the name itself. */
+const NAME_KEY_FRAME = '{"name":"","value":'.length;
+
+/**
  * Raw headers as HAR's `[{"name":…,"value":…},…]`. Returns what the header lines
  * take in an HTTP/1.x head (name, ": ", value, CRLF), as entry.ts headSize counts them.
  */
@@ -103,13 +112,27 @@ function headersJson(o: JsonBytes, headers: RawHeaders): number {
   o.byte(91);
   for (let i = 0; i < headers.length; i++) {
     const h = headers[i];
-    o.lit(i === 0 ? K_NAME_FIRST : K_NAME);
-    const name = o.str(h[0]);
-    o.lit(K_VALUE);
+    if (i > 0) o.byte(44);
+    const name = h[0];
+    const key = typeof name === 'string' ? NAME_KEYS.get(name) : undefined;
+    if (key === undefined) {
+      const start = o.pos;
+      o.lit(K_NAME_FIRST);
+      const n = o.str(name);
+      o.lit(K_VALUE);
+      if (n < 0) size += Buffer.byteLength(name as string);
+      else {
+        size += n;
+        if (NAME_KEYS.size < MAX_NAME_KEYS) NAME_KEYS.set(name as string, Buffer.from(o.buf.subarray(start, o.pos)));
+      }
+    } else {
+      o.lit(key);
+      size += key.length - NAME_KEY_FRAME;
+    }
     const value = o.str(h[1]);
     o.byte(125);
     // -1: escaped or non-ASCII, so its length is not its byte count.
-    size += (name < 0 ? Buffer.byteLength(h[0]) : name) + (value < 0 ? Buffer.byteLength(h[1]) : value) + 4;
+    size += (value < 0 ? Buffer.byteLength(h[1]) : value) + 4;
   }
   o.byte(93);
   return size;
