@@ -159,6 +159,22 @@ describe('entryLine', () => {
     expectSame(upload);
   });
 
+  it('writes header names the same the first time, once cached, and past the cache bound (1100 distinct names)', () => {
+    const names = Array.from({ length: 1100 }, (_, i) => `X-Name-${i}`);
+    for (let round = 0; round < 2; round++) {
+      expectSame(makeExchange({ reqHeaders: names.map((n) => [n, 'v'] as [string, string]) }));
+      expectSame(
+        makeExchange({
+          reqHeaders: [
+            ['X-Name-1', 'é'],
+            ['x-name-1', '"q"'],
+            ['X-Name-1099', ''],
+          ],
+        }),
+      );
+    }
+  });
+
   it('ignores what exchangeToEntry ignores: extra and `_` properties on the exchange, its request and response', () => {
     const x = makeExchange() as Exchange & Record<string, unknown>;
     x._custom = { nested: ['a'] };
