@@ -40,6 +40,11 @@ export function harHttpVersion(p: HttpProtocol | undefined): string {
   }
 }
 
+/**
+ * The recorder writes this entry's JSON without building it (entry-line.ts, same bytes): a field
+ * added, removed or moved here, in harRequest/harResponse or in the timings must be changed there
+ * too; entry-line.test.ts compares the two on exchanges that set every optional field.
+ */
 export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEntry {
   const timings = harTimings(x);
   const entry: HarEntry = {
