@@ -18,7 +18,9 @@
  * reference so both are measured side by side. It shares today's entry builders,
  * so it leaves out the header-scan savings made in har/ at the same time: the
  * recorder of the commit before issue 17 measured 12.6–13.5 µs (HTTP/1.1) and
- * 14.7–14.9 µs (HTTP/2) on the same machine and day.
+ * 14.7–14.9 µs (HTTP/2) on the same machine and day. It also serializes the
+ * generic way (exchangeToEntry, then JSON.stringify of the entry record), where
+ * the recorder now writes bytes straight from the exchange (har/entry-line.ts).
  *
  * Runs bundled (esbuild, then plain node), as the CLI and the app ship: under tsx
  * every imported binding is a getter and every function gets a `__name` call,
@@ -36,6 +38,8 @@ import { EventStream } from '../proxy/src/events.js';
 import type { Exchange, HttpProtocol, RawHeaders } from '../proxy/src/model.js';
 import { HarRecorder } from '../proxy/src/har/recorder.js';
 import { exchangeToEntry } from '../proxy/src/har/entry.js';
+import { writeEntryLine } from '../proxy/src/har/entry-line.js';
+import { JsonBytes } from '../proxy/src/har/json-bytes.js';
 import { requestEvent } from '../proxy/src/server/exchange-record.js';
 import { entryRecord } from '../proxy/src/har/journal.js';
 import { bodyText } from '../proxy/src/har/body.js';
@@ -282,6 +286,7 @@ function breakdown(dir: string): [string, number][] {
   const { port1, port2 } = new MessageChannel();
   port2.on('message', () => undefined);
   let posted: unknown[] = [];
+  const lineBytes = new JsonBytes();
   const out: [string, number][] = [
     ['event emission to one listener (3 events)', timeStep((i) => emitExchange(events, xs[i % 1000]))],
     ['page tracking (request head)', timeStep((i) => pages.onRequest(starts[i % 1000]))],
@@ -289,7 +294,14 @@ function breakdown(dir: string): [string, number][] {
     ['exchangeToEntry (entry object)', timeStep((i) => exchangeToEntry(xs[i % 1000]))],
     ['JSON.stringify of the entry record', timeStep((i) => JSON.stringify(records[i % 1000]))],
     [
-      'exchangeToEntry + JSON.stringify + joining 64 lines (what a batch runs)',
+      'writeEntryLine: the journal line as UTF-8 bytes straight from the exchange (what a batch runs)',
+      timeStep((i) => {
+        if (i % 64 === 0) lineBytes.reset();
+        writeEntryLine(lineBytes, xs[i % 1000]);
+      }),
+    ],
+    [
+      'exchangeToEntry + JSON.stringify + joining 64 lines (what a batch ran before entry-line.ts)',
       timeStep((i) => {
         joined.push(JSON.stringify(entryRecord(exchangeToEntry(xs[i % 1000]))));
         if (joined.length === 64) {

@@ -13,8 +13,8 @@
  *    crossed the wire.
  *  - Netlens-only facts go in `_` fields (HAR 1.2 allows custom fields that start with `_`).
  */
-import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
-import type { HarContent, HarEntry, HarNameValue, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
+import type { Exchange, HttpProtocol, RawHeaders, RequestRecord } from '../model.js';
+import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
 import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
@@ -40,6 +40,11 @@ export function harHttpVersion(p: HttpProtocol | undefined): string {
   }
 }
 
+/**
+ * The recorder writes this entry's JSON without building it (entry-line.ts, same bytes): a field
+ * added, removed or moved here, in harRequest/harResponse or in the timings must be changed there
+ * too; entry-line.test.ts compares the two on exchanges that set every optional field.
+ */
 export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEntry {
   const timings = harTimings(x);
   const entry: HarEntry = {
@@ -86,7 +91,7 @@ export function timeOf(t: Loose<HarTimings>): number {
   return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
 }
 
-function harTimings(x: Exchange): HarTimings {
+export function harTimings(x: Exchange): HarTimings {
   const t = x.timings;
   const opt = (n: number) => (n >= 0 ? roundMs(n) : -1);
   const connect = opt(t.connect);
@@ -106,22 +111,25 @@ function harTimings(x: Exchange): HarTimings {
 
 const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
 
-function header(headers: RawHeaders, name: string): string | undefined {
+export function header(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
   // Length first (lower-casing never changes the length of a name that matches an ASCII one).
   for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
   return undefined;
 }
 
+/** Whether a leg's head has a size in bytes (HTTP/1.x; an h2 head is HPACK-compressed). */
+export const hasHead = (protocol: HttpProtocol | undefined): boolean => protocol === 'http/1.1' || protocol === 'http/1.0';
+
 /** Bytes of an HTTP/1.x head: start line, header lines, blank line. -1 for h2 (HPACK-compressed). */
-function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
-  if (protocol !== 'http/1.1' && protocol !== 'http/1.0') return -1;
+export function headSize(protocol: HttpProtocol | undefined, startLine: string, headers: RawHeaders): number {
+  if (!hasHead(protocol)) return -1;
   let size = Buffer.byteLength(startLine) + 2 + 2;
   for (const [k, v] of headers) size += Buffer.byteLength(k) + 2 + Buffer.byteLength(v) + 2;
   return size;
 }
 
-function queryString(url: string): HarNameValue[] {
+export function queryString(url: string): HarNameValue[] {
   const q = url.indexOf('?');
   if (q < 0) return [];
   const hash = url.indexOf('#', q);
@@ -129,7 +137,7 @@ function queryString(url: string): HarNameValue[] {
   return [...new URLSearchParams(search)].map(([name, value]) => ({ name, value }));
 }
 
-function requestTarget(x: Exchange): string {
+export function requestTarget(x: Exchange): string {
   // A plain proxy request arrives in absolute-form; inside CONNECT it is origin-form.
   if (x.transport === 'plain' || x.request.method === 'CONNECT') return x.request.url.replace(/^https?:\/\/(?=[^/]*:\d+$)/, '');
   try {
@@ -153,17 +161,23 @@ function harRequest(x: Exchange): HarRequest {
     headersSize,
     bodySize: r.body.size,
   };
-  if (r.body.size > 0) {
-    const mimeType = header(r.headers, 'content-type') ?? '';
-    const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
-    req.postData = postData(decoded.bytes, mimeType, decoded.partial);
-    if (r.body.truncated) {
-      req.postData._truncated = true;
-      req.postData._capturedSize = r.body.bytes.length;
-    }
-    if (decoded.error) req.postData._decodingError = decoded.error;
-  }
+  const post = harPostData(r);
+  if (post) req.postData = post;
   return req;
+}
+
+/** HAR `postData` of a request with a body (undefined without one). */
+export function harPostData(r: RequestRecord): HarPostData | undefined {
+  if (!(r.body.size > 0)) return undefined;
+  const mimeType = header(r.headers, 'content-type') ?? '';
+  const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
+  const post = postData(decoded.bytes, mimeType, decoded.partial);
+  if (r.body.truncated) {
+    post._truncated = true;
+    post._capturedSize = r.body.bytes.length;
+  }
+  if (decoded.error) post._decodingError = decoded.error;
+  return post;
 }
 
 function harResponse(x: Exchange): HarResponse {
@@ -198,7 +212,7 @@ function harResponse(x: Exchange): HarResponse {
   };
 }
 
-function harContent(x: Exchange): HarContent {
+export function harContent(x: Exchange): HarContent {
   const body = x.response!.body;
   const headers = x.response!.headers;
   const mimeType = header(headers, 'content-type') ?? 'x-unknown';

@@ -7,7 +7,7 @@
  * process; `fs.writeSync` hands the bytes to the kernel before the event handler
  * returns, and the kernel keeps them even if the process is killed right after.
  * A recorder batches the records of up to 10 ms (or 64 exchanges) into one write
- * (`appendLines`), so a busy proxy makes one syscall per batch, not per exchange;
+ * (`appendBytes`), so a busy proxy makes one syscall per batch, not per exchange;
  * what a crash can lose is that batch (recorder.ts).
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
@@ -118,13 +118,13 @@ export class JournalWriter {
     this.writeText(text);
   }
 
-  /**
-   * Appends journal lines already serialized (no newline; `JSON.stringify` of
-   * `entryRecord`/`pageRecord`) in one write. `entries` of them are entry lines.
-   */
-  appendLines(lines: readonly string[], entries: number): void {
-    if (lines.length === 0) return;
-    this.writeText(lines.join('\n') + '\n');
+  /** Appends journal lines already serialized as UTF-8 bytes (each ending in '\n') in one write; `entries` of them are entry lines. */
+  appendBytes(bytes: Uint8Array, entries: number): void {
+    if (bytes.length === 0) return;
+    if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    // writeSync may write less than asked for large buffers: loop until all of it is out.
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(this.fd, bytes, off, bytes.length - off);
     this.entries += entries;
   }
 

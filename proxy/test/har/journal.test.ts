@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchangeToEntry } from '../../src/har/entry.js';
-import { exportJournal, JournalWriter, scanJournal } from '../../src/har/journal.js';
+import { entryRecord, exportJournal, JournalWriter, scanJournal } from '../../src/har/journal.js';
 import { readHarFile } from '../../src/har/reader.js';
 import { writeHar, NETLENS_CREATOR } from '../../src/har/writer.js';
 import { EventStream } from '../../src/events.js';
@@ -204,5 +204,26 @@ describe('HarRecorder', () => {
     rec.stop();
     expect(onDisk(file)).toBe(3);
     expect(rec.stats).toEqual({ entries: 3, failed: 0 });
+  });
+
+  it('writes the bytes JSON.stringify of each record gives, one line each, whatever the strings and body sizes', () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'bytes.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushMaxPending: 3 });
+    const odd = 'é "q" \\ \t \u0001 \ud800 😀';
+    const xs = [
+      makeExchange(),
+      makeExchange({ reqHeaders: [[`X-${odd}`, odd]], resHeaders: [['Content-Type', 'text/plain']], resBody: body(odd.repeat(20)) }),
+      makeExchange({ response: undefined, error: { code: 'NL_X', message: odd, side: 'client' } }),
+      makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body('a'.repeat(9 * 1024 * 1024)) }),
+      makeExchange(),
+    ];
+    for (const x of xs) events.emit({ type: 'complete', exchange: x });
+    rec.stop();
+    const expected = xs.map((x) => JSON.stringify(entryRecord(exchangeToEntry(x))) + '\n').join('');
+    const lines = fs.readFileSync(file);
+    const firstNewline = lines.indexOf(10);
+    expect(lines.subarray(firstNewline + 1).equals(Buffer.from(expected))).toBe(true);
+    expect(rec.stats).toEqual({ entries: 5, failed: 0 });
   });
 });

@@ -1,0 +1,127 @@
+/**
+ * JSON text written straight into a reusable byte buffer, UTF-8 encoded as it
+ * goes: what the recorder serializes a batch of journal lines into (entry-line.ts).
+ *
+ * Why bytes and not strings: building a line by string concatenation makes a
+ * rope of a hundred-odd pieces that is flattened (joined), then encoded to UTF-8
+ * again for the write, and each piece is garbage for the young-generation GC. Plain
+ * ASCII (nearly every header, URL and id) is copied here one char code at a time,
+ * checked for what JSON escapes in the same pass; anything else (escapes, non-ASCII,
+ * long text such as bodies) goes through JSON.stringify and one UTF-8 write in C++.
+ */
+
+/** Thrown by the typed writers when a value is not of the type the caller expected. */
+export class NotPlain extends Error {}
+export const NOT_PLAIN = new NotPlain('not a plain value');
+
+/** Strings longer than this skip the char-by-char copy: JSON.stringify's scan runs in C++ and wins on long text. */
+const SHORT = 48;
+
+export class JsonBytes {
+  buf: Buffer;
+  /** Bytes written so far (the write position). */
+  pos = 0;
+
+  constructor(private readonly initialSize = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  /** Makes room for `n` more bytes. */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  /** ASCII text that needs no escaping (JSON punctuation, keys, numbers). */
+  ascii(s: string): void {
+    const n = s.length;
+    if (this.pos + n > this.buf.length) this.room(n);
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** One byte (a JSON punctuation character). */
+  byte(c: number): void {
+    if (this.pos === this.buf.length) this.room(1);
+    this.buf[this.pos++] = c;
+  }
+
+  /** Bytes as they are (pre-encoded JSON punctuation and keys). */
+  lit(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (this.pos + n > this.buf.length) this.room(n);
+    this.buf.set(bytes, this.pos);
+    this.pos += n;
+  }
+
+  /** Any text, UTF-8 encoded (JSON already, e.g. from JSON.stringify). */
+  text(s: string): void {
+    // A UTF-16 unit takes at most 3 bytes; a long text (a body) is measured instead, so it reserves no more than it needs.
+    this.room(s.length > 65536 ? Buffer.byteLength(s) : s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /**
+   * A JSON string literal, the bytes of what JSON.stringify(s) writes. Returns the UTF-8
+   * length of `s` itself when it was copied as is (plain ASCII), else -1 (escaped or non-ASCII).
+   */
+  str(s: unknown): number {
+    if (typeof s !== 'string') throw NOT_PLAIN;
+    const n = s.length;
+    if (n > SHORT) {
+      this.text(JSON.stringify(s));
+      return -1;
+    }
+    if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
+    const b = this.buf;
+    let p = this.pos;
+    b[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      // Controls, quote and backslash are escaped; non-ASCII is UTF-8 (and lone surrogates escaped) by the slow path.
+      if (c < 0x20 || c === 34 || c === 92 || c > 0x7e) {
+        this.text(JSON.stringify(s));
+        return -1;
+      }
+      b[p++] = c;
+    }
+    b[p++] = 34;
+    this.pos = p;
+    return n;
+  }
+
+  /** A JSON number (non-finite → null, as JSON.stringify). */
+  num(n: unknown): void {
+    if (typeof n !== 'number') throw NOT_PLAIN;
+    this.ascii(Number.isFinite(n) ? '' + n : 'null');
+  }
+
+  bool(b: unknown): void {
+    if (typeof b !== 'boolean') throw NOT_PLAIN;
+    this.ascii(b ? 'true' : 'false');
+  }
+
+  /** `,"key":value` when JSON.stringify would write the property (any JSON value, the generic way). */
+  opt(key: string, value: unknown): void {
+    if (value === undefined) return;
+    const json = JSON.stringify(value);
+    if (json === undefined) return;
+    this.ascii(',"' + key + '":');
+    this.text(json);
+  }
+
+  /** The bytes written so far (a view: valid until the next write or reset). */
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** Empties the buffer for reuse; one grown for a large body is let go. */
+  reset(): void {
+    this.pos = 0;
+    if (this.buf.length > this.initialSize * 16) this.buf = Buffer.allocUnsafe(this.initialSize);
+  }
+}

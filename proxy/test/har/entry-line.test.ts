@@ -1,0 +1,204 @@
+/**
+ * entryLine (the recorder's fast serializer) must write exactly what the generic
+ * path writes: JSON.stringify(entryRecord(exchangeToEntry(x))). Compared as text
+ * (byte-identical journals) and as parsed objects, on exchanges that set every
+ * optional field and on strings JSON escapes.
+ */
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/model.js';
+import { entryLine } from '../../src/har/entry-line.js';
+import { exchangeToEntry } from '../../src/har/entry.js';
+import { entryRecord } from '../../src/har/journal.js';
+import { body, makeExchange } from './make-exchange.js';
+
+const generic = (x: Exchange, pageref?: string) => JSON.stringify(entryRecord(exchangeToEntry(x, { pageref })));
+
+function expectSame(x: Exchange, pageref?: string): void {
+  const fast = entryLine(x, pageref);
+  const slow = generic(x, pageref);
+  expect(JSON.parse(fast)).toEqual(JSON.parse(slow));
+  expect(fast).toBe(slow);
+}
+
+/** Strings JSON.stringify escapes or that are easy to get wrong. */
+const TRICKY = [
+  '',
+  'plain',
+  'quote " and backslash \\',
+  'controls \u0000\u0001\u0008\t\n\r\u001f end',
+  'del \u007f, line separators \u2028\u2029',
+  'unicode é 中文 😀',
+  'lone high \ud800 surrogate',
+  'lone low \udc00 surrogate',
+  'reversed pair \udc00\ud800',
+  '</script>',
+  // Around JsonBytes' SHORT (48): copied char by char up to it, through JSON.stringify past it.
+  'w'.repeat(47) + '"',
+  'x'.repeat(48),
+  'y'.repeat(49),
+  'é'.repeat(48),
+  'z'.repeat(200) + '\u0000',
+];
+
+describe('entryLine', () => {
+  it('writes what JSON.stringify of the entry record writes, for the default exchange with and without a pageref', () => {
+    expectSame(makeExchange());
+    expectSame(makeExchange(), 'page_3');
+    expectSame(makeExchange(), '');
+  });
+
+  it('escapes tricky strings in headers, URL, method, status text, ids and bodies exactly as JSON.stringify', () => {
+    for (const s of TRICKY) {
+      expectSame(
+        makeExchange({
+          id: `x${s}`,
+          clientConnectionId: s,
+          upstreamConnectionId: s || 'u1',
+          reqHeaders: [
+            [s, s],
+            ['Cookie', `a=${s}; ${s}`],
+            ['X-Plain', 'v'],
+          ],
+          resHeaders: [
+            [`X-${s}`, s],
+            ['Set-Cookie', `k=${s}; Path=/${s}; Max-Age=5`],
+            ['Location', s],
+            ['Content-Type', 'text/plain'],
+          ],
+          resBody: body(s),
+        }),
+        s || undefined,
+      );
+      const x = makeExchange({ resBody: body(Buffer.from(s, 'utf8')) });
+      x.request.url = `https://example.test/${s}?q=${s}&${s}=1`;
+      x.response!.statusText = s;
+      expectSame(x);
+    }
+  });
+
+  it('matches for every optional field set: error, rules, mock, breakpoint, tunnel, websocket, replay, request body', () => {
+    const x = makeExchange({
+      pageref: undefined,
+      error: { code: 'NL_UPSTREAM_RESET', message: 'reset "by" peer\n', side: 'upstream' },
+      rules: [
+        { id: 'r1', name: 'Mock é', actions: ['mock', 'delay'] },
+        { id: 'r2', actions: [] },
+      ],
+      mocked: true,
+      breakpoint: { pausedMs: 12.5, edited: true, outcome: 'resumed' },
+      tunnelBytes: { up: 10, down: 20 },
+      websocket: true,
+      replayed: false,
+      upstreamProtocol: 'h2',
+      serverIPAddress: '[::1]',
+      request: {
+        method: 'POST',
+        url: 'https://example.test/form?a=1&a=2&b',
+        httpVersion: 'h2',
+        headers: [['content-type', 'application/x-www-form-urlencoded']],
+        body: body('a=1&b=%C3%A9&c=\u2028'),
+      },
+    } as Partial<Exchange>);
+    expectSame(x, 'page_1');
+  });
+
+  it('matches without a response, without optional ids, with -1 phases and with non-finite numbers', () => {
+    expectSame(makeExchange({ response: undefined, error: { code: 'NL_X', message: 'no response', side: 'client' } }));
+    expectSame(
+      makeExchange({
+        upstreamConnectionId: undefined,
+        upstreamProtocol: undefined,
+        serverIPAddress: undefined,
+        upstreamConnectionNew: undefined,
+        timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
+      }),
+    );
+    const odd = makeExchange({
+      timings: { blocked: NaN, dns: Infinity, connect: 1e21, ssl: 5e-7, send: -0, wait: 1.5, receive: 0, total: 0 },
+    });
+    odd.clientTimings = { receiveRequest: NaN, proxyOverhead: -1, respond: 0.001, total: Infinity };
+    expectSame(odd);
+  });
+
+  it('matches for compressed, truncated, binary, undecodable and huge bodies', () => {
+    const text = 'hello é '.repeat(1000);
+    const gz = zlib.gzipSync(Buffer.from(text));
+    expectSame(
+      makeExchange({
+        resHeaders: [
+          ['Content-Encoding', 'gzip'],
+          ['Content-Type', 'text/plain'],
+        ],
+        resBody: body(gz),
+      }),
+    );
+    expectSame(
+      makeExchange({
+        resHeaders: [
+          ['Content-Encoding', 'gzip'],
+          ['Content-Type', 'text/plain'],
+        ],
+        resBody: body(gz, 40),
+      }),
+    );
+    expectSame(makeExchange({ resHeaders: [['Content-Encoding', 'br']], resBody: body(Buffer.from('not brotli')) }));
+    expectSame(makeExchange({ resHeaders: [['Content-Type', 'image/png']], resBody: body(Buffer.from([0, 1, 2, 255, 34, 92])) }));
+    expectSame(makeExchange({ resHeaders: [['Content-Type', 'application/json']], resBody: body(`{"k":"${'\\"'.repeat(300_000)}"}`) }));
+    expectSame(makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body('z'.repeat(3_000_000), 2_000_000) }));
+    // Non-ASCII text past the length from which JsonBytes measures its UTF-8 size instead of reserving 3 bytes a unit.
+    expectSame(makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body('é😀"\n'.repeat(40_000)) }));
+    const upload = makeExchange();
+    upload.request = {
+      method: 'POST',
+      url: 'https://example.test/up',
+      httpVersion: 'http/1.1',
+      headers: [['Content-Type', 'multipart/form-data; boundary=XYZ']],
+      body: body('--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nfile "body"\r\n--XYZ--\r\n', 30),
+    };
+    expectSame(upload);
+  });
+
+  it('writes header names the same the first time, once cached, and past the cache bound (1100 distinct names)', () => {
+    const names = Array.from({ length: 1100 }, (_, i) => `X-Name-${i}`);
+    for (let round = 0; round < 2; round++) {
+      expectSame(makeExchange({ reqHeaders: names.map((n) => [n, 'v'] as [string, string]) }));
+      expectSame(
+        makeExchange({
+          reqHeaders: [
+            ['X-Name-1', 'é'],
+            ['x-name-1', '"q"'],
+            ['X-Name-1099', ''],
+          ],
+        }),
+      );
+    }
+  });
+
+  it('ignores what exchangeToEntry ignores: extra and `_` properties on the exchange, its request and response', () => {
+    const x = makeExchange() as Exchange & Record<string, unknown>;
+    x._custom = { nested: ['a'] };
+    x.extra = 'not in HAR';
+    (x.request as unknown as Record<string, unknown>)._note = 'n';
+    (x.response as unknown as Record<string, unknown>)._note = 'n';
+    (x.clientTimings as unknown as Record<string, unknown>).total = 1.5;
+    expectSame(x);
+    expect(entryLine(x)).not.toContain('_custom');
+  });
+
+  it('falls back to the generic serializer for values of unexpected types, and still writes the same line', () => {
+    const x = makeExchange();
+    (x.response as { statusText?: string }).statusText = undefined;
+    (x as { nagle?: boolean }).nagle = undefined;
+    expectSame(x);
+    // An HTTP/2 leg (no head size is computed from the headers): a number where a header value belongs.
+    const y = makeExchange({ clientProtocol: 'h2' });
+    y.request.httpVersion = 'h2';
+    (y.request.headers[0] as unknown[])[1] = 42;
+    expectSame(y);
+    const z = makeExchange();
+    (z as { clientProtocol?: string }).clientProtocol = undefined;
+    (z as { id?: string }).id = undefined;
+    expectSame(z);
+  });
+});
