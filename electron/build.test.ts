@@ -20,5 +20,7 @@ describe('scripts/build-electron.mjs', () => {
     expect(main).toContain('setAppPaths(');
     // The lab's children are bundled next to main, where appPathsFor({ bundleDir }) forks them from.
     for (const child of ['proxy-child', 'site-child']) expect(fs.existsSync(path.join(root, `dist/electron/${child}.js`))).toBe(true);
+    // undici's client pre-bundled next to main (scripts/vendor-bundles.mjs), found through the app paths' vendorDir.
+    expect(fs.existsSync(path.join(root, 'dist/electron/undici-client.cjs'))).toBe(true);
   });
 });

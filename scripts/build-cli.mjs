@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CHILD_ENTRIES } from './lab-children.mjs';
 import { handleArgs } from './usage.mjs';
+import { buildVendorBundles } from './vendor-bundles.mjs';
 
 handleArgs(`Usage: npm run build:cli   (or: node scripts/build-cli.mjs)
 
@@ -39,5 +40,7 @@ await Promise.all([
   ...Object.entries(CHILD_ENTRIES).map(([name, entry]) =>
     build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`) }),
   ),
+  // undici's client as one file, loaded from next to main.mjs on first use (vendor-bundles.mjs).
+  buildVendorBundles(build, root, outdir),
 ]);
 console.log(`cli: built ${path.relative(root, outdir)}/main.mjs and the lab's child entries`);

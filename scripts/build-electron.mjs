@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { CHILD_ENTRIES } from './lab-children.mjs';
 import { handleArgs } from './usage.mjs';
+import { buildVendorBundles } from './vendor-bundles.mjs';
 
 handleArgs(`Usage: npm run build:electron   (or: node scripts/build-electron.mjs)
 
@@ -37,6 +38,8 @@ await Promise.all([
   ...Object.entries(CHILD_ENTRIES).map(([name, entry]) =>
     build({ ...common, entryPoints: [entry], outfile: path.join(outdir, `${name}.js`), format: 'esm', packages: 'external' }),
   ),
+  // undici's client as one file, loaded from next to main.mjs on first use (vendor-bundles.mjs).
+  buildVendorBundles(build, root, outdir),
   build({
     ...common,
     entryPoints: ['electron/preload.ts'],

@@ -7,6 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+// @ts-expect-error plain JavaScript shared with scripts/build-cli.mjs, no types
+import { buildVendorBundles } from '../../scripts/vendor-bundles.mjs';
 import { BENCH_DIR, ROOT_DIR } from './child.js';
 
 /**
@@ -32,7 +34,16 @@ export async function bundleBenchEntry(entry: string, name: string): Promise<str
   return outfile;
 }
 
-/** The Netlens peer bundled (one per harness process). */
-export function bundleNetlensPeer(): Promise<string> {
-  return bundleBenchEntry('peers/netlens.ts', 'netlens-peer');
+/**
+ * The Netlens peer bundled (one per harness process), with the pre-bundled packages it loads on first use
+ * next to it as the CLI and the app ship them (scripts/vendor-bundles.mjs; the peer sets its app paths' vendorDir).
+ */
+export async function bundleNetlensPeer(): Promise<string> {
+  const [file] = await Promise.all([bundleBenchEntry('peers/netlens.ts', 'netlens-peer'), vendorBundles()]);
+  return file;
+}
+
+let vendored: Promise<void> | undefined;
+function vendorBundles(): Promise<void> {
+  return (vendored ??= import('esbuild').then(({ build }) => buildVendorBundles(build, ROOT_DIR, path.join(ROOT_DIR, 'dist', 'bench'))));
 }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
+import { appPathsFor, setAppPaths } from '../../proxy/src/app-paths.js';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
@@ -21,6 +22,10 @@ Run "npm run bench -- --help" for the benchmark itself.
 `);
 
 const [dataDir, intercept, record, timeline] = process.argv.slice(2);
+// Bundled (dist/bench/netlens-peer-*.mjs, two levels under the repository), the pre-bundled packages sit beside it,
+// as next to the CLI's bundle; run by tsx from bench/peers, none are found there and the packages load as they are.
+const here = path.dirname(fs.realpathSync(process.argv[1]!));
+setAppPaths(appPathsFor({ root: path.resolve(here, '../..'), bundleDir: here }));
 // As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
 keepWasmOnBaselineTier();
 const recording = record === '1';

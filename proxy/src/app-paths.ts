@@ -27,6 +27,11 @@ export interface AppPaths {
   version: string;
   /** The lab's child-process entries (lab/proxy-child, lab/site/site-child). */
   labChildren: { proxy: LabChildEntry; site: LabChildEntry };
+  /**
+   * Running bundled: the directory of the bundle, where npm packages loaded on first use sit
+   * pre-bundled as one file each (scripts/vendor-bundles.mjs); absent when running the sources.
+   */
+  vendorDir?: string;
 }
 
 let current: AppPaths | undefined;
@@ -56,6 +61,17 @@ export function appVersion(): string | undefined {
 }
 
 /**
+ * The pre-bundled copy of a package (`undici-client.cjs`) when the entry point runs bundled and it was
+ * built; undefined otherwise (the sources, a library user that set no paths, an older build without it).
+ */
+export function vendoredFile(name: string): string | undefined {
+  const dir = current?.vendorDir;
+  if (dir === undefined) return undefined;
+  const file = path.join(dir, name);
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
  * The paths of an app rooted at `root`. With `bundleDir` the process runs bundled code
  * (dist/cli, dist/electron) and the lab's children are the bundles built next to it
  * (scripts/build-cli.mjs); without, it runs the TypeScript sources and children need tsx.
@@ -72,5 +88,6 @@ export function appPathsFor(options: { root: string; bundleDir?: string }): AppP
     rendererDir: path.join(root, 'dist', 'renderer'),
     version: pkg.version,
     labChildren: { proxy: child('proxy-child', 'proxy-child'), site: child('site-child', 'site/site-child') },
+    ...(options.bundleDir ? { vendorDir: options.bundleDir } : {}),
   };
 }

@@ -18,12 +18,12 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import type Client from 'undici/lib/dispatcher/client.js';
-import { lazyRequire } from '../lazy-require.js';
+import { lazyRequireVendored } from '../lazy-require.js';
 
 // Loaded with the first HTTP/1.1 upstream connection: undici's client is ~11 MB
 // of resident memory (more once its llhttp WebAssembly runs), which a proxy
 // idling, or one whose origins all speak HTTP/2, need not pay.
-const loadClient = lazyRequire<typeof Client>('undici/lib/dispatcher/client.js');
+const loadClient = lazyRequireVendored<typeof Client>('undici/lib/dispatcher/client.js', 'undici-client.cjs');
 
 /** A socket from the pool: `ready` when it is already connected (a stashed probe socket). */
 export interface Dialed {

@@ -47,6 +47,10 @@ describe('scripts/build-cli.mjs', () => {
     expect(text).not.toMatch(/new URL\([^)]*import\.meta\.url\)/);
     // The lab forks its children from next to the bundle, bundled too (not .ts under tsx).
     for (const child of ['proxy-child', 'site-child']) expect(fs.existsSync(path.join(outdir, `${child}.js`))).toBe(true);
+    // undici's HTTP/1.1 client as one pre-bundled file (scripts/vendor-bundles.mjs), which loads and runs on its own.
+    const vendored = `const C = require(${JSON.stringify(path.join(outdir, 'undici-client.cjs'))});
+      process.stdout.write(typeof C + ' ' + C.name + ' ' + Object.keys(require.cache).filter((f) => f.includes('node_modules')).length);`;
+    expect(execFileSync(process.execPath, ['-e', vendored], { encoding: 'utf8' })).toBe('function Client 0');
     const load = `const cli = await import(${JSON.stringify(pathToFileURL(bundle).href)});
       cli.setAppPaths(cli.appPathsFor({ root: ${JSON.stringify(root)}, bundleDir: ${JSON.stringify(outdir)} }));`;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-cli-bundle-'));
