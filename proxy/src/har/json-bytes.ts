@@ -94,7 +94,7 @@ export class JsonBytes {
     return n;
   }
 
-  /** A JSON number (non-finite → null, as JSON.stringify). */
+  /** A JSON number (non-finite -> null, as JSON.stringify). */
   num(n: unknown): void {
     if (typeof n !== 'number') throw NOT_PLAIN;
     this.ascii(Number.isFinite(n) ? '' + n : 'null');

@@ -12,6 +12,7 @@
  * fails here with one message saying what to do (NL_UPSTREAM_TLS), not as N
  * failed page loads.
  */
+import { rootsPlus } from '../tls/root-trust.js';
 import net from 'node:net';
 import tls from 'node:tls';
 import { ErrorCodes, NetlensError } from '../errors.js';
@@ -60,7 +61,7 @@ export function probeOriginTrust(target: URL, options: OriginTrustOptions = {}):
       port,
       // Chrome sends no SNI for IP addresses, and Node warns when given one; the host name check still applies.
       servername: net.isIP(host) === 0 ? host : undefined,
-      ca: [...tls.rootCertificates, ...(options.netlensCA ? [options.netlensCA] : []), ...extra],
+      secureContext: rootsPlus([...(options.netlensCA ? [options.netlensCA] : []), ...extra]),
       rejectUnauthorized: !options.insecure,
       ALPNProtocols: ['h2', 'http/1.1'],
     });

@@ -9,6 +9,7 @@
  * CONNECT tunnel, the way browsers do. Responses are content-decoded before
  * comparing, since HAR holds decoded bodies.
  */
+import { rootsPlus } from '../tls/root-trust.js';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
@@ -158,7 +159,7 @@ async function sendOne(e: HarEntry, opts: ResendOptions): Promise<Sent> {
   const body = recordedRequestBody(e);
   const headers = flat(requestHeaders(e, url, body));
   const timeoutMs = opts.timeoutMs ?? 30_000;
-  const tlsOpts: tls.ConnectionOptions = { ca: [...tls.rootCertificates, ...(opts.ca ?? [])], rejectUnauthorized: !opts.insecure };
+  const tlsOpts: tls.ConnectionOptions = { secureContext: rootsPlus(opts.ca ?? []), rejectUnauthorized: !opts.insecure };
   const start = performance.now();
   const startedDateTime = new Date().toISOString();
   let options: http.RequestOptions;

@@ -77,7 +77,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     http2: opts.http2,
     // The Netlens CA is trusted upstream too, so the built-in test site (and any
     // origin whose certificate Netlens issued) works without extra flags.
-    ca: [...tls.rootCertificates, ca.certPem, ...opts.upstreamCA],
+    extraCA: [ca.certPem, ...opts.upstreamCA],
     rejectUnauthorized: !opts.insecureUpstream,
     bodyTimeoutMs: opts.upstreamBodyTimeoutMs,
   });

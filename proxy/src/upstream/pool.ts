@@ -15,6 +15,7 @@
 import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
+import { rootsPlus } from '../tls/root-trust.js';
 import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
 import { H1Clients, type Dialed } from './h1-client.js';
@@ -38,8 +39,8 @@ export interface PoolOptions {
   timeline?: Timeline;
   nagle: boolean;
   http2: boolean;
-  /** CA certificates trusted upstream (PEM); undefined = Node's defaults. */
-  ca?: string[];
+  /** CA certificates trusted upstream besides Node's bundled roots (PEM). */
+  extraCA?: string[];
   rejectUnauthorized: boolean;
   /** Response-body progress deadline, ms (0: none). See body-timeout.ts. */
   bodyTimeoutMs?: number;
@@ -136,7 +137,7 @@ export class UpstreamPool {
   }
 
   constructor(private readonly opts: PoolOptions) {
-    this.secureContext = tls.createSecureContext({ ca: opts.ca });
+    this.secureContext = rootsPlus(opts.extraCA ?? []);
     this.h1 = new H1Clients((secure, host, port) => this.dialH1(secure, host, port));
   }
 
