@@ -32,6 +32,7 @@ Arguments:
 
 Environment:
   NETLENS_PROFILE_RECORD=0   profile Netlens without recording
+  NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
 `;
 exitOnHelp(USAGE);
 // Entry point: the test site runs as a lab child process, found through the app paths.
@@ -53,7 +54,7 @@ const floor = mode === 'h2' ? 'peers/node-minimal-h2-mitm.ts' : 'peers/node-mini
 const subject =
   process.argv[4] === 'minimal'
     ? [path.join(BENCH_DIR, floor), dataDir]
-    : [await bundleNetlensPeer(), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1'];
+    : [await bundleNetlensPeer(), dataDir, '1', process.env.NETLENS_PROFILE_RECORD ?? '1', process.env.NETLENS_PROFILE_TIMELINE ?? '1'];
 const proxy = await startChild<{ port: number }>(
   'netlens',
   process.execPath,

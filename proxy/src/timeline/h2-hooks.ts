@@ -6,11 +6,14 @@
  * - DATA written: `Http2Stream.prototype._write`/`_writev` (the stream's body chunks, one call per chunk or batch);
  * - DATA read: `push` on an Http2Stream (each DATA payload nghttp2 delivers to the stream);
  * - response HEADERS written (server streams): `ServerHttp2Stream.prototype.respond`;
- * - response HEADERS read (client streams): the stream's 'response' event.
+ * - response HEADERS read (client streams): the caller's 'response' listener calls `streamResponseHead`.
  *
  * As in socket-hooks.ts, the prototypes are wrapped once per process (from the first stream watched, as
- * node:http2 does not export its stream classes) and look the stream up in a WeakMap, so a watched stream
- * gets no closure and keeps its hidden class. Request HEADERS are recorded by the caller (it has them).
+ * node:http2 does not export its stream classes), so a watched stream gets no closure. Its sink is a symbol
+ * property set once right after the stream is made (every watched stream takes the same hidden-class
+ * transition): a WeakMap entry per stream, two per exchange, measured ~15% more proxy CPU per HTTP/2
+ * exchange than the property (ephemeron work in every GC; `bench/profile.ts h2`, NETLENS_PROFILE_TIMELINE=0|1).
+ * Request HEADERS are recorded by the caller (it has them).
  *
  * What a frame event is not: a send syscall or a TLS record. nghttp2 packs frames of several streams into
  * one write after the JavaScript turn (measured in Node 20: the TLS handle's byte counters move only then),
@@ -33,7 +36,8 @@ interface HookedStream {
   respond?: (this: object, headers?: Headers, options?: unknown) => unknown;
 }
 
-const sinks = new WeakMap<object, StreamSink>();
+const SINK = Symbol('netlens.timeline.sink');
+type Watched = { [SINK]?: StreamSink };
 /** Prototypes already wrapped (Http2Stream's, ServerHttp2Stream's). */
 const hooked = new WeakSet<object>();
 
@@ -41,9 +45,15 @@ const hooked = new WeakSet<object>();
 export function attachStreamSink(stream: http2.Http2Stream, sink: StreamSink): void {
   const own = Object.getPrototypeOf(stream) as HookedStream;
   if (!hooked.has(own)) hookPrototypes(own);
-  sinks.set(stream, sink);
-  // A client stream's response head arrives as an event (no method of the stream is called for it).
-  if (typeof own.respond !== 'function') stream.on('response' as 'close', onResponse as () => void);
+  (stream as unknown as Watched)[SINK] = sink;
+}
+
+/**
+ * A client stream's response head, which arrives as an event (no method of the stream is called for it): the
+ * caller's own 'response' listener reports it, rather than a second listener on every stream.
+ */
+export function streamResponseHead(stream: http2.Http2Stream, headers: Record<string, unknown>): void {
+  (stream as unknown as Watched)[SINK]?.read(headerListBytes(headers));
 }
 
 /**
@@ -68,10 +78,6 @@ export function headerListBytes(headers: Headers | readonly (readonly [string, s
   return n;
 }
 
-function onResponse(this: object, headers: Record<string, unknown>): void {
-  sinks.get(this)?.read(headerListBytes(headers));
-}
-
 function chunkBytes(chunk: Chunk, encoding: BufferEncoding): number {
   return typeof chunk === 'string' ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
 }
@@ -82,7 +88,7 @@ function hookPrototypes(own: HookedStream): void {
     const respond = own.respond;
     own.respond = function (headers, options) {
       const r = respond.call(this, headers, options);
-      const sink = sinks.get(this);
+      const sink = (this as Watched)[SINK];
       if (sink !== undefined) sink.write(headerListBytes(headers ?? {}));
       return r;
     };
@@ -93,13 +99,13 @@ function hookPrototypes(own: HookedStream): void {
   hooked.add(base);
   const write = base._write;
   base._write = function (chunk, encoding, cb) {
-    const sink = sinks.get(this);
+    const sink = (this as Watched)[SINK];
     if (sink !== undefined) sink.write(chunkBytes(chunk, encoding));
     return write.call(this, chunk, encoding, cb);
   };
   const writev = base._writev;
   base._writev = function (chunks, cb) {
-    const sink = sinks.get(this);
+    const sink = (this as Watched)[SINK];
     if (sink !== undefined) {
       let n = 0;
       for (let i = 0; i < chunks.length; i++) n += chunkBytes(chunks[i].chunk, chunks[i].encoding);
@@ -111,7 +117,7 @@ function hookPrototypes(own: HookedStream): void {
   const push = base.push;
   base.push = function (chunk, encoding) {
     if (chunk) {
-      const sink = sinks.get(this);
+      const sink = (this as Watched)[SINK];
       if (sink !== undefined) {
         const n = chunkBytes(chunk as Chunk, encoding ?? 'utf8');
         if (n > 0) sink.read(n);

@@ -14,7 +14,7 @@ import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Lane, NAGLE, WRITE } from './lane.js';
 import { attachSink, type SocketSink } from './socket-hooks.js';
-import { attachStreamSink, headerListBytes, type StreamSink } from './h2-hooks.js';
+import { attachStreamSink, headerListBytes, streamResponseHead, type StreamSink } from './h2-hooks.js';
 import type http2 from 'node:http2';
 import type { ConnectionTimeline, TimelineLog } from './types.js';
 
@@ -177,6 +177,11 @@ export class Timeline {
     const w = new StreamWatch(this, c, exchangeId);
     attachStreamSink(stream, w);
     if (requestHeaders) w.write(headerListBytes(requestHeaders));
+  }
+
+  /** A watched client stream's response head (from the caller's 'response' listener). */
+  streamResponse(stream: http2.Http2Stream, headers: Record<string, unknown>): void {
+    streamResponseHead(stream, headers);
   }
 
   /** Tags a connection's untagged events in [from, to] with an exchange id (called when the exchange finishes). */

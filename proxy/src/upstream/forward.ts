@@ -391,6 +391,7 @@ function requestH2(
     else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
   });
   stream.on('response', (h) => {
+    pool.timeline?.streamResponse(stream, h);
     if (settled) return;
     settled = true;
     goawayWatchers.delete(onGoaway);
