@@ -158,9 +158,9 @@ console.log(`\nprofile: ${file}\n\ntop self time by function:`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
 console.log('\nself time by file / module:');
 for (const [k, v] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(v)}  ${k}`);
-console.log('\ninclusive time, proxy/src and node:internal entry points:');
+console.log('\ninclusive time, Netlens (the bundled peer, or proxy/src under tsx) and node:internal entry points:');
 for (const [k, v] of [...incl]
-  .filter(([k]) => k.startsWith('proxy/src') || k.includes('netlens-bundle') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k))
+  .filter(([k]) => k.startsWith('proxy/src') || k.includes('netlens-peer-') || /^node:(_http|https|_tls|tls|net|internal\/stream)/.test(k))
   .sort((a, b) => b[1] - a[1])
   .slice(0, 40))
   console.log(`${pct(v)}  ${k}`);
