@@ -25,6 +25,7 @@ import type net from 'node:net';
 import tls from 'node:tls';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
+import { forwardHttps } from '../lib/https-forward.js';
 import { exitOnHelp } from '../lib/usage.js';
 
 exitOnHelp(`Usage: npx tsx bench/peers/node-minimal-h2-mitm.ts <dataDir>
@@ -62,17 +63,6 @@ function forwardH2(authority: string, stream: http2.ServerHttp2Stream, headers: 
   stream.pipe(up);
 }
 
-function forwardH1(authority: string, req: http.IncomingMessage, res: http.ServerResponse): void {
-  const [host, port] = [authority.replace(/:\d+$/, ''), Number(/:(\d+)$/.exec(authority)?.[1] ?? 443)];
-  const up = https.request({ host, port, path: req.url, method: req.method, headers: req.headers, agent }, (r) => {
-    res.writeHead(r.statusCode!, r.headers);
-    r.pipe(res);
-  });
-  up.on('socket', (s: net.Socket) => s.setNoDelay(true));
-  up.on('error', () => res.destroy());
-  req.pipe(up);
-}
-
 // One TLS server per CONNECT host, so requests without SNI (IP targets) get a matching certificate.
 function serverFor(authority: string): tls.Server {
   let server = servers.get(authority);
@@ -80,7 +70,9 @@ function serverFor(authority: string): tls.Server {
   const { certPem, keyPem } = ca.hostCredentials(authority.replace(/:\d+$/, ''));
   const h2 = http2.createServer();
   h2.on('stream', (stream, headers) => forwardH2(authority, stream, headers));
-  const h1 = http.createServer((req, res) => forwardH1(authority, req, res));
+  const h1 = http.createServer((req, res) =>
+    forwardHttps({ host: authority.replace(/:\d+$/, ''), port: Number(/:(\d+)$/.exec(authority)?.[1] ?? 443) }, agent, req, res),
+  );
   server = tls.createServer({ cert: certPem, key: keyPem, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
     clients++;
     socket.once('close', () => {

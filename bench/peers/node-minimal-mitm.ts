@@ -11,6 +11,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import { loadOrCreateCA } from '../../proxy/src/tls/ca.js';
 import { ready } from '../lib/child.js';
+import { forwardHttps } from '../lib/https-forward.js';
 import { exitOnHelp } from '../lib/usage.js';
 
 exitOnHelp(`Usage: npx tsx bench/peers/node-minimal-mitm.ts <dataDir>
@@ -23,13 +24,7 @@ const ca = loadOrCreateCA(process.argv[2]!);
 const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });
 const tlsServer = https.createServer({ SNICallback: (host, cb) => cb(null, ca.secureContext(host)) }, (req, res) => {
   const [host, port] = (req.headers.host ?? '').split(':');
-  const up = https.request({ host, port, path: req.url, method: req.method, headers: req.headers, agent }, (r) => {
-    res.writeHead(r.statusCode!, r.headers);
-    r.pipe(res);
-  });
-  up.on('socket', (s: net.Socket) => s.setNoDelay(true));
-  up.on('error', () => res.destroy());
-  req.pipe(up);
+  forwardHttps({ host: host ?? '', port: port ?? 443 }, agent, req, res);
 });
 tlsServer.on('secureConnection', (s: net.Socket) => s.setNoDelay(true));
 const server = http.createServer((_req, res) => res.writeHead(400).end());

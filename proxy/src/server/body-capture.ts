@@ -29,6 +29,9 @@ export class BodyCapturer {
   }
 }
 
+/** Zero bytes, shared: nothing in it can change, and a typed array per exchange record was a measurable allocation. */
+const NO_BYTES = new Uint8Array(0);
+
 export function emptyBody(): BodyCapture {
-  return { size: 0, bytes: new Uint8Array(0), truncated: false };
+  return { size: 0, bytes: NO_BYTES, truncated: false };
 }

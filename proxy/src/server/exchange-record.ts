@@ -10,6 +10,7 @@ import { computeClientTimings, computeTimings } from '../upstream/timings.js';
 import type { ProxyContext } from './context.js';
 import type { RequestOrigin } from './client.js';
 import { headerListBytes } from '../timeline/h2-hooks.js';
+import { emptyBody } from './body-capture.js';
 
 export interface NewExchange {
   origin: RequestOrigin;
@@ -20,9 +21,6 @@ export interface NewExchange {
   httpVersion: HttpProtocol;
   headers: RawHeaders;
 }
-
-/** One shared empty body buffer (zero bytes: nothing to mutate); a typed array per record was a measurable allocation. */
-const NO_BYTES = new Uint8Array(0);
 
 export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
   const id = ctx.nextExchangeId();
@@ -36,13 +34,7 @@ export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
     transport: n.origin.transport,
     clientProtocol: n.httpVersion,
     nagle: ctx.options.nagle,
-    request: {
-      method: n.method,
-      url: n.url,
-      httpVersion: n.httpVersion,
-      headers: n.headers,
-      body: { size: 0, bytes: NO_BYTES, truncated: false },
-    },
+    request: { method: n.method, url: n.url, httpVersion: n.httpVersion, headers: n.headers, body: emptyBody() },
     retries: 0,
     timestamps: { start: n.start },
     timings: { blocked: -1, dns: -1, connect: -1, ssl: -1, send: -1, wait: -1, receive: -1, total: 0 },
