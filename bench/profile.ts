@@ -32,6 +32,8 @@ Arguments:
 
 Environment:
   NETLENS_PROFILE_RECORD=0   profile Netlens without recording
+  NETLENS_PROFILE_NODE_ARGS='--flag …' extra node/V8 flags for the profiled process
+  NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
 `;
 exitOnHelp(USAGE);
@@ -58,7 +60,13 @@ const subject =
 const proxy = await startChild<{ port: number }>(
   'netlens',
   process.execPath,
-  ['--cpu-prof', `--cpu-prof-dir=${profDir}`, ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []), ...subject],
+  [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profDir}`,
+    ...(process.env.NETLENS_PROFILE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []),
+    ...subject,
+  ],
   { env: { NODE_EXTRA_CA_CERTS: ca.certPath } },
 );
 try {
@@ -73,6 +81,7 @@ try {
         caFiles: [ca.certPath],
         burst: 200,
         durationMs: seconds * 1000,
+        bareHeaders: process.env.NETLENS_PROFILE_BARE_HEADERS === '1',
       };
       const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
       const out = await new Promise<string>((resolve) =>

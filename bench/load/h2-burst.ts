@@ -3,6 +3,7 @@
  * HTTP/2 (its own process): one h2 connection to the test site through the
  * proxy's CONNECT, then bursts of N concurrent GETs (/img/0.png … /img/N-1.png),
  * the next burst when the last response of the previous one has arrived.
+ * Each request carries Chromium's request headers for an image (browser-headers.ts).
  * Reads the proxy's CPU time from /proc over the measured window.
  * argv: one JSON object, see Config. Prints `RESULT {json}`.
  */
@@ -13,6 +14,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import tls from 'node:tls';
 import { exitOnHelp } from '../lib/usage.js';
+import { browserImageHeaders } from './browser-headers.js';
 
 exitOnHelp(`Usage: npx tsx bench/load/h2-burst.ts <config JSON>
 
@@ -29,12 +31,15 @@ interface Config {
   caFiles: string[];
   burst: number;
   durationMs: number;
+  /** Send only :path, not the browser's request headers (the default sends Chromium's). */
+  bareHeaders?: boolean;
 }
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const ca = cfg.caFiles.map((f) => fs.readFileSync(f, 'utf8'));
 const target = new URL(cfg.origin);
 
+const headers = cfg.bareHeaders ? {} : browserImageHeaders(target);
 const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 
 const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -69,7 +74,7 @@ session.on('error', (e) => {
 function get(path: string): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const s = session.request({ ':path': path });
+    const s = session.request({ ':path': path, ...headers });
     s.on('response', (h) => {
       if (h[':status'] !== 200) reject(new Error(`${path}: status ${h[':status']}`));
     });
