@@ -14,6 +14,7 @@ import {
   type Dimension,
   type Effect,
   type MetricName,
+  type RunCpu,
   type RunMeasurement,
 } from './types.js';
 
@@ -59,6 +60,8 @@ export function analyze(
     if (stalls) result.stalls = stalls;
     const breakdown = cellBreakdown(cellRuns);
     if (breakdown) result.breakdown = breakdown;
+    const cpu = cellCpu(cellRuns);
+    if (cpu) result.cpu = cpu;
     const med = stats.loadMs?.median;
     if (med !== undefined) {
       let best = -1;
@@ -88,6 +91,28 @@ export function stallStats(runs: readonly RunMeasurement[]): CellResult['stalls'
     max: Math.max(...counts),
     ...(wall.length ? { medianWallMs: median(wall) } : {}),
   };
+}
+
+const CPU_FIELDS = ['cpuMs', 'waitMs', 'mainThreadCpuMs', 'mainThreadWaitMs'] as const;
+
+/**
+ * CellResult.cpu: per process and field, the median over the successful runs that measured it. A results file
+ * edited by hand or damaged may hold anything in `cpu`: only finite numbers count.
+ */
+export function cellCpu(runs: readonly RunMeasurement[]): RunCpu | undefined {
+  const out: RunCpu = {};
+  for (const who of ['browser', 'proxy', 'site'] as const) {
+    const use: Partial<Record<(typeof CPU_FIELDS)[number], number>> = {};
+    for (const f of CPU_FIELDS) {
+      const values = runs
+        .filter((r) => r.ok)
+        .map((r) => (r.cpu as RunCpu | undefined)?.[who]?.[f])
+        .filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+      if (values.length) use[f] = median(values);
+    }
+    if (use.cpuMs !== undefined && use.waitMs !== undefined) out[who] = { ...use, cpuMs: use.cpuMs, waitMs: use.waitMs };
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 function median(values: readonly number[]): number {

@@ -4,7 +4,7 @@
  * (no Node imports): the renderer imports it too.
  */
 import { cellSettings } from './cells.js';
-import type { AlignmentBreakdown, CellBreakdown, CellResult } from './types.js';
+import type { AlignmentBreakdown, CellBreakdown, CellResult, CpuUse } from './types.js';
 
 export type BreakdownPart = keyof AlignmentBreakdown;
 
@@ -85,4 +85,31 @@ export function missingBreakdownReason(c: CellResult, short = false): string {
           ? ['no successful run', 'no run succeeded']
           : ['no run aligned', 'no run was aligned (its proxy HAR was not kept, no request matched, or the results predate alignment)'];
   return short ? `No breakdown: no alignment was made (${brief})` : `No breakdown: no alignment was made — ${why}.`;
+}
+
+/** One process's CPU use in words, e.g. `proxy 64 ms (main thread 50 ms, waited 90 ms for a core)`. */
+function cpuPart(name: string, u: CpuUse): string {
+  const n = (v: number) => `${v >= 10 ? v.toFixed(0) : v.toFixed(1)} ms`;
+  const main = u.mainThreadCpuMs !== undefined ? `main thread ${n(u.mainThreadCpuMs)}, ` : '';
+  const waited = u.mainThreadWaitMs !== undefined ? u.mainThreadWaitMs : u.waitMs;
+  return `${name} ${n(u.cpuMs)} (${main}waited ${n(waited)} for a core)`;
+}
+
+/**
+ * The cell's median CPU use per run in words: browser, proxy (proxy cells), test site; undefined when not measured
+ * (not Linux, or a file written before it). "waited" is the main thread's for Node processes, all threads' for the browser.
+ */
+export function cpuText(c: Pick<CellResult, 'cpu'>): string | undefined {
+  const cpu = c.cpu;
+  if (!cpu || typeof cpu !== 'object') return undefined;
+  const parts: string[] = [];
+  for (const [key, label] of [
+    ['browser', 'browser'],
+    ['proxy', 'proxy'],
+    ['site', 'test site'],
+  ] as const) {
+    const u = cpu[key];
+    if (u && isNum(u.cpuMs) && isNum(u.waitMs)) parts.push(cpuPart(label, u));
+  }
+  return parts.length ? parts.join(' · ') : undefined;
 }

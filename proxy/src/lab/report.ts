@@ -6,7 +6,7 @@ import { baselineFor } from './cells.js';
 import { minPValue, NOISY_CV } from './limits.js';
 import type { CellResult, LabProgress, LabResult, MetricStats } from './types.js';
 import { cellVerdict, isNoisy } from './verdict.js';
-import { stallCountText } from './cell-detail.js';
+import { cpuText, stallCountText } from './cell-detail.js';
 
 const ms = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
@@ -104,6 +104,7 @@ export function formatTable(result: LabResult): string {
     }),
     '',
     pad([header, ...rows]),
+    ...formatCpu(result),
     ...formatEffects(result),
     ...(failures.length
       ? ['', 'Failed runs:', ...failures.map((r) => `  ${r.cell} #${r.round + 1}: [${r.error?.code}] ${r.error?.message}`)]
@@ -123,6 +124,20 @@ export function progressLine(p: LabProgress, width = 30): string {
     return `${bar} ${r.cell} ${r.ok ? `${ms(r.loadMs)} ms` : `FAILED [${r.error?.code}]`}`;
   }
   return `${bar} ${p.aborted ? 'cancelled' : 'done'}`;
+}
+
+/** Who used the CPU during the loads, per cell (lab/cpu-use.ts); nothing when no cell measured it. */
+export function formatCpu(result: LabResult): string[] {
+  const rows = result.cells.flatMap((c) => {
+    const text = cpuText(c);
+    return text ? [[c.id, text]] : [];
+  });
+  if (!rows.length) return [];
+  return [
+    '',
+    'CPU during the page load (median per run, the Linux scheduler\'s accounting; "waited" = runnable but queued for a core):',
+    ...rows.map(([id, text]) => `  ${id.padEnd(Math.max(...rows.map((r) => r[0].length)))}  ${text}`),
+  ];
 }
 
 const DIMENSION_LABEL = {

@@ -28,6 +28,7 @@ import { analyze, effects } from './analyze.js';
 import { allCells, baselineProblem, cellSettings, defaultCells, isCellId, isViaCellId, unknownCellMessage, viaCells } from './cells.js';
 import { LAB_ALPHA, LAB_DEFAULTS, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
+import { startCpuWatch } from './cpu-use.js';
 import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
@@ -168,6 +169,8 @@ interface RunContext {
   originSpkiHash?: string;
   /** The process hosting this lab's proxies, started on first use. */
   proxyHost(): Promise<ProxyHost>;
+  /** The built-in test site's process (lab/cpu-use.ts reads its CPU time); absent for a --url target. */
+  sitePid?: number;
 }
 
 const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
@@ -226,6 +229,9 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       ],
       signal: ctx.signal,
     });
+    // Proxy cells: the lab's proxy process; via cells' external proxies are not ours to read.
+    const proxyPid = proxy ? (await ctx.proxyHost()).pid : undefined;
+    const cpuSince = startCpuWatch({ browser: browser.pid, proxy: proxyPid, site: ctx.sitePid });
     const capture = await capturePage(browser, {
       url: ctx.url,
       quietMs: ctx.config.quietMs,
@@ -233,7 +239,8 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       expectedRequests: ctx.expectedRequests,
       signal: ctx.signal,
     });
-    result = { ...base, ok: true, loadMs: capture.loadMs, ...browserMetrics(capture.har) };
+    const cpu = cpuSince();
+    result = { ...base, ok: true, loadMs: capture.loadMs, ...browserMetrics(capture.har), ...(cpu ? { cpu } : {}) };
     browserHar = capture.har;
     if (ctx.harDir) {
       result.browserHar = `har/${stem}.browser.har`;
@@ -374,6 +381,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     insecure,
     originSpkiHash,
     proxyHost: () => (host ??= startProxyHost()),
+    ...(site ? { sitePid: site.pid } : {}),
     via: new Map(probes.map((p) => [p.name, { url: p.url, leafSpkiHash: p.leafSpkiHash }])),
   };
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });

@@ -232,6 +232,11 @@ export interface RunMeasurement {
    * about the proxy.
    */
   eventLoopDelayMs?: { p50: number; p99: number; max: number };
+  /**
+   * CPU used during the page load (navigation to network quiet) by the browser's processes, the
+   * lab's proxy process (proxy cells) and the test site's (lab/cpu-use.ts). Linux only; absent elsewhere.
+   */
+  cpu?: RunCpu;
   /** HAR files, relative to the lab's outDir. */
   browserHar?: string;
   proxyHar?: string;
@@ -325,6 +330,24 @@ export interface CellResult {
   stalls?: { runs: number; median: number; min: number; max: number; medianWallMs?: number };
   /** Where the browser's time went, per-part median over the aligned runs (lab/alignment.ts); absent without aligned runs. */
   breakdown?: CellBreakdown;
+  /** Per process, the median of each field over the successful runs that measured it (`RunMeasurement.cpu`); absent when none did. */
+  cpu?: RunCpu;
+}
+
+/** What one process (all its threads) or process tree used between two moments, ms (lab/cpu-use.ts). */
+export interface CpuUse {
+  cpuMs: number;
+  /** Runnable but waiting in a run queue for a CPU: time the machine, not the code, cost. */
+  waitMs: number;
+  /** The process's main thread (a Node process's event loop); absent for the browser's tree. */
+  mainThreadCpuMs?: number;
+  mainThreadWaitMs?: number;
+}
+
+export interface RunCpu {
+  browser?: CpuUse;
+  proxy?: CpuUse;
+  site?: CpuUse;
 }
 
 export interface MachineInfo {

@@ -98,6 +98,22 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
     expect(stored.cells.find((c: { id: string }) => c.id === 'proxy+h2+intercept').breakdown).toEqual(cell('proxy+h2+intercept').breakdown);
   });
 
+  // lab/cpu-use.ts reads the scheduler's accounting from /proc: Linux only.
+  it.skipIf(process.platform !== 'linux')('says how much CPU the browser, the proxy and the test site used in each run (Linux)', () => {
+    for (const c of result.cells) {
+      for (const r of c.runs) {
+        expect(r.cpu?.browser?.cpuMs, c.id).toBeGreaterThan(0);
+        // The proxy relayed the whole page (a tunnel only its TLS bytes): its event loop ran, and it is the main thread's share.
+        expect(r.cpu?.proxy?.mainThreadCpuMs, c.id).toBeGreaterThan(0);
+        expect(r.cpu!.proxy!.cpuMs).toBeGreaterThanOrEqual(r.cpu!.proxy!.mainThreadCpuMs!);
+        expect(r.cpu?.site?.cpuMs, c.id).toBeGreaterThan(0);
+      }
+      expect(c.cpu?.proxy?.waitMs, c.id).toBeGreaterThanOrEqual(0);
+    }
+    // Interception does the TLS and HTTP work the tunnel leaves to the browser and the site: more proxy CPU per load.
+    expect(cell('proxy+h2+intercept').cpu!.proxy!.cpuMs).toBeGreaterThan(cell('proxy+h2+tunnel').cpu!.proxy!.cpuMs);
+  });
+
   it('HTTP/2 through the proxy is faster than HTTP/1.1 through the proxy', () => {
     expect(cell('proxy+h2+intercept').stats.loadMs!.median).toBeLessThan(cell('proxy+h1+intercept').stats.loadMs!.median);
   });
