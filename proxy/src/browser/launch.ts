@@ -15,6 +15,7 @@ import path from 'node:path';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { chromeArgs, type ChromeFlagOptions } from './flags.js';
 import { findChrome } from './find-chrome.js';
+import { lowerPriority, type PriorityScope } from './priority.js';
 
 export interface LaunchBrowserOptions extends Omit<ChromeFlagOptions, 'userDataDir'> {
   /** Executable; default findChrome(). */
@@ -23,6 +24,8 @@ export interface LaunchBrowserOptions extends Omit<ChromeFlagOptions, 'userDataD
   startTimeoutMs?: number;
   /** Aborting kills the browser (during launch too). */
   signal?: AbortSignal;
+  /** Run the browser at this lower CPU priority, 1–19 (priority.ts); default: the normal one. */
+  niceness?: number;
 }
 
 export interface BrowserHandle {
@@ -36,6 +39,8 @@ export interface BrowserHandle {
   args: string[];
   /** Resolves when the browser process exits (closed by the user, crashed, or close()). */
   exited: Promise<void>;
+  /** With `niceness`: where the lower priority applied (priority.ts). */
+  priority?: { niceness: number; scope: PriorityScope };
   /** Kills the browser (SIGTERM, then SIGKILL after a grace period) and removes the profile. Idempotent. */
   close(): Promise<void>;
 }
@@ -127,6 +132,15 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
   const entry = { pid: child.pid ?? -1, dir: userDataDir };
   live.add(entry);
   installExitHook();
+  let priority: BrowserHandle['priority'];
+  let priorityError: Error | undefined;
+  if (options.niceness && child.pid !== undefined) {
+    try {
+      priority = { niceness: options.niceness, scope: lowerPriority(child.pid, options.niceness) };
+    } catch (err) {
+      priorityError = err as Error;
+    }
+  }
 
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
@@ -151,9 +165,14 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
     })());
 
   try {
+    // Measuring with a priority the caller asked for and did not get would mislead: fail the launch.
+    if (priorityError)
+      throw new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Cannot lower the browser's CPU priority: ${priorityError.message}`, {
+        cause: priorityError,
+      });
     const wsEndpoint = await waitForDevTools(child, userDataDir, options.startTimeoutMs ?? 20_000, options.signal);
     const port = Number(new URL(wsEndpoint).port);
-    return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, exited, close };
+    return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, exited, close, ...(priority ? { priority } : {}) };
   } catch (err) {
     await close();
     throw err;

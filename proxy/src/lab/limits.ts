@@ -26,6 +26,8 @@ export const LAB_LIMITS = {
   quietMs: { min: 0, max: 60_000, default: 500 },
   /** One page load gives up after this long, ms. */
   timeoutMs: { min: 1000, max: 3_600_000, default: 60_000 },
+  /** Lower CPU priority (nice) of every cell's browser; 0 = the normal one (browser/priority.ts). */
+  browserNice: { min: 0, max: 19, default: 0 },
   /** With --url: a browser HAR with fewer entries fails the run. */
   expectedRequests: { min: 1, max: 1_000_000, default: 1 },
 } as const satisfies Record<string, IntLimit>;

@@ -63,6 +63,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   usage(limitProblem('runs', runs));
   if (config.quietMs !== undefined) usage(limitProblem('quietMs', config.quietMs, 'quiet time (ms)'));
   if (config.timeoutMs !== undefined) usage(limitProblem('timeoutMs', config.timeoutMs, 'page load timeout (ms)'));
+  if (config.browserNice !== undefined) usage(limitProblem('browserNice', config.browserNice, "browser's nice value"));
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
   const variants = validateVariants(config.variants ?? []);
@@ -119,6 +120,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     ...(config.chromePath ? { chromePath: config.chromePath } : {}),
     ...(config.upstreamCA?.length ? { upstreamCAs: config.upstreamCA.length } : {}),
     ...(config.insecure ? { insecure: true } : {}),
+    ...(config.browserNice ? { browserNice: config.browserNice } : {}),
   };
 }
 
@@ -218,6 +220,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       chromePath: ctx.chromePath,
       headless: true,
       http2: settings.http2,
+      ...(ctx.config.browserNice ? { niceness: ctx.config.browserNice } : {}),
       proxyUrl: via ? via.url : proxy?.url,
       trustSpkiHashes: [
         ...new Set([

@@ -174,6 +174,11 @@ export interface LabConfig {
   upstreamCA?: string[];
   /** Do not verify the origin's certificate (testing only): proxy cells accept any, direct cells trust the key presented. */
   insecure?: boolean;
+  /**
+   * Run every cell's browser at this lower CPU priority (nice 1–19; browser/priority.ts), so that on a machine
+   * with few cores the proxy and the test site are not queued behind it. Default 0: the normal priority.
+   */
+  browserNice?: number;
 }
 
 /** Metrics measured per run; the same names key `CellResult.stats` and budget files. */
@@ -366,7 +371,7 @@ export interface LabResult {
   schemaVersion: typeof LAB_SCHEMA_VERSION;
   tool: { name: 'netlens'; version: string };
   /** The config with every default filled in (seed included). */
-  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via' | 'variants' | 'upstreamCA' | 'insecure'>> & {
+  config: Required<Omit<LabConfig, 'outDir' | 'chromePath' | 'via' | 'variants' | 'upstreamCA' | 'insecure' | 'browserNice'>> & {
     outDir?: string;
     chromePath?: string;
     via?: ViaProxy[];
@@ -375,6 +380,8 @@ export interface LabResult {
     /** How many --upstream-ca files were trusted (the PEMs themselves stay out of results.json). */
     upstreamCAs?: number;
     insecure?: boolean;
+    /** The browsers' lower CPU priority (absent: the normal one). */
+    browserNice?: number;
     /** SPKI hash of the https origin's leaf key that the direct cells' browsers trusted (with --upstream-ca or --insecure). */
     originSpkiHash?: string;
   };

@@ -66,6 +66,44 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
     expect(profileDirs()).toEqual(before);
   });
 
+  it('runs the browser, and the processes it forks, at the lower CPU priority asked for (--browser-nice)', async () => {
+    const b = await launchBrowser({ chromePath, niceness: 7 });
+    try {
+      expect(b.priority?.niceness).toBe(7);
+      if (b.priority?.scope === 'autogroup') {
+        // Linux with autogroup: one group for the browser's whole session, renderers and GPU process included.
+        const group = fs.readFileSync(`/proc/${b.pid}/autogroup`, 'utf8');
+        expect(group).toMatch(/ nice 7\b/);
+        const helpers = fs
+          .readdirSync('/proc')
+          .filter((d) => /^\d+$/.test(d) && d !== String(b.pid))
+          .filter((d) => {
+            try {
+              return Number(fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === b.pid;
+            } catch {
+              return false;
+            }
+          });
+        expect(helpers.length).toBeGreaterThan(0);
+        for (const h of helpers) expect(fs.readFileSync(`/proc/${h}/autogroup`, 'utf8')).toBe(group);
+      } else {
+        expect(os.getPriority(b.pid)).toBe(7);
+      }
+    } finally {
+      await b.close();
+    }
+    // Without the option, the normal priority. (Chrome raises its own browser threads when it may: as root its
+    // main thread runs at nice -8, so the process's own value says nothing about ours.)
+    const normal = await launchBrowser({ chromePath });
+    try {
+      expect(normal.priority).toBeUndefined();
+      if (fs.existsSync(`/proc/${normal.pid}/autogroup`))
+        expect(fs.readFileSync(`/proc/${normal.pid}/autogroup`, 'utf8')).toMatch(/ nice 0\b/);
+    } finally {
+      await normal.close();
+    }
+  });
+
   it('cleans up when aborted during launch', async () => {
     const before = profileDirs();
     const ac = new AbortController();

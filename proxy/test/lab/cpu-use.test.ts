@@ -9,6 +9,7 @@ import { cellCpu } from '../../src/lab/analyze.js';
 import { cpuText } from '../../src/lab/cell-detail.js';
 import { cpuUse, parseParentPid, parseSchedstat, sampleProcess, sampleTree, startCpuWatch } from '../../src/lab/cpu-use.js';
 import { formatCpu } from '../../src/lab/report.js';
+import { lowerPriority } from '../../src/browser/priority.js';
 import type { RunMeasurement } from '../../src/lab/types.js';
 import { fakeResult } from './fake-result.js';
 
@@ -114,5 +115,11 @@ describe('per cell', () => {
     expect(formatCpu(result)).toEqual([]);
     result.cells[0].cpu = { browser: { cpuMs: 500, waitMs: 20 } };
     expect(formatCpu(result).join('\n')).toContain('direct+h2  browser 500 ms (waited 20 ms for a core)');
+  });
+});
+
+describe('lowering a process priority (browser/priority.ts)', () => {
+  it('throws for a process that does not exist rather than measuring with the wrong priority', () => {
+    expect(() => lowerPriority(2 ** 22 + 7, 5)).toThrow();
   });
 });

@@ -42,6 +42,8 @@ const layers: Record<LabLimitName, { cli: (v: number) => string[]; runner: (v: n
   },
   quietMs: { cli: (v) => ['lab', `--quiet-ms=${v}`], runner: (v) => ({ target: site, quietMs: v }) },
   timeoutMs: { cli: (v) => ['lab', `--timeout-ms=${v}`], runner: (v) => ({ target: site, timeoutMs: v }) },
+  // The CLI's and the runner's (the Lab view does not offer it).
+  browserNice: { cli: (v) => ['lab', `--browser-nice=${v}`], runner: (v) => ({ target: site, browserNice: v }) },
   expectedRequests: {
     cli: (v) => ['lab', '--url', 'https://example.com/', `--expected-requests=${v}`],
     runner: (v) => ({ target: { kind: 'url', url: 'https://example.com/', expectedRequests: v } }),

@@ -89,6 +89,9 @@ Flags:
   --quiet-ms MS          network idle after load that ends a run (default ${LAB_LIMITS.quietMs.default}, ${limitRange('quietMs')})
   --timeout-ms MS        give up on one page load after MS (default ${LAB_LIMITS.timeoutMs.default}, ${limitRange('timeoutMs')})
   --alpha A              significance level (default 0.05)
+  --browser-nice N       run every cell's browser at a lower CPU priority (${limitRange('browserNice')}, default 0 =
+                         normal), so on a machine with few cores the proxy and the test site are
+                         not queued behind it (Linux: the browser's autogroup; docs/lab.md)
   --upstream-ca FILE     with an https --url: also trust this CA (PEM) for the origin; repeatable.
                          Proxy cells verify upstream with it; before the first run the lab
                          checks the origin's certificate with it and the direct cells'
@@ -130,6 +133,7 @@ Examples:
     json: { type: 'boolean' },
     seed: { type: 'string' },
     'quiet-ms': { type: 'string' },
+    'browser-nice': { type: 'string' },
     'timeout-ms': { type: 'string' },
     alpha: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -225,6 +229,7 @@ Examples:
       runs: lim('runs', 'runs'),
       ...(baselineCell ? { baseline: baselineCell } : {}),
       quietMs: lim('quiet-ms', 'quietMs'),
+      browserNice: lim('browser-nice', 'browserNice'),
       timeoutMs: lim('timeout-ms', 'timeoutMs'),
       alpha: numberFlag(values, 'alpha', LAB_ALPHA.default, LAB_ALPHA.min, LAB_ALPHA.max),
       seed: values.seed !== undefined ? intFlag(values, 'seed', 0, 0, 2 ** 31 - 1) : undefined,
