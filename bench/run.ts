@@ -29,6 +29,7 @@ import { recordingCost, recordingCostText, type RecordingCost } from './scenario
 import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
 import { machineInfo } from './report/machine.js';
 import { FLOOR_VIA } from './report/floor.js';
+import { PAGE_BROWSER_NICE } from './scenarios/page-load.js';
 import { writeReport } from './report/markdown.js';
 import { timelineCostLines } from './report/timeline-cost.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
@@ -105,6 +106,8 @@ const results: {
   rulesMatch?: RulesMatchCost;
   large?: LargeRow[];
   page?: PageResult[];
+  /** The first page again with the browsers at a lower CPU priority (lab --browser-nice): the proxy not queued behind them. */
+  pageNice?: PageResult;
   pageError?: string;
   largeMiB: number;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
@@ -245,6 +248,13 @@ try {
         const page = await pageLoad(dataDir, pageRuns, images, via, log);
         results.page.push(page);
         log(`\n${images} images:\n` + pageTable(page));
+      }
+      // The same lab with the browser at a lower CPU priority (the floor's cells for comparison, not the other peers'):
+      // what the proxy costs when it is not queued behind the browser for a core (lab/cpu-use.ts shows the queueing).
+      if (!quick) {
+        const floorOnly = via.filter((v) => v.name === FLOOR_VIA);
+        results.pageNice = await pageLoad(dataDir, pageRuns, pageImages[0]!, floorOnly, log, PAGE_BROWSER_NICE);
+        log(`\n${pageImages[0]} images, browser at nice ${PAGE_BROWSER_NICE}:\n` + pageTable(results.pageNice));
       }
     } catch (err) {
       results.pageError = (err as Error).message;

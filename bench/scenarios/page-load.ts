@@ -11,10 +11,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../lib/child.js';
 import { fmtRatio, mdTable } from '../lib/stats.js';
+import type { RunCpu } from '../../proxy/src/lab/types.js';
 
 const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
 /** Added latency per response and per new connection on the test site (the page shape issue 17's goals name). */
 export const PAGE_LATENCY_MS = 20;
+/** `--browser-nice` of the bench's second 200-image lab (bench/run.ts): low enough that the proxy is rarely queued behind it. */
+export const PAGE_BROWSER_NICE = 10;
 /** The lab's default per-load timeout, which bounds the whole lab below. */
 const LOAD_TIMEOUT_MS = 60_000;
 
@@ -28,6 +31,11 @@ export interface PageRow {
   p: number;
   /** Protocols the browser saw over the successful runs (from its HARs), e.g. "h2" or "http/1.1". */
   protocols: string;
+  /** Median per run (the lab's `cpu`, Linux): the lab's proxy process's main thread on a core and queued for one; Netlens cells only. */
+  proxyCpuMs?: number;
+  proxyWaitMs?: number;
+  /** The browser's process tree, the same way. */
+  browserCpuMs?: number;
 }
 
 export interface PageResult {
@@ -36,6 +44,8 @@ export interface PageResult {
   cells: PageRow[];
   /** The peers loaded as external proxies, as the lab's probe saw them. */
   via: { name: string; intercepts?: boolean }[];
+  /** `netlens lab --browser-nice`: the browsers ran at this lower CPU priority (absent: the normal one). */
+  browserNice?: number;
 }
 
 /** An external proxy for `netlens lab --via NAME=URL`. */
@@ -49,9 +59,17 @@ export function buildCli(): void {
   execFileSync(process.execPath, [path.join(ROOT_DIR, 'scripts', 'build-cli.mjs')], { cwd: ROOT_DIR, stdio: 'ignore' });
 }
 
-export function pageLoad(dataDir: string, runs: number, images: number, via: ViaPeer[], log: (s: string) => void): Promise<PageResult> {
+export function pageLoad(
+  dataDir: string,
+  runs: number,
+  images: number,
+  via: ViaPeer[],
+  log: (s: string) => void,
+  browserNice = 0,
+): Promise<PageResult> {
   // Each peer's h1 and h2 cells after Netlens's, in the order the table lists them.
   const cells = [...NETLENS_CELLS, ...via.flatMap((v) => [`via-${v.name}+h1`, `via-${v.name}+h2`])];
+  const label = `${images} images${browserNice ? `, browser at nice ${browserNice}` : ''}`;
   const args = [
     path.join(ROOT_DIR, 'bin', 'netlens.js'),
     'lab',
@@ -69,13 +87,14 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
     '--timeout-ms',
     String(LOAD_TIMEOUT_MS),
     ...via.flatMap((v) => ['--via', `${v.name}=${v.url}`]),
+    ...(browserNice ? ['--browser-nice', String(browserNice)] : []),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     // Bounded: every load at most LOAD_TIMEOUT_MS (plus browser start and teardown), killed by PID past that.
     const timer = setTimeout(
       () => {
-        log(`  page load (${images} images): over its time bound, killing the lab (pid ${child.pid})`);
+        log(`  page load (${label}): over its time bound, killing the lab (pid ${child.pid})`);
         if (child.pid) process.kill(child.pid, 'SIGKILL');
       },
       cells.length * runs * (LOAD_TIMEOUT_MS + 10_000) + 60_000,
@@ -87,7 +106,7 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
       err = (err + d.toString()).slice(-4000);
       // Progress lines: "[####…] 3/30 proxy+h2+intercept 1234 ms"
       for (const m of d.toString().matchAll(/\] (\d+\/\d+) (\S+) (\d+ ms|FAILED[^\n]*)/g))
-        log(`  page load (${images} images) ${m[1]} ${m[2]}: ${m[3]}`);
+        log(`  page load (${label}) ${m[1]} ${m[2]}: ${m[3]}`);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -96,13 +115,12 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
         result = JSON.parse(out) as LabJson;
       } catch {
         return reject(
-          new Error(
-            `page load (${images} images): netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`,
-          ),
+          new Error(`page load (${label}): netlens lab exited with ${code} and no result: ${err.trim().split('\n').slice(-3).join(' / ')}`),
         );
       }
       resolve({
         images,
+        ...(browserNice ? { browserNice } : {}),
         browser: result.machine.browser.version,
         via: (result.via ?? []).map((v) => ({ name: v.name, intercepts: v.intercepts })),
         cells: result.cells.map((c) => {
@@ -116,6 +134,9 @@ export function pageLoad(dataDir: string, runs: number, images: number, via: Via
             ratio: c.comparisons.loadMs?.ratio ?? (c.id.startsWith('direct') ? 1 : NaN),
             p: c.comparisons.loadMs?.p ?? NaN,
             protocols: [...new Set(ok.flatMap((r) => Object.keys(r.protocols ?? {})))].join('/'),
+            ...(c.cpu?.proxy?.mainThreadCpuMs !== undefined ? { proxyCpuMs: c.cpu.proxy.mainThreadCpuMs } : {}),
+            ...(c.cpu?.proxy?.mainThreadWaitMs !== undefined ? { proxyWaitMs: c.cpu.proxy.mainThreadWaitMs } : {}),
+            ...(c.cpu?.browser ? { browserCpuMs: c.cpu.browser.cpuMs } : {}),
           };
         }),
       });
@@ -132,12 +153,23 @@ interface LabJson {
     runs: { ok: boolean; protocols?: Record<string, number> }[];
     stats: Record<string, { median: number } | undefined>;
     comparisons: Record<string, { ratio: number; p: number } | undefined>;
+    cpu?: RunCpu;
   }[];
 }
 
 export function pageTable(r: PageResult): string {
   return mdTable(
-    ['cell', 'runs ok', 'median load', 'median TTFB', '× direct (same protocol)', 'p (Mann-Whitney)', 'browser saw'],
+    [
+      'cell',
+      'runs ok',
+      'median load',
+      'median TTFB',
+      '× direct (same protocol)',
+      'p (Mann-Whitney)',
+      'browser saw',
+      'proxy main thread: CPU / queued for a core',
+      'browser CPU',
+    ],
     r.cells.map((c) => [
       c.cell,
       `${c.ok}/${c.runs}`,
@@ -146,6 +178,8 @@ export function pageTable(r: PageResult): string {
       fmtRatio(c.ratio),
       Number.isFinite(c.p) ? c.p.toFixed(3) : '–',
       c.protocols || '–',
+      c.proxyCpuMs !== undefined && c.proxyWaitMs !== undefined ? `${Math.round(c.proxyCpuMs)} / ${Math.round(c.proxyWaitMs)} ms` : '–',
+      c.browserCpuMs !== undefined ? `${Math.round(c.browserCpuMs)} ms` : '–',
     ]),
   );
 }
