@@ -51,6 +51,14 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   );
   await expect(row('proxy+h1+tunnel').getByTestId('lab-no-breakdown')).toContainText('a tunnel hides the requests inside TLS');
 
+  // Who used the CPU per load (lab/cpu-use.ts), under the cells that measured it.
+  await expect(row('proxy+h1+intercept').getByTestId('lab-cpu')).toHaveText(
+    'CPU per load: browser 1850 ms (waited 950 ms for a core) · proxy 182 ms (main thread 122 ms, waited 450 ms for a core) · ' +
+      'test site 50 ms (main thread 31 ms, waited 11 ms for a core)',
+  );
+  await expect(row('direct+h1').getByTestId('lab-cpu')).toContainText('browser 1820 ms');
+  await expect(card.getByTestId('lab-cpu')).toHaveCount(2);
+
   // Naive-relay cells: tagged in both tables, striped in the charts; the others not.
   const mainRow = (cell: string) => page.locator(`[data-testid="lab-table-row"][data-cell="${cell}"]`);
   await expect(mainRow('proxy+h1+intercept+naive+nagle').getByTestId('lab-naive')).toHaveText('naive relay');
@@ -81,6 +89,7 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   expect(html).toContain('<h2>Stalls and where the browser’s time went</h2>');
   expect(html).toContain('189 (184–194)');
   expect(html).toContain('No breakdown: no alignment was made (direct cell)');
+  expect(html).toContain('CPU per load: browser 1850 ms (waited 950 ms for a core) · proxy 182 ms');
   const report = await page.context().newPage();
   await report.goto(`file://${file}`);
   await report.locator('svg.stacked').scrollIntoViewIfNeeded();

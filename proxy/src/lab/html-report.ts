@@ -13,6 +13,7 @@ import { targetLabel } from './history.js';
 import {
   BREAKDOWN_SEGMENTS,
   isNaiveRelay,
+  cpuText,
   matchedText,
   missingBreakdownReason,
   NAIVE_RELAY_NOTE,
@@ -112,7 +113,11 @@ function stallsAndBreakdown(result: LabResult): string {
       ? BREAKDOWN_SEGMENTS.map((s) => `<td class="n">${fmtMs(b.median[s.part])}</td>`).join('') +
         `<td class="n">${esc(matchedText(b))}</td>`
       : `<td colspan="${BREAKDOWN_SEGMENTS.length + 1}" class="missing" data-no-breakdown>${esc(missingBreakdownReason(c))}</td>`;
-    return `<tr><td class="mono">${esc(c.id)}${naiveTag(c)}</td>${stalls}${parts}</tr>`;
+    const cpu = cpuText(c);
+    const cpuRow = cpu
+      ? `\n<tr class="cpu"><td></td><td colspan="${BREAKDOWN_SEGMENTS.length + 3}" class="muted" data-cpu>CPU per load: ${esc(cpu)}</td></tr>`
+      : '';
+    return `<tr><td class="mono">${esc(c.id)}${naiveTag(c)}</td>${stalls}${parts}</tr>${cpuRow}`;
   });
   const stallData = result.cells.flatMap((c) => {
     const s = readStalls(c);
@@ -148,7 +153,9 @@ ${BREAKDOWN_SEGMENTS.map((s) => `<th>${esc(s.label[0].toUpperCase() + s.label.sl
 Stalled (wall clock) = median per run of the time during which at least one connection was stalled (stalls on parallel
 connections that overlap count once). The five parts (docs/timings.md) cut each matched request's browser time: queued in
 the browser, the client leg to the proxy, the proxy's own time, upstream, and the way back; each is the median over the
-cell's aligned runs of the run's median, so their sum is close to, not exactly, a median request's time.</p>
+cell's aligned runs of the run's median, so their sum is close to, not exactly, a median request's time. CPU per load
+(Linux) = median per run of the time each process spent on a core from navigation to network quiet, and how long its main
+thread (all of the browser's threads) waited runnable for one.</p>
 ${naive}
 ${stallChart}
 ${breakdownChart}`;

@@ -6,6 +6,7 @@ import {
   type CellId,
   type LabResult,
   type LabTarget,
+  type RunCpu,
   type RunMeasurement,
 } from '../../src/lab/types.js';
 
@@ -18,6 +19,8 @@ export interface FakeCell {
   stallWallMs?: number[];
   /** Proxy cells: each run's median breakdown (the run is then aligned, 3 of 3 requests matched). */
   breakdown?: AlignmentBreakdown[];
+  /** Each run's CPU use (lab/cpu-use.ts). */
+  cpu?: RunCpu[];
 }
 
 export function fakeResult(
@@ -42,6 +45,7 @@ export function fakeResult(
         requests: 3,
         connections: 1,
         ...(options.withHars ? { browserHar: `har/${stem}.browser.har` } : {}),
+        ...(c.cpu ? { cpu: c.cpu[round] } : {}),
         ...(c.stalls
           ? {
               proxy: {
@@ -143,7 +147,15 @@ const parts = (queue: number, clientLeg: number, proxy: number, upstream: number
  * cell's runs have a stall count but no `stallWallMs`, as in results.json files written before it.
  */
 export const NAGLE_STORY: FakeCell[] = [
-  { cell: 'direct+h1', loadMs: [1600, 1620, 1590, 1610, 1605], ttfbMs: [21, 22, 20, 21, 22] },
+  {
+    cell: 'direct+h1',
+    loadMs: [1600, 1620, 1590, 1610, 1605],
+    ttfbMs: [21, 22, 20, 21, 22],
+    cpu: Array.from({ length: 5 }, (_, i) => ({
+      browser: { cpuMs: 1800 + i * 10, waitMs: 900 },
+      site: { cpuMs: 40, waitMs: 12, mainThreadCpuMs: 30, mainThreadWaitMs: 10 },
+    })),
+  },
   { cell: 'proxy+h1+tunnel', loadMs: [1700, 1690, 1720, 1710, 1705], ttfbMs: [23, 24, 22, 23, 23], stalls: [0, 0, 0, 0, 0] },
   {
     cell: 'proxy+h1+intercept',
@@ -152,6 +164,11 @@ export const NAGLE_STORY: FakeCell[] = [
     stalls: [0, 1, 0, 2, 0],
     stallWallMs: [0, 41, 0, 43, 0],
     breakdown: Array.from({ length: 5 }, (_, i) => parts(2 + i * 0.1, 6, 1.5, 22, 3)),
+    cpu: Array.from({ length: 5 }, (_, i) => ({
+      browser: { cpuMs: 1850, waitMs: 950 },
+      proxy: { cpuMs: 180 + i, waitMs: 600, mainThreadCpuMs: 120 + i, mainThreadWaitMs: 450 },
+      site: { cpuMs: 50, waitMs: 15, mainThreadCpuMs: 31, mainThreadWaitMs: 11 },
+    })),
   },
   {
     cell: 'proxy+h1+intercept+naive',

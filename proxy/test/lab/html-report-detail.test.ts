@@ -45,6 +45,14 @@ describe('HTML report: stalls and breakdown per cell', () => {
     expect(chart).not.toContain('direct+h1');
   });
 
+  it('says who used the CPU per load under each cell that measured it, and nothing for the others', () => {
+    expect(cellsText(html)).toContain(
+      'CPU per load: browser 1850 ms (waited 950 ms for a core) · proxy 182 ms (main thread 122 ms, waited 450 ms for a core) · ' +
+        'test site 50 ms (main thread 31 ms, waited 11 ms for a core)',
+    );
+    expect(html.match(/data-cpu>/g)).toHaveLength(2);
+  });
+
   it('gives the five parts of the breakdown per cell, as a table and a stacked bar with a legend', () => {
     const row = cellsText(detailRow(html, 'proxy+h1+intercept+naive+nagle'));
     expect(row).toMatch(/ 2\.0 ms 6\.0 ms 2\.0 ms 22\.0 ms 44\.0 ms 15\/15 in 5 runs /);

@@ -17,6 +17,14 @@ describe('labDetailRows', () => {
     expect(rows.get('direct+h1')!.stalls).toBeUndefined();
   });
 
+  it('says who used the CPU per load where it was measured', () => {
+    expect(rows.get('direct+h1')!.cpu).toBe(
+      'browser 1820 ms (waited 900 ms for a core) · test site 40 ms (main thread 30 ms, waited 10 ms for a core)',
+    );
+    expect(rows.get('proxy+h1+intercept')!.cpu).toContain('proxy 182 ms (main thread 122 ms, waited 450 ms for a core)');
+    expect(rows.get('proxy+h1+tunnel')!.cpu).toBeUndefined();
+  });
+
   it('gives the five parts in order, scaled to the widest cell, and says why a cell has none', () => {
     const slow = rows.get('proxy+h1+intercept+naive+nagle')!;
     expect(slow.segments!.map((s) => [s.part, s.ms])).toEqual([

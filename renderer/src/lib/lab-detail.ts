@@ -6,6 +6,7 @@ import type { LabResult } from '../../../proxy/src/api/contract';
 import {
   BREAKDOWN_SEGMENTS,
   breakdownTotal,
+  cpuText,
   isNaiveRelay,
   matchedText,
   missingBreakdownReason,
@@ -41,6 +42,8 @@ export interface LabDetailRow {
   /** `matched/browser requests in N runs` (summed over the aligned runs). */
   matched?: string;
   missing?: string;
+  /** Who used the CPU per page load (browser, proxy, test site), in words; undefined when not measured (not Linux, older results). */
+  cpu?: string;
 }
 
 export function labDetailRows(result: LabResult): LabDetailRow[] {
@@ -54,6 +57,8 @@ export function labDetailRows(result: LabResult): LabDetailRow[] {
   return result.cells.map((c) => {
     const b = readBreakdown(c);
     const row: LabDetailRow = { cell: c.id, naive: isNaiveRelay(c) };
+    const cpu = cpuText(c);
+    if (cpu) row.cpu = cpu;
     if (readStalls(c)) {
       row.stalls = stallCountText(c);
       row.stalledMs = stallWallMs(c);

@@ -17,6 +17,15 @@ export function NaiveTag() {
   );
 }
 
+/** Who used the CPU during the cell's loads (lab/cpu-use.ts), under the cell's breakdown. */
+function CpuLine({ text }: { text: string }) {
+  return (
+    <div className="muted" style={{ whiteSpace: 'normal' }} data-testid="lab-cpu">
+      CPU per load: {text}
+    </div>
+  );
+}
+
 export function LabBreakdown({ result }: { result: LabResult }) {
   const rows = useMemo(() => labDetailRows(result), [result]);
   const anyNaive = rows.some((r) => r.naive);
@@ -76,10 +85,12 @@ export function LabBreakdown({ result }: { result: LabResult }) {
                       <span data-testid="lab-breakdown-values">{r.segments.map((s) => `${s.label} ${formatMs(s.ms)}`).join(' · ')}</span>
                       {` — sum ${formatMs(r.total)}; requests matched: ${r.matched}`}
                     </div>
+                    {r.cpu && <CpuLine text={r.cpu} />}
                   </td>
                 ) : (
-                  <td className="wrap muted" data-testid="lab-no-breakdown">
-                    {r.missing}
+                  <td className="wrap muted">
+                    <span data-testid="lab-no-breakdown">{r.missing}</span>
+                    {r.cpu && <CpuLine text={r.cpu} />}
                   </td>
                 )}
               </tr>
@@ -91,7 +102,9 @@ export function LabBreakdown({ result }: { result: LabResult }) {
         Stalls = Nagle/delayed-ACK stalls the proxy’s socket timeline flagged in a run: median per run (fewest–most). Stalled (wall clock) =
         median per run of the time during which at least one connection was stalled; stalls on parallel connections that overlap count once.
         The breakdown cuts each matched request’s browser time into five parts; each part is the median over the cell’s aligned runs of the
-        run’s median, so their sum is close to, not exactly, a median request’s time.
+        run’s median, so their sum is close to, not exactly, a median request’s time. CPU per load (Linux) = median per run of the time each
+        process spent on a core from navigation to network quiet, and how long its main thread (all of the browser’s threads) waited
+        runnable for one: a proxy that waited longer than it ran measured the machine’s contention as much as itself.
       </p>
     </div>
   );
