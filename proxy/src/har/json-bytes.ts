@@ -99,7 +99,7 @@ export class JsonBytes {
    * whole or rounded to thousandths (timings, har/round); V8's number-to-string (shortest round trip) took
    * ~120 ns each, ~3 µs per exchange in a recording proxy's profile, so those two shapes are written digit by
    * digit. For k/1000 with |k| < 1e12 the exact decimal of k/1000 is the only shortest form that reads back as
-   * the same double (any other decimal with ≤ 3 fraction digits is ≥ 0.001 away, far more than the gap between
+   * the same double (any other decimal with at most 3 fraction digits is at least 0.001 away, far more than the gap between
    * doubles there), which is what JavaScript prints; the property test in proxy/test/har/json-bytes.test.ts holds
    * it to JSON.stringify. Anything else takes the generic way.
    */
@@ -132,7 +132,7 @@ export class JsonBytes {
     this.ascii(Number.isFinite(n) ? '' + n : 'null');
   }
 
-  /** The decimal digits of a whole `v` ≥ 0, left-padded with zeros to `width`; room was made by the caller. */
+  /** The decimal digits of a whole `v` >= 0, left-padded with zeros to `width`; room was made by the caller. */
   private digits(v: number, width: number): void {
     let len = 1;
     for (let t = v; t >= 10; t = Math.floor(t / 10)) len++;
