@@ -38,6 +38,13 @@ test('a small lab run completes and shows the comparison table, charts and water
   expect(await page.getByTestId('lab-wf-0-row').count()).toBeGreaterThanOrEqual(7);
   expect(await page.getByTestId('lab-wf-1-row').count()).toBeGreaterThanOrEqual(7);
   await snap(page, 'lab-results');
+  // Who used the CPU per load (Linux: the lab reads the scheduler's accounting): the browser in both cells, the proxy in its own.
+  if (process.platform === 'linux') {
+    const cpu = (cell: string) => page.locator(`[data-breakdown-cell="${cell}"]`).getByTestId('lab-cpu');
+    await expect(cpu('direct+h2')).toContainText(/CPU per load: browser \d+ ms/);
+    await expect(cpu('direct+h2')).not.toContainText('proxy');
+    await expect(cpu('proxy+h2+intercept')).toContainText(/· proxy [\d.]+ ms \(main thread [\d.]+ ms, waited [\d.]+ ms for a core\)/);
+  }
   await page.getByTestId('lab-table').scrollIntoViewIfNeeded();
   await page.getByTestId('lab-wf-0').scrollIntoViewIfNeeded();
   await snap(page, 'lab-waterfalls');
