@@ -19,7 +19,7 @@ import { sendUpstream } from '../upstream/forward.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
-import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
+import { flatFromPairs, getHeader, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
@@ -30,6 +30,8 @@ import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
 import { flushHeadAlone, relayChunks } from './naive-relay.js';
 import { pauseResponse } from '../rules/apply-breakpoint.js';
+import { respondH2 } from './h2-response.js';
+import { relayToH2 } from './h2-relay.js';
 import type { Resumed } from '../rules/breakpoints.js';
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
@@ -115,7 +117,7 @@ function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
       flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
     );
   } else {
-    res.writeHead(up.status, h2HeaderObject(headers));
+    respondH2(res.stream, up.status, headers);
   }
 }
 
@@ -364,8 +366,11 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       complete({ code, message, side: 'upstream' });
     };
     response.body.on('data', (c: Buffer) => resCapture.push(c));
+    // HTTP/2 clients: chunks wait for the end of the loop's turn, so the last one can carry END_STREAM (h2-relay.ts).
+    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream);
     response.body.once('end', () => {
       x.timestamps.responseEnd = performance.now();
+      h2?.flush();
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
       const cut = response.incomplete?.();
       if (cut) upstreamFailed(cut);
@@ -381,6 +386,6 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
     };
     if (naive) relayChunks(response.body, naive);
-    else response.body.pipe(res as NodeJS.WritableStream, { end: false });
+    else if (!h2) response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
 }

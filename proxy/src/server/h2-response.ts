@@ -1,0 +1,42 @@
+/**
+ * The response head to an HTTP/2 client, written on its stream rather than through Node's compatibility
+ * response (Http2ServerResponse.writeHead). The compatibility layer always responds with
+ * `waitForTrailers: true`, so every response ends with a 'wantTrailers' round trip through JavaScript and an
+ * extra empty DATA frame carrying END_STREAM, sent in a TLS record (and syscall) of its own. The proxy never
+ * forwards trailers, so here the last DATA frame carries END_STREAM (or, with no body, the HEADERS frame).
+ *
+ * The compatibility response stays the exchange's handle: the body is still written through it and
+ * `res.end()` still ends it, so its 'finish'/'close' events (emitted when the stream closes) and
+ * `writableFinished` are what they were. Only the head skips it.
+ */
+import http2 from 'node:http2';
+import type { RawHeaders } from '../model.js';
+
+/** RFC 9110 §5.6.2 token, as Node's compatibility layer checks response header names. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Responds on `stream` with `status` and `headers` (hop-by-hop ones already removed). Names are lower-cased and
+ * repeated ones folded into arrays, as h2HeaderObject does; Host is dropped. Node adds Date when there is none,
+ * as the compatibility response did. Throws, like writeHead, on a header HTTP/2 cannot carry; does nothing on a
+ * stream already closed (writeHead's behaviour).
+ */
+export function respondH2(stream: http2.ServerHttp2Stream, status: number, headers: RawHeaders): void {
+  if (stream.destroyed || stream.closed) return;
+  const out: http2.OutgoingHttpHeaders = { ':status': status };
+  for (let i = 0; i < headers.length; i++) {
+    const [k, v] = headers[i]!;
+    const name = k.toLowerCase();
+    if (name === 'host') continue; // a request header; HTTP/2 carries the authority as :authority
+    if (!TOKEN.test(name))
+      throw Object.assign(new Error(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    const prev = out[name];
+    if (prev === undefined) out[name] = v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else out[name] = [prev as string, v];
+  }
+  // No body to come (HEAD, 204, 205, 304): END_STREAM on the HEADERS frame itself (Node would end the stream
+  // after it anyway, with an empty DATA frame).
+  const endStream = (stream as { headRequest?: boolean }).headRequest === true || status === 204 || status === 205 || status === 304;
+  stream.respond(out, { endStream, waitForTrailers: false });
+}

@@ -1,0 +1,171 @@
+/**
+ * How an intercepted HTTP/2 response ends on the client's connection, frame by frame (server/h2-response.ts):
+ * the proxy never forwards trailers, so END_STREAM rides on the last DATA frame (or on HEADERS when there is no
+ * body), never on an extra empty DATA frame sent after a 'wantTrailers' round trip. The client here decrypts
+ * the tunnel itself and hands node:http2 the plaintext through a JavaScript stream, so every frame the proxy
+ * sent is seen.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import type net from 'node:net';
+import { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
+
+const SMALL = 'i'.repeat(1500);
+const LARGE = 3 * 1024 * 1024;
+const dataDir = tempDataDir();
+const ca = loadOrCreateCA(dataDir);
+let origin: Origin;
+let tp: TestProxy;
+
+interface Frame {
+  type: number;
+  flags: number;
+  stream: number;
+  length: number;
+}
+const DATA = 0;
+const HEADERS = 1;
+const END_STREAM = 0x1;
+
+beforeAll(async () => {
+  origin = await httpsOrigin(ca, { h2: true }, (req, res) => {
+    req.resume();
+    const path = req.url ?? '';
+    if (path === '/small') {
+      // On the stream, as most origins answer: END_STREAM on the DATA frame (Node's compatibility response
+      // would end with an empty DATA frame of its own, which the proxy then has to relay as one).
+      const stream = (res as http2.Http2ServerResponse).stream;
+      stream.respond({ ':status': 200, 'content-type': 'image/png', 'content-length': String(SMALL.length) });
+      stream.end(SMALL);
+    } else if (path === '/empty') {
+      res.writeHead(204, {});
+      res.end();
+    } else if (path === '/not-modified') {
+      res.writeHead(304, { etag: '"x"' });
+      res.end();
+    } else if (path === '/large') {
+      const stream = (res as http2.Http2ServerResponse).stream;
+      stream.respond({ ':status': 200, 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let left = LARGE / chunk.length;
+      const more = () => {
+        while (left > 1) {
+          left--;
+          if (!stream.write(chunk)) return void stream.once('drain', more);
+        }
+        stream.end(chunk);
+      };
+      more();
+    } else {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(SMALL.length) });
+      res.end(SMALL); // HEAD: the origin's body is dropped by node:http2
+    }
+  });
+  tp = await testProxy({ dataDir, intercept: true, http2: true, upstreamCA: [ca.certPem] });
+}, 30_000);
+afterAll(async () => {
+  await tp?.stop();
+  await origin?.close();
+});
+
+/** An HTTP/2 session through the proxy's tunnel whose received frames (after TLS) land in `frames`. */
+async function watchedSession(frames: Frame[]): Promise<http2.ClientHttp2Session> {
+  const target = new URL(origin.url);
+  const raw = await new Promise<net.Socket>((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port: tp.proxy.address.port,
+      method: 'CONNECT',
+      path: `${target.hostname}:${target.port}`,
+    });
+    req.on('connect', (_res, s) => resolve(s));
+    req.on('error', reject);
+    req.end();
+  });
+  const secure = tls.connect({ socket: raw, servername: 'localhost', ALPNProtocols: ['h2'], ca: ca.certPem });
+  let pending = Buffer.alloc(0);
+  const plain = new Duplex({
+    read() {},
+    write(chunk: Buffer, _enc, cb) {
+      secure.write(chunk, cb);
+    },
+    final(cb) {
+      secure.end(cb);
+    },
+  });
+  secure.on('data', (chunk: Buffer) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 9) {
+      const length = pending.readUIntBE(0, 3);
+      if (pending.length < 9 + length) break;
+      frames.push({ type: pending[3]!, flags: pending[4]!, stream: pending.readUInt32BE(5) & 0x7fffffff, length });
+      pending = pending.subarray(9 + length);
+    }
+    plain.push(chunk);
+  });
+  secure.on('end', () => plain.push(null));
+  secure.on('error', (err) => plain.destroy(err));
+  await new Promise((ok, fail) => secure.once('secureConnect', ok).once('error', fail));
+  const session = http2.connect(origin.url, { createConnection: () => plain });
+  await new Promise((ok, fail) => session.once('connect', ok).once('error', fail));
+  return session;
+}
+
+function get(s: http2.ClientHttp2Session, path: string, method = 'GET'): Promise<{ id: number; status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const st = s.request({ ':path': path, ':method': method });
+    let status = 0;
+    let bytes = 0;
+    st.on('response', (h) => (status = Number(h[':status'])));
+    st.on('data', (c: Buffer) => (bytes += c.length));
+    st.on('end', () => resolve({ id: st.id!, status, bytes }));
+    st.on('error', reject);
+  });
+}
+
+describe('HTTP/2 response end (intercepted)', () => {
+  it('END_STREAM rides on the last DATA frame or on HEADERS: no empty DATA frame ends a response', async () => {
+    const frames: Frame[] = [];
+    const session = await watchedSession(frames);
+    try {
+      // One at a time, so each response's frames are its own turn of the proxy.
+      const small = await get(session, '/small');
+      const head = await get(session, '/head', 'HEAD');
+      const empty = await get(session, '/empty');
+      const notModified = await get(session, '/not-modified');
+      const large = await get(session, '/large');
+      expect([small.status, head.status, empty.status, notModified.status, large.status]).toEqual([200, 200, 204, 304, 200]);
+      expect([small.bytes, head.bytes, empty.bytes, large.bytes]).toEqual([SMALL.length, 0, 0, LARGE]);
+      const of = (id: number) => frames.filter((f) => f.stream === id && (f.type === DATA || f.type === HEADERS));
+
+      // A small body: HEADERS, then one DATA frame with the whole body and END_STREAM.
+      expect(of(small.id).map((f) => [f.type, f.length, f.flags & END_STREAM])).toEqual([
+        [HEADERS, of(small.id)[0]!.length, 0],
+        [DATA, SMALL.length, END_STREAM],
+      ]);
+      // No body: one HEADERS frame that ends the stream.
+      for (const r of [head, empty, notModified]) {
+        expect(of(r.id).map((f) => [f.type, f.flags & END_STREAM])).toEqual([[HEADERS, END_STREAM]]);
+      }
+      // A large body (with backpressure on the way): every byte arrives and no DATA frame is empty.
+      const data = of(large.id).filter((f) => f.type === DATA);
+      expect(data.reduce((n, f) => n + f.length, 0)).toBe(LARGE);
+      expect(data.filter((f) => f.flags & END_STREAM)).toHaveLength(1);
+      expect(data.every((f) => f.length > 0)).toBe(true);
+    } finally {
+      session.close();
+    }
+    const xs = await tp.waitFor(5);
+    expect(xs.map((x) => [x.request.method, x.response?.status, x.error])).toEqual([
+      ['GET', 200, undefined],
+      ['HEAD', 200, undefined],
+      ['GET', 204, undefined],
+      ['GET', 304, undefined],
+      ['GET', 200, undefined],
+    ]);
+    expect(xs.every((x) => x.timestamps.clientResponseEnd !== undefined)).toBe(true);
+  }, 30_000);
+});
