@@ -38,5 +38,10 @@ export function respondH2(stream: http2.ServerHttp2Stream, status: number, heade
   // No body to come (HEAD, 204, 205, 304): END_STREAM on the HEADERS frame itself (Node would end the stream
   // after it anyway, with an empty DATA frame).
   const endStream = (stream as { headRequest?: boolean }).headRequest === true || status === 204 || status === 205 || status === 304;
+  // Without trailers, Node closes a finished server stream whose request side was never read with an RST_STREAM
+  // (NO_ERROR) from a setImmediate (Http2Stream's kMaybeDestroy), one more frame and turn per exchange; a request
+  // with no body has nothing to read: marked paused, the stream closes when nghttp2 closes it, as with the
+  // compatibility response.
+  if (stream.endAfterHeaders && stream.readableFlowing === null) stream.pause();
   stream.respond(out, { endStream, waitForTrailers: false });
 }
