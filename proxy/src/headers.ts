@@ -18,6 +18,11 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** Whether a lower-cased name is hop-by-hop in itself (names listed in Connection are too: see stripHopByHop). */
+export function isHopByHop(lowerName: string): boolean {
+  return HOP_BY_HOP.has(lowerName);
+}
+
 /** Node's rawHeaders (flat [k, v, k, v]) → pairs. */
 export function pairsFromFlat(flat: string[]): RawHeaders {
   const out: RawHeaders = [];

@@ -22,7 +22,8 @@ export interface H2Relay {
   flush(): void;
 }
 
-export function relayToH2(body: Readable, stream: http2.ServerHttp2Stream): H2Relay {
+/** `onChunk` sees every chunk as it arrives (the body capture): one 'data' listener serves both. */
+export function relayToH2(body: Readable, stream: http2.ServerHttp2Stream, onChunk: (chunk: Buffer) => void): H2Relay {
   let held: Buffer[] = [];
   let scheduled: NodeJS.Immediate | undefined;
   let draining = false;
@@ -52,6 +53,7 @@ export function relayToH2(body: Readable, stream: http2.ServerHttp2Stream): H2Re
     flush();
   };
   body.on('data', (chunk: Buffer) => {
+    onChunk(chunk);
     held.push(chunk);
     scheduled ??= setImmediate(later);
   });

@@ -11,30 +11,24 @@
  */
 import http2 from 'node:http2';
 import type { RawHeaders } from '../model.js';
+import { isHopByHop, stripHopByHop } from '../headers.js';
 
 /** RFC 9110 §5.6.2 token, as Node's compatibility layer checks response header names. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * Responds on `stream` with `status` and `headers` (hop-by-hop ones already removed). Names are lower-cased and
- * repeated ones folded into arrays, as h2HeaderObject does; Host is dropped. Node adds Date when there is none,
- * as the compatibility response did. Throws, like writeHead, on a header HTTP/2 cannot carry; does nothing on a
- * stream already closed (writeHead's behaviour).
+ * Responds on `stream` with `status` and the upstream's `headers` as received: hop-by-hop headers (and names
+ * Connection lists) and pseudo-headers are dropped as stripHopByHop drops them, Content-Length too in a 204
+ * (RFC 9110 §8.6: HTTP/2 clients reset the stream over it). Names are lower-cased and repeated ones folded into
+ * arrays, as h2HeaderObject does; Host is dropped. Node adds Date when there is none, as the compatibility
+ * response did. Throws, like writeHead, on a header HTTP/2 cannot carry; does nothing on a stream already closed
+ * (writeHead's behaviour).
  */
 export function respondH2(stream: http2.ServerHttp2Stream, status: number, headers: RawHeaders): void {
   if (stream.destroyed || stream.closed) return;
-  const out: http2.OutgoingHttpHeaders = { ':status': status };
-  for (let i = 0; i < headers.length; i++) {
-    const [k, v] = headers[i]!;
-    const name = k.toLowerCase();
-    if (name === 'host') continue; // a request header; HTTP/2 carries the authority as :authority
-    if (!TOKEN.test(name))
-      throw Object.assign(new Error(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
-    const prev = out[name];
-    if (prev === undefined) out[name] = v;
-    else if (Array.isArray(prev)) prev.push(v);
-    else out[name] = [prev as string, v];
-  }
+  // One pass, no intermediate lists; a Connection header (rare on responses) may name more hop-by-hop headers,
+  // then the list is stripped first.
+  const out = headerObject(status, headers, false) ?? headerObject(status, stripHopByHop(headers), true);
   // No body to come (HEAD, 204, 205, 304): END_STREAM on the HEADERS frame itself (Node would end the stream
   // after it anyway, with an empty DATA frame).
   const endStream = (stream as { headRequest?: boolean }).headRequest === true || status === 204 || status === 205 || status === 304;
@@ -44,4 +38,26 @@ export function respondH2(stream: http2.ServerHttp2Stream, status: number, heade
   // compatibility response.
   if (stream.endAfterHeaders && stream.readableFlowing === null) stream.pause();
   stream.respond(out, { endStream, waitForTrailers: false });
+}
+
+/** The header object, or undefined when a Connection header is met in a list not stripped yet. */
+function headerObject(status: number, headers: RawHeaders, stripped: boolean): http2.OutgoingHttpHeaders | undefined {
+  const out: http2.OutgoingHttpHeaders = { ':status': status };
+  for (let i = 0; i < headers.length; i++) {
+    const [k, v] = headers[i]!;
+    const name = k.toLowerCase();
+    if (name.charCodeAt(0) === 58 /* ':' */ || isHopByHop(name)) {
+      if (name === 'connection' && !stripped) return undefined;
+      continue;
+    }
+    if (name === 'host') continue; // a request header; HTTP/2 carries the authority as :authority
+    if (status === 204 && name === 'content-length') continue;
+    if (!TOKEN.test(name))
+      throw Object.assign(new Error(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    const prev = out[name];
+    if (prev === undefined) out[name] = v;
+    else if (Array.isArray(prev)) prev.push(v);
+    else out[name] = [prev as string, v];
+  }
+  return out;
 }

@@ -19,7 +19,7 @@ import { sendUpstream } from '../upstream/forward.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
-import { flatFromPairs, getHeader, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
+import { flatFromPairs, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
@@ -95,42 +95,42 @@ function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin
   // the target URI's authority, so the origin sees the host the request is really for.
   // An empty Host (legal when the target has no authority) gets the authority the
   // request travels to too: an HTTP/1.1 client library refuses to send an empty one.
-  const i = pairs.findIndex(([k]) => k.toLowerCase() === 'host');
-  if (i >= 0 && (origin.transport === 'plain' || absoluteForm || pairs[i]![1].trim() === '')) pairs[i] = [pairs[i]![0], url.host];
+  let i = 0;
+  while (i < pairs.length && (pairs[i]![0].length !== 4 || pairs[i]![0].toLowerCase() !== 'host')) i++;
   // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
   // (an HTTP/2 upstream gets it back as :authority).
-  if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
+  if (i === pairs.length) pairs.unshift(['Host', url.host]);
+  else if (origin.transport === 'plain' || absoluteForm || pairs[i]![1].trim() === '') pairs[i] = [pairs[i]![0], url.host];
   return pairs;
 }
 
 /** Writes the upstream response head to the client leg, in the client's protocol. */
 function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
+  // HTTP/2: on the stream, without the compatibility response's trailers round trip (h2-response.ts strips too).
+  if (!(res instanceof http.ServerResponse)) return respondH2(res.stream, up.status, up.headers);
   let headers = stripHopByHop(up.headers);
   // RFC 9110 §8.6: a server MUST NOT send Content-Length in a 204 (HTTP/2 clients reset the stream over it).
   if (up.status === 204) headers = headers.filter(([k]) => k.length !== 14 || k.toLowerCase() !== 'content-length');
-  if (res instanceof http.ServerResponse) {
-    // Node would add its own Date; the origin's (or none) is what the client must see.
-    res.sendDate = false;
-    res.writeHead(
-      up.status,
-      up.statusText || http.STATUS_CODES[up.status] || '',
-      flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
-    );
-  } else {
-    respondH2(res.stream, up.status, headers);
-  }
+  // Node would add its own Date; the origin's (or none) is what the client must see.
+  res.sendDate = false;
+  res.writeHead(
+    up.status,
+    up.statusText || http.STATUS_CODES[up.status] || '',
+    flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
+  );
 }
 
 export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, origin: RequestOrigin): Promise<void> {
   const start = performance.now();
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
   const target = targetUrl(req, origin);
+  const protocol = clientProtocol(req);
   const x = newExchangeRecord(ctx, {
     origin,
     start,
     method: req.method ?? 'GET',
     url: typeof target === 'string' ? (req.url ?? '') : target.href,
-    httpVersion: clientProtocol(req),
+    httpVersion: protocol,
     headers: pairsFromFlat(req.rawHeaders),
   });
   // HTTP/2: the stream's frames on the client lane (timeline/h2-hooks.ts), tagged with this exchange.
@@ -188,8 +188,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Made with the first chunk sent upstream: most requests have no body, and their record keeps the empty one it was made with.
   let reqCapture: BodyCapturer | undefined;
   const requestBody = () => reqCapture?.result() ?? x.request.body;
-  const hasBody =
-    clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
+  const hasBody = protocol === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
   if (!hasBody) markRequestEnd();
   else req.once('end', markRequestEnd);
@@ -210,7 +209,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.
   let body = hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null;
-  if (body && clientProtocol(req) === 'h2') {
+  if (body && protocol === 'h2') {
     // Node's HTTP/2 compatibility layer *ends* the request body when the stream is reset
     // (e.g. nghttp2 found DATA longer or shorter than content-length): forwarded as is, the
     // origin would process a cut-short request the client saw fail. Make the reset an error.
@@ -264,7 +263,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     }
     // A failure retrying cannot fix gets a 502 naming it; the rest close the connection or stream, which browsers retry.
     const unread = x.timestamps.clientRequestEnd === undefined;
-    if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, clientProtocol(req), code, message, unread)) {
+    if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, protocol, code, message, unread)) {
       x.timestamps.clientResponseHeaders = performance.now();
       if (unread) req.resume();
     } else {
@@ -286,7 +285,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up.abort();
     x.request.body = requestBody();
     const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the response was not forwarded`;
-    if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false))
+    if (answerBadGateway(res, x, protocol, ErrorCodes.BREAKPOINT_ABORTED, message, false))
       x.timestamps.clientResponseHeaders = performance.now();
     else endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
@@ -365,9 +364,10 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
     };
-    response.body.on('data', (c: Buffer) => resCapture.push(c));
+    const capture = (c: Buffer) => resCapture.push(c);
     // HTTP/2 clients: chunks wait for the end of the loop's turn, so the last one can carry END_STREAM (h2-relay.ts).
-    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream);
+    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream, capture);
+    if (!h2) response.body.on('data', capture);
     response.body.once('end', () => {
       x.timestamps.responseEnd = performance.now();
       h2?.flush();
