@@ -33,12 +33,21 @@ const TRICKY = [
   'lone low \udc00 surrogate',
   'reversed pair \udc00\ud800',
   '</script>',
-  // Around JsonBytes' SHORT (48): copied char by char up to it, through JSON.stringify past it.
+  // Around JsonBytes' SHORT (48): copied char by char up to it; past it, plain ASCII in one latin1 write, the rest
+  // through JSON.stringify (every character it escapes, DEL, non-ASCII, past the first 48).
   'w'.repeat(47) + '"',
   'x'.repeat(48),
   'y'.repeat(49),
   'é'.repeat(48),
   'z'.repeat(200) + '\u0000',
+  ' !#$%&()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+  'q'.repeat(60) + '"',
+  'q'.repeat(60) + '\\',
+  'q'.repeat(60) + '\u001f',
+  'q'.repeat(60) + '\u007f',
+  'q'.repeat(60) + '\u00ff',
+  'q'.repeat(60) + '\u2028',
+  'q'.repeat(60) + '\ud800',
 ];
 
 describe('entryLine', () => {
