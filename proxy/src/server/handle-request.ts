@@ -235,15 +235,17 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   if (ruled?.handled) return void res.off('close', onClientClose);
 
   try {
+    const sentBody = ruled ? ruled.body : body;
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: ruled ? ruled.url : target,
       headers: (ruled?.headers ?? noEdit)(
         requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
       ),
-      ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
-      body: ruled ? ruled.body : body,
-      onBodyChunk: (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c),
+      path: isAsteriskForm(req, origin) ? '*' : undefined,
+      body: sentBody,
+      // Only a body has chunks (most requests have none: no closure for them).
+      onBodyChunk: sentBody ? (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c) : undefined,
       timestamps: x.timestamps,
       exchangeId: x.id,
       timeoutMs: ctx.options.upstreamTimeoutMs,
