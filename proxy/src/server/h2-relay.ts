@@ -17,45 +17,60 @@
 import type http2 from 'node:http2';
 import type { Readable } from 'node:stream';
 
-export interface H2Relay {
-  /** Writes the chunks still held back (call right before ending the response, in the same tick). */
-  flush(): void;
-}
+/**
+ * One per HTTP/2 response (a class: its state is one object, and the 'data' listener its only closure). Start it
+ * with `relayToH2`.
+ */
+export class H2Relay {
+  /** Chunks held back until the end of this turn of the loop (most responses: one). */
+  private held: Buffer[] | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
+  private draining = false;
 
-/** `onChunk` sees every chunk as it arrives (the body capture): one 'data' listener serves both. */
-export function relayToH2(body: Readable, stream: http2.ServerHttp2Stream, onChunk: (chunk: Buffer) => void): H2Relay {
-  let held: Buffer[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
-  let draining = false;
-  const resume = () => {
-    draining = false;
-    body.resume();
+  constructor(
+    private readonly body: Readable,
+    private readonly stream: http2.ServerHttp2Stream,
+    private readonly capture: { push(chunk: Buffer): void },
+  ) {}
+
+  readonly onData = (chunk: Buffer): void => {
+    this.capture.push(chunk);
+    if (this.held === undefined) this.held = [chunk];
+    else this.held.push(chunk);
+    this.scheduled ??= setImmediate(flushLater, this);
   };
-  const flush = () => {
-    if (scheduled !== undefined) {
-      clearImmediate(scheduled);
-      scheduled = undefined;
+
+  /** Writes the chunks still held back (call right before ending the response, in the same tick). */
+  flush(): void {
+    if (this.scheduled !== undefined) {
+      clearImmediate(this.scheduled);
+      this.scheduled = undefined;
     }
-    if (held.length === 0) return;
-    const chunks = held;
-    held = [];
+    const chunks = this.held;
+    if (chunks === undefined) return;
+    this.held = undefined;
+    const stream = this.stream;
     if (stream.destroyed) return;
     let ok = true;
     for (let i = 0; i < chunks.length; i++) ok = stream.write(chunks[i]!);
-    if (!ok && !draining) {
-      draining = true;
-      body.pause();
-      stream.once('drain', resume);
+    if (!ok && !this.draining) {
+      this.draining = true;
+      this.body.pause();
+      stream.once('drain', () => {
+        this.draining = false;
+        this.body.resume();
+      });
     }
-  };
-  const later = () => {
-    scheduled = undefined;
-    flush();
-  };
-  body.on('data', (chunk: Buffer) => {
-    onChunk(chunk);
-    held.push(chunk);
-    scheduled ??= setImmediate(later);
-  });
-  return { flush };
+  }
+}
+
+function flushLater(relay: H2Relay): void {
+  relay.flush();
+}
+
+/** `capture` gets every chunk as it arrives (the body capture): one 'data' listener serves both. */
+export function relayToH2(body: Readable, stream: http2.ServerHttp2Stream, capture: { push(chunk: Buffer): void }): H2Relay {
+  const relay = new H2Relay(body, stream, capture);
+  body.on('data', relay.onData);
+  return relay;
 }

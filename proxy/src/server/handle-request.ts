@@ -204,7 +204,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       responseGone?.();
     }
   };
-  res.once('close', onClientClose);
+  res.on('close', onClientClose);
 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.
@@ -366,11 +366,12 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
     };
-    const capture = (c: Buffer) => resCapture.push(c);
     // HTTP/2 clients: chunks wait for the end of the loop's turn, so the last one can carry END_STREAM (h2-relay.ts).
-    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream, capture);
-    if (!h2) response.body.on('data', capture);
-    response.body.once('end', () => {
+    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream, resCapture);
+    if (!h2) response.body.on('data', (c: Buffer) => resCapture.push(c));
+    // `on`, not `once`, for events that come once ('end', 'finish') or end the exchange ('error'): `once` wraps
+    // each listener (two more objects per listener and exchange), and `complete` runs once anyway.
+    response.body.on('end', () => {
       x.timestamps.responseEnd = performance.now();
       h2?.flush();
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
@@ -378,8 +379,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       if (cut) upstreamFailed(cut);
       else res.end();
     });
-    response.body.once('error', upstreamFailed);
-    res.once('finish', () => {
+    response.body.on('error', upstreamFailed);
+    res.on('finish', () => {
       x.timestamps.clientResponseEnd = performance.now();
       complete();
     });
