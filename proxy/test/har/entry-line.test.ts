@@ -11,6 +11,7 @@ import { entryLine } from '../../src/har/entry-line.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { entryRecord } from '../../src/har/journal.js';
 import { body, makeExchange } from './make-exchange.js';
+import { JsonBytes } from '../../src/har/json-bytes.js';
 
 const generic = (x: Exchange, pageref?: string) => JSON.stringify(entryRecord(exchangeToEntry(x, { pageref })));
 
@@ -209,5 +210,22 @@ describe('entryLine', () => {
     (z as { clientProtocol?: string }).clientProtocol = undefined;
     (z as { id?: string }).id = undefined;
     expectSame(z);
+  });
+});
+
+describe('JsonBytes.num', () => {
+  it('writes what JSON.stringify writes: integers as digits (no string), other numbers as before', () => {
+    const numbers = [0, -0, 1, 9, 10, 99, 100, 101, -1, -9, -10, 1234567, 2147483647, -2147483647, -2147483648, 2147483648];
+    numbers.push(1795669038653, 1e21, 1.5, -0.001, 12.345, 5e-7, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER);
+    const o = new JsonBytes(16); // small: makes it grow mid-number
+    for (const n of numbers) {
+      o.reset();
+      o.byte(91);
+      o.num(n);
+      o.byte(44);
+      o.num(n);
+      o.byte(93);
+      expect(o.bytes().toString('latin1'), String(n)).toBe(JSON.stringify([n, n]));
+    }
   });
 });
