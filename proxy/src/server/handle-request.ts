@@ -366,14 +366,14 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
     };
-    // HTTP/2 clients: chunks wait for the end of the loop's turn, so the last one can carry END_STREAM (h2-relay.ts).
-    const h2 = res instanceof http.ServerResponse ? undefined : relayToH2(response.body, res.stream, resCapture);
-    if (!h2) response.body.on('data', (c: Buffer) => resCapture.push(c));
+    // HTTP/2 clients: one listener writes to the stream and feeds the capture (h2-relay.ts).
+    const h2 = !(res instanceof http.ServerResponse);
+    if (h2) relayToH2(response.body, res.stream, resCapture);
+    else response.body.on('data', (c: Buffer) => resCapture.push(c));
     // `on`, not `once`, for events that come once ('end', 'finish') or end the exchange ('error'): `once` wraps
     // each listener (two more objects per listener and exchange), and `complete` runs once anyway.
     response.body.on('end', () => {
       x.timestamps.responseEnd = performance.now();
-      h2?.flush();
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
       const cut = response.incomplete?.();
       if (cut) upstreamFailed(cut);
