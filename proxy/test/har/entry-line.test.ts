@@ -214,7 +214,7 @@ describe('entryLine', () => {
 });
 
 describe('JsonBytes.num', () => {
-  it('writes what JSON.stringify writes: integers as digits (no string), other numbers as before', () => {
+  it('writes what JSON.stringify writes for integers, fractions and non-finite numbers', () => {
     const numbers = [0, -0, 1, 9, 10, 99, 100, 101, -1, -9, -10, 1234567, 2147483647, -2147483647, -2147483648, 2147483648];
     numbers.push(1795669038653, 1e21, 1.5, -0.001, 12.345, 5e-7, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER);
     const o = new JsonBytes(16); // small: makes it grow mid-number
