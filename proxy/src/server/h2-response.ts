@@ -1,13 +1,14 @@
 /**
  * The response head to an HTTP/2 client, written on its stream rather than through Node's compatibility
  * response (Http2ServerResponse.writeHead). The compatibility layer always responds with
- * `waitForTrailers: true`, so every response ends with a 'wantTrailers' round trip through JavaScript and an
- * extra empty DATA frame carrying END_STREAM, sent in a TLS record (and syscall) of its own. The proxy never
- * forwards trailers, so here the last DATA frame carries END_STREAM (or, with no body, the HEADERS frame).
+ * `waitForTrailers: true`: every response then ends with a 'wantTrailers' event, a sendTrailers call with no
+ * trailers and an empty DATA frame with END_STREAM. The proxy never forwards trailers, so here the stream ends
+ * as nghttp2 ends it: on the last DATA frame when the end is known by then, on an empty one otherwise, and on the
+ * HEADERS frame when there is no body.
  *
- * The compatibility response stays the exchange's handle: the body is still written through it and
+ * The compatibility response stays the exchange's handle: the body goes to the stream (h2-relay.ts) and
  * `res.end()` still ends it, so its 'finish'/'close' events (emitted when the stream closes) and
- * `writableFinished` are what they were. Only the head skips it.
+ * `writableFinished` are what they were. Only the head and the body's writes skip it.
  */
 import http2 from 'node:http2';
 import type { RawHeaders } from '../model.js';
