@@ -18,10 +18,17 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** Whether a lower-cased name is hop-by-hop in itself (names listed in Connection are too: see stripHopByHop). */
+export function isHopByHop(lowerName: string): boolean {
+  return HOP_BY_HOP.has(lowerName);
+}
+
 /** Node's rawHeaders (flat [k, v, k, v]) → pairs. */
 export function pairsFromFlat(flat: string[]): RawHeaders {
-  const out: RawHeaders = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  // Sized once: every request's headers pass here (pushing grew the array, a copy each time).
+  const n = flat.length >> 1;
+  const out: RawHeaders = new Array<[string, string]>(n);
+  for (let i = 0; i < n; i++) out[i] = [flat[2 * i]!, flat[2 * i + 1]!];
   return out;
 }
 
@@ -33,10 +40,11 @@ export function flatFromPairs(pairs: RawHeaders): string[] {
 }
 
 /** Names listed in Connection (e.g. `Connection: close, X-Foo`) are hop-by-hop too. */
-function connectionTokens(headers: RawHeaders, lowerNames: string[]): Set<string> | undefined {
+function connectionTokens(headers: RawHeaders): Set<string> | undefined {
   let tokens: Set<string> | undefined;
   for (let i = 0; i < headers.length; i++) {
-    if (lowerNames[i] !== 'connection') continue;
+    const name = headers[i]![0];
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
     tokens ??= new Set();
     for (const t of headers[i]![1].split(',')) tokens.add(t.trim().toLowerCase());
   }
@@ -49,16 +57,15 @@ export interface StripOptions {
 }
 
 /** Removes hop-by-hop headers and HTTP/2 pseudo-headers; keeps everything else in order. */
-export function stripHopByHop(headers: RawHeaders, opts: StripOptions = {}): RawHeaders {
-  // Runs twice per exchange: names are lower-cased once, and the Connection
-  // header (rare on keep-alive traffic) is only parsed when present.
-  const lower = headers.map(([k]) => k.toLowerCase());
-  const listed = connectionTokens(headers, lower);
+export function stripHopByHop(headers: RawHeaders, opts?: StripOptions): RawHeaders {
+  // Runs on every exchange: no list of lower-cased names is made (a lower-case name, as all HTTP/2 ones, is
+  // its own toLowerCase), and the Connection header (rare on keep-alive traffic) is only parsed when present.
+  const listed = connectionTokens(headers);
   const out: RawHeaders = [];
   for (let i = 0; i < headers.length; i++) {
-    const name = lower[i]!;
+    const name = headers[i]![0].toLowerCase();
     if (name.charCodeAt(0) === 58 /* ':' */) continue;
-    const keep = (opts.keepUpgrade && (name === 'upgrade' || name === 'connection')) || (!HOP_BY_HOP.has(name) && !listed?.has(name));
+    const keep = (opts?.keepUpgrade && (name === 'upgrade' || name === 'connection')) || (!HOP_BY_HOP.has(name) && !listed?.has(name));
     if (keep) out.push(headers[i]!);
   }
   return out;

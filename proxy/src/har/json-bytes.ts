@@ -14,8 +14,15 @@
 export class NotPlain extends Error {}
 export const NOT_PLAIN = new NotPlain('not a plain value');
 
-/** Strings longer than this skip the char-by-char copy: JSON.stringify's scan runs in C++ and wins on long text. */
+/**
+ * Strings longer than this skip the char-by-char copy: a regular expression checks them in one native scan and,
+ * plain ASCII (most: user agents, accept lists, base64 bodies), they are written with one latin1 write; the rest
+ * go through JSON.stringify. Half the time of JSON.stringify plus a UTF-8 write on a 110-char user agent, and no
+ * string made per value (the escaped copy was garbage for the young-generation GC on every long header).
+ */
 const SHORT = 48;
+/** A character JSON.stringify escapes (controls, quote, backslash) or that is not ASCII (UTF-8, lone surrogates). */
+const NOT_PLAIN_ASCII = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
 
 export class JsonBytes {
   buf: Buffer;
@@ -73,8 +80,15 @@ export class JsonBytes {
     if (typeof s !== 'string') throw NOT_PLAIN;
     const n = s.length;
     if (n > SHORT) {
-      this.text(JSON.stringify(s));
-      return -1;
+      if (NOT_PLAIN_ASCII.test(s)) {
+        this.text(JSON.stringify(s));
+        return -1;
+      }
+      if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
+      this.buf[this.pos++] = 34;
+      this.pos += this.buf.write(s, this.pos, 'latin1');
+      this.buf[this.pos++] = 34;
+      return n;
     }
     if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
     const b = this.buf;

@@ -23,7 +23,13 @@ export interface RequestOrigin {
 /** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
 export function endClient(req: ClientRequest, res: ClientResponse): void {
   if ('stream' in req && req.stream) {
-    if (!req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    const stream = req.stream;
+    if (stream.destroyed) return;
+    // After a head sent without trailers (h2-response.ts), close() would end the writable side first, and Node
+    // flushes that END_STREAM before the RST_STREAM: the client would take a cut-off body as complete.
+    // destroy() resets the stream (INTERNAL_ERROR too) without ending it.
+    if (stream.headersSent) stream.destroy(new Error('The proxy reset the client stream: the response could not be completed'));
+    else stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
   } else {
     (res as http.ServerResponse).socket?.destroy();
   }

@@ -19,7 +19,7 @@ import { sendUpstream } from '../upstream/forward.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import { BodyCapturer } from './body-capture.js';
 import { emitRequest, finishExchange, newExchangeRecord } from './exchange-record.js';
-import { flatFromPairs, getHeader, h2HeaderObject, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
+import { flatFromPairs, hasRequestBody, pairsFromFlat, stripHopByHop } from '../headers.js';
 import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
@@ -30,6 +30,8 @@ import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
 import { flushHeadAlone, relayChunks } from './naive-relay.js';
 import { pauseResponse } from '../rules/apply-breakpoint.js';
+import { respondH2 } from './h2-response.js';
+import { relayToH2 } from './h2-relay.js';
 import type { Resumed } from '../rules/breakpoints.js';
 
 function clientProtocol(req: ClientRequest): HttpProtocol {
@@ -93,42 +95,42 @@ function requestHeadersFor(received: RawHeaders, url: URL, origin: RequestOrigin
   // the target URI's authority, so the origin sees the host the request is really for.
   // An empty Host (legal when the target has no authority) gets the authority the
   // request travels to too: an HTTP/1.1 client library refuses to send an empty one.
-  const i = pairs.findIndex(([k]) => k.toLowerCase() === 'host');
-  if (i >= 0 && (origin.transport === 'plain' || absoluteForm || pairs[i]![1].trim() === '')) pairs[i] = [pairs[i]![0], url.host];
+  let i = 0;
+  while (i < pairs.length && (pairs[i]![0].length !== 4 || pairs[i]![0].toLowerCase() !== 'host')) i++;
   // HTTP/2 clients send :authority instead of Host; an HTTP/1.1 upstream needs Host
   // (an HTTP/2 upstream gets it back as :authority).
-  if (!getHeader(pairs, 'host')) pairs.unshift(['Host', url.host]);
+  if (i === pairs.length) pairs.unshift(['Host', url.host]);
+  else if (origin.transport === 'plain' || absoluteForm || pairs[i]![1].trim() === '') pairs[i] = [pairs[i]![0], url.host];
   return pairs;
 }
 
 /** Writes the upstream response head to the client leg, in the client's protocol. */
 function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
+  // HTTP/2: on the stream, without the compatibility response's trailers round trip (h2-response.ts strips too).
+  if (!(res instanceof http.ServerResponse)) return respondH2(res.stream, up.status, up.headers);
   let headers = stripHopByHop(up.headers);
   // RFC 9110 §8.6: a server MUST NOT send Content-Length in a 204 (HTTP/2 clients reset the stream over it).
   if (up.status === 204) headers = headers.filter(([k]) => k.length !== 14 || k.toLowerCase() !== 'content-length');
-  if (res instanceof http.ServerResponse) {
-    // Node would add its own Date; the origin's (or none) is what the client must see.
-    res.sendDate = false;
-    res.writeHead(
-      up.status,
-      up.statusText || http.STATUS_CODES[up.status] || '',
-      flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
-    );
-  } else {
-    res.writeHead(up.status, h2HeaderObject(headers));
-  }
+  // Node would add its own Date; the origin's (or none) is what the client must see.
+  res.sendDate = false;
+  res.writeHead(
+    up.status,
+    up.statusText || http.STATUS_CODES[up.status] || '',
+    flatFromPairs(headers) as unknown as http.OutgoingHttpHeaders,
+  );
 }
 
 export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, origin: RequestOrigin): Promise<void> {
   const start = performance.now();
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
   const target = targetUrl(req, origin);
+  const protocol = clientProtocol(req);
   const x = newExchangeRecord(ctx, {
     origin,
     start,
     method: req.method ?? 'GET',
     url: typeof target === 'string' ? (req.url ?? '') : target.href,
-    httpVersion: clientProtocol(req),
+    httpVersion: protocol,
     headers: pairsFromFlat(req.rawHeaders),
   });
   // HTTP/2: the stream's frames on the client lane (timeline/h2-hooks.ts), tagged with this exchange.
@@ -186,8 +188,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Made with the first chunk sent upstream: most requests have no body, and their record keeps the empty one it was made with.
   let reqCapture: BodyCapturer | undefined;
   const requestBody = () => reqCapture?.result() ?? x.request.body;
-  const hasBody =
-    clientProtocol(req) === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
+  const hasBody = protocol === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
   if (!hasBody) markRequestEnd();
   else req.once('end', markRequestEnd);
@@ -203,12 +204,12 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       responseGone?.();
     }
   };
-  res.once('close', onClientClose);
+  res.on('close', onClientClose);
 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.
   let body = hasBody ? (req as NodeJS.ReadableStream as import('node:stream').Readable) : null;
-  if (body && clientProtocol(req) === 'h2') {
+  if (body && protocol === 'h2') {
     // Node's HTTP/2 compatibility layer *ends* the request body when the stream is reset
     // (e.g. nghttp2 found DATA longer or shorter than content-length): forwarded as is, the
     // origin would process a cut-short request the client saw fail. Make the reset an error.
@@ -234,15 +235,17 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   if (ruled?.handled) return void res.off('close', onClientClose);
 
   try {
+    const sentBody = ruled ? ruled.body : body;
     up = await sendUpstream(ctx.pool, {
       method: x.request.method,
       url: ruled ? ruled.url : target,
       headers: (ruled?.headers ?? noEdit)(
         requestHeadersFor(x.request.headers, target, origin, /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')),
       ),
-      ...(isAsteriskForm(req, origin) ? { path: '*' } : {}),
-      body: ruled ? ruled.body : body,
-      onBodyChunk: (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c),
+      path: isAsteriskForm(req, origin) ? '*' : undefined,
+      body: sentBody,
+      // Only a body has chunks (most requests have none: no closure for them).
+      onBodyChunk: sentBody ? (c) => (reqCapture ??= new BodyCapturer(ctx.options.bodyCaptureLimit)).push(c) : undefined,
       timestamps: x.timestamps,
       exchangeId: x.id,
       timeoutMs: ctx.options.upstreamTimeoutMs,
@@ -262,7 +265,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     }
     // A failure retrying cannot fix gets a 502 naming it; the rest close the connection or stream, which browsers retry.
     const unread = x.timestamps.clientRequestEnd === undefined;
-    if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, clientProtocol(req), code, message, unread)) {
+    if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, protocol, code, message, unread)) {
       x.timestamps.clientResponseHeaders = performance.now();
       if (unread) req.resume();
     } else {
@@ -284,7 +287,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     up.abort();
     x.request.body = requestBody();
     const message = `Aborted at a breakpoint (rule "${x.rules?.at(-1)?.name ?? x.rules?.at(-1)?.id}"): the response was not forwarded`;
-    if (answerBadGateway(res, x, clientProtocol(req), ErrorCodes.BREAKPOINT_ABORTED, message, false))
+    if (answerBadGateway(res, x, protocol, ErrorCodes.BREAKPOINT_ABORTED, message, false))
       x.timestamps.clientResponseHeaders = performance.now();
     else endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
@@ -363,16 +366,21 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       endClient(req, res);
       complete({ code, message, side: 'upstream' });
     };
-    response.body.on('data', (c: Buffer) => resCapture.push(c));
-    response.body.once('end', () => {
+    // HTTP/2 clients: one listener writes to the stream and feeds the capture (h2-relay.ts).
+    const h2 = !(res instanceof http.ServerResponse);
+    if (h2) relayToH2(response.body, res.stream, resCapture);
+    else response.body.on('data', (c: Buffer) => resCapture.push(c));
+    // `on`, not `once`, for events that come once ('end', 'finish') or end the exchange ('error'): `once` wraps
+    // each listener (two more objects per listener and exchange), and `complete` runs once anyway.
+    response.body.on('end', () => {
       x.timestamps.responseEnd = performance.now();
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
       const cut = response.incomplete?.();
       if (cut) upstreamFailed(cut);
       else res.end();
     });
-    response.body.once('error', upstreamFailed);
-    res.once('finish', () => {
+    response.body.on('error', upstreamFailed);
+    res.on('finish', () => {
       x.timestamps.clientResponseEnd = performance.now();
       complete();
     });
@@ -381,6 +389,6 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
     };
     if (naive) relayChunks(response.body, naive);
-    else response.body.pipe(res as NodeJS.WritableStream, { end: false });
+    else if (!h2) response.body.pipe(res as NodeJS.WritableStream, { end: false });
   });
 }

@@ -95,17 +95,20 @@ function sendOnce(pool: UpstreamPool, req: UpstreamRequest): Promise<UpstreamRes
   const secure = url.protocol === 'https:' || url.protocol === 'wss:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (secure ? 443 : 80);
-  const h1 = (tls: boolean) => (req.path === '*' ? sendAsteriskH1(pool, req, tls, host, port) : sendH1(pool, req, tls, host, port));
-  if (!secure) return h1(false);
+  if (!secure) return sendHttp1(pool, req, false, host, port);
   // Known origins (every request after the first) go straight on, without waiting a turn for the probe.
   const known = pool.knownProtocol(host, port);
-  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : h1(true);
+  if (known) return known === 'h2' ? sendH2(pool, req, host, port) : sendHttp1(pool, req, true, host, port);
   return pool.protocolFor(host, port, host).then((p) => {
     // The probe took a while: the client may have gone meanwhile.
     const gone = abortedBody(req);
     if (gone) throw gone;
-    return p === 'h2' ? sendH2(pool, req, host, port) : h1(true);
+    return p === 'h2' ? sendH2(pool, req, host, port) : sendHttp1(pool, req, true, host, port);
   });
+}
+
+function sendHttp1(pool: UpstreamPool, req: UpstreamRequest, tls: boolean, host: string, port: number): Promise<UpstreamResponse> {
+  return req.path === '*' ? sendAsteriskH1(pool, req, tls, host, port) : sendH1(pool, req, tls, host, port);
 }
 
 function refusedStream(): Error {

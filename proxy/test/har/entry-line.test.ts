@@ -11,6 +11,7 @@ import { entryLine } from '../../src/har/entry-line.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { entryRecord } from '../../src/har/journal.js';
 import { body, makeExchange } from './make-exchange.js';
+import { JsonBytes } from '../../src/har/json-bytes.js';
 
 const generic = (x: Exchange, pageref?: string) => JSON.stringify(entryRecord(exchangeToEntry(x, { pageref })));
 
@@ -33,12 +34,21 @@ const TRICKY = [
   'lone low \udc00 surrogate',
   'reversed pair \udc00\ud800',
   '</script>',
-  // Around JsonBytes' SHORT (48): copied char by char up to it, through JSON.stringify past it.
+  // Around JsonBytes' SHORT (48): copied char by char up to it; past it, plain ASCII in one latin1 write, the rest
+  // through JSON.stringify (every character it escapes, DEL, non-ASCII, past the first 48).
   'w'.repeat(47) + '"',
   'x'.repeat(48),
   'y'.repeat(49),
   'é'.repeat(48),
   'z'.repeat(200) + '\u0000',
+  ' !#$%&()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+  'q'.repeat(60) + '"',
+  'q'.repeat(60) + '\\',
+  'q'.repeat(60) + '\u001f',
+  'q'.repeat(60) + '\u007f',
+  'q'.repeat(60) + '\u00ff',
+  'q'.repeat(60) + '\u2028',
+  'q'.repeat(60) + '\ud800',
 ];
 
 describe('entryLine', () => {
@@ -200,5 +210,22 @@ describe('entryLine', () => {
     (z as { clientProtocol?: string }).clientProtocol = undefined;
     (z as { id?: string }).id = undefined;
     expectSame(z);
+  });
+});
+
+describe('JsonBytes.num', () => {
+  it('writes what JSON.stringify writes for integers, fractions and non-finite numbers', () => {
+    const numbers = [0, -0, 1, 9, 10, 99, 100, 101, -1, -9, -10, 1234567, 2147483647, -2147483647, -2147483648, 2147483648];
+    numbers.push(1795669038653, 1e21, 1.5, -0.001, 12.345, 5e-7, NaN, Infinity, -Infinity, Number.MAX_SAFE_INTEGER);
+    const o = new JsonBytes(16); // small: makes it grow mid-number
+    for (const n of numbers) {
+      o.reset();
+      o.byte(91);
+      o.num(n);
+      o.byte(44);
+      o.num(n);
+      o.byte(93);
+      expect(o.bytes().toString('latin1'), String(n)).toBe(JSON.stringify([n, n]));
+    }
   });
 });
