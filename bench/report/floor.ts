@@ -28,3 +28,29 @@ export function floorTtfbText(page: PageResult, netlensRatio: number): string {
   const ours = fmtRatio(netlensRatio / ratio);
   return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${ours} the floor`;
 }
+
+/**
+ * What to add to a page-load goal that is not met (interception over the blind tunnel, `netlensRatio`): the floor's
+ * page load through its own proxy against the same tunnel, and how much more the intercepting proxy's main thread ran
+ * per load than the tunnel's (the lab's CPU accounting): when the extra load time is about that CPU, the proxy's
+ * work sits on the page's critical path. Empty when neither was measured.
+ */
+export function floorLoadText(page: PageResult, proto: 'h1' | 'h2', netlensRatio: number): string {
+  const cell = (id: string) => page.cells.find((c) => c.cell === id && c.ok > 0);
+  const tunnel = cell(`proxy+${proto}+tunnel`);
+  const icpt = cell(`proxy+${proto}+intercept`);
+  if (!tunnel || !icpt) return '';
+  let out = '';
+  const floor = page.cells.find((c) => c.cell === `via-${FLOOR_VIA}+${proto}`);
+  if (floor && floor.ok > 0 && floor.loadMs > 0) {
+    const ratio = floor.loadMs / tunnel.loadMs;
+    out += `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} the tunnel (${floor.loadMs.toFixed(0)} ms)`;
+    if (ratio >= netlensRatio) out += ': all of it below our code';
+  }
+  if (icpt.proxyCpuMs !== undefined && tunnel.proxyCpuMs !== undefined) {
+    const extraCpu = icpt.proxyCpuMs - tunnel.proxyCpuMs;
+    const extraLoad = icpt.loadMs - tunnel.loadMs;
+    out += `; +${extraLoad.toFixed(0)} ms of load against +${extraCpu.toFixed(0)} ms on a core for the proxy's main thread per load`;
+  }
+  return out;
+}

@@ -13,7 +13,7 @@ import { PAGE_LATENCY_MS, pageTable, type PageResult } from '../scenarios/page-l
 import { recordingCostText, type RecordingCost } from '../scenarios/recording.js';
 import type { RulesMatchCost } from '../scenarios/rules-match.js';
 import { fmtRatio, fmtUs, mdTable } from '../lib/stats.js';
-import { FLOOR_NAME, FLOOR_VIA, floorTtfbText } from './floor.js';
+import { FLOOR_NAME, FLOOR_VIA, floorLoadText, floorTtfbText } from './floor.js';
 import type { MachineInfo } from './machine.js';
 
 export interface Report {
@@ -151,9 +151,11 @@ export function instrumentVerdicts(r: Report): Verdict[] {
       const tunnel = cell(`proxy+${proto}+tunnel`);
       const direct = cell(`direct+${proto}`);
       const load = icpt && tunnel ? icpt.loadMs / tunnel.loadMs : undefined;
+      // A page-load goal not met gets the floor's ratio and the proxy's extra CPU per load from the same run.
+      const floorLoad = load !== undefined && load > 1.05 ? floorLoadText(page, proto, load) : '';
       out.push([
         `page load, interception ≤ 1.05× the blind tunnel (${name}, ${page.images} images)`,
-        load !== undefined ? `${fmtRatio(load)} (${icpt!.loadMs.toFixed(0)} vs ${tunnel!.loadMs.toFixed(0)} ms)` : '–',
+        load !== undefined ? `${fmtRatio(load)} (${icpt!.loadMs.toFixed(0)} vs ${tunnel!.loadMs.toFixed(0)} ms)${floorLoad}` : '–',
         ok(load !== undefined ? load <= 1.05 : undefined),
       ]);
       const ttfb = icpt && direct && direct.ttfbMs > 0 ? icpt.ttfbMs / direct.ttfbMs : undefined;

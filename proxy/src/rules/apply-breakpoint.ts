@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Exchange, RawHeaders } from '../model.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import type { ProxyContext } from '../server/context.js';
-import type { ClientResponse } from '../server/client.js';
+import { responseFinished, type ClientResponse } from '../server/client.js';
 import { getHeader, stripHopByHop } from '../headers.js';
 import { BREAKPOINT_BODY_LIMIT, Breakpoints, type BreakpointEdits, type Resumed } from './breakpoints.js';
 import { readBounded } from './read-body.js';
@@ -24,7 +24,7 @@ export function breakpointsOf(ctx: ProxyContext): Breakpoints {
 function clientGone(res: ClientResponse): (cb: () => void) => () => void {
   return (cb) => {
     const f = () => {
-      if (!res.writableFinished) cb();
+      if (!responseFinished(res)) cb();
     };
     res.once('close', f);
     return () => res.off('close', f);

@@ -12,7 +12,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from '../server/body-capture.js';
 import { finishExchange } from '../server/exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { endClient, type ClientRequest, type ClientResponse } from '../server/client.js';
+import { endClient, responseFinished, type ClientRequest, type ClientResponse } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import { sleep, throttled, trickled } from './pacing.js';
@@ -129,8 +129,8 @@ async function answer(
   if (plan.fault?.fault === 'trickle') src = trickled(src, plan.fault.bytes ?? 1, plan.fault.intervalMs ?? 100);
   if (plan.throttle?.downloadBps) src = throttled(src, `${x.clientConnectionId}:down`, plan.throttle.downloadBps);
   const ok = await new Promise<boolean>((resolve) => {
-    res.once('finish', () => resolve(true));
-    res.once('close', () => resolve(res.writableFinished));
+    res.once('finish', () => resolve(responseFinished(res)));
+    res.once('close', () => resolve(responseFinished(res)));
     src.on('data', (c: Buffer) => capture.push(c));
     src.pipe(res as NodeJS.WritableStream);
   });

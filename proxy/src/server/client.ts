@@ -20,6 +20,19 @@ export interface RequestOrigin {
   target?: { host: string; port: number };
 }
 
+/**
+ * Whether the whole response reached the client's connection; read it on the response's 'finish' or 'close'.
+ * HTTP/1: ServerResponse.writableFinished. HTTP/2: the stream closed without a reset. Node's compatibility
+ * response cannot tell: when its stream closes it sets writableFinished and emits 'finish' then 'close', also when
+ * the client reset the stream mid-body, so an exchange looked complete and its upstream stream was never
+ * cancelled (proxy/test/reliability/lifecycle-h2-slow-body.test.ts).
+ */
+export function responseFinished(res: ClientResponse): boolean {
+  if (res instanceof http.ServerResponse) return res.writableFinished;
+  const stream = res.stream as http2.ServerHttp2Stream | undefined;
+  return stream !== undefined && stream.closed && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR;
+}
+
 /** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
 export function endClient(req: ClientRequest, res: ClientResponse): void {
   if ('stream' in req && req.stream) {

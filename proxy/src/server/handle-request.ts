@@ -24,7 +24,7 @@ import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
-import { answerProxyError, endClient, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
+import { answerProxyError, endClient, responseFinished, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
 import { answerBadGateway } from './bad-gateway.js';
 import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
@@ -198,7 +198,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   /** Set while the response streams: what a client gone mid-response ends (one 'close' listener serves both phases). */
   let responseGone: (() => void) | undefined;
   const onClientClose = () => {
-    if (!res.writableFinished) {
+    if (!responseFinished(res)) {
       clientGone = true;
       up?.abort();
       responseGone?.();
@@ -381,6 +381,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     });
     response.body.on('error', upstreamFailed);
     res.on('finish', () => {
+      // An HTTP/2 client's reset emits 'finish' too (responseFinished); 'close' follows and records it.
+      if (h2 && !responseFinished(res)) return;
       x.timestamps.clientResponseEnd = performance.now();
       complete();
     });

@@ -22,7 +22,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from './body-capture.js';
 import { finishExchange } from './exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { endClient, type ClientRequest, type ClientResponse } from './client.js';
+import { endClient, responseFinished, type ClientRequest, type ClientResponse } from './client.js';
 import type { ProxyContext } from './context.js';
 
 /** `handled`: the exchange is finished. Otherwise forward, with `body` replacing the client stream. */
@@ -167,8 +167,8 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
   }
   x.timestamps.clientResponseHeaders = performance.now();
   const ended = new Promise<boolean>((resolve) => {
-    res.once('finish', () => resolve(true));
-    res.once('close', () => resolve(res.writableFinished));
+    res.once('finish', () => resolve(responseFinished(res)));
+    res.once('close', () => resolve(responseFinished(res)));
   });
   if (a.spreadBodyMs && a.spreadBodyMs > 0 && a.body.length > 1) {
     const slices = Math.min(PACED_SLICES, a.body.length);

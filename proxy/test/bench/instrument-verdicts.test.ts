@@ -168,4 +168,37 @@ describe('bench report: issue 17 goals', () => {
       expect(ttfb(page(300, row(`via-${FLOOR_VIA}+h2`, 550, 125)), 'HTTP/1.1')[1]).toBe('2.00× (40.0 vs 20.0 ms)');
     });
   });
+
+  describe("a page-load goal not met: the floor against the same tunnel, and the proxy's extra CPU per load", () => {
+    const withCpu = (r: PageRow, proxyCpuMs: number): PageRow => ({ ...r, proxyCpuMs, proxyWaitMs: 0 });
+    const load = (cells: PageRow[]) =>
+      instrumentVerdicts(report({ page: [{ browser: 'x', images: 200, via: [{ name: FLOOR_VIA, intercepts: true }], cells }] })).find(
+        ([goal]) => goal.startsWith('page load') && goal.includes('HTTP/1.1'),
+      )!;
+
+    it('gives both when measured', () => {
+      const [, measured, status] = load([
+        row('direct+h1', 1000, 20),
+        withCpu(row('proxy+h1+tunnel', 1000, 21), 50),
+        withCpu(row('proxy+h1+intercept', 1100, 25), 190),
+        row(`via-${FLOOR_VIA}+h1`, 990, 22),
+      ]);
+      expect(status).toBe('not met');
+      expect(measured).toBe(
+        '1.10× (1100 vs 1000 ms); floor (node:http2 minimal MITM, same run) 0.99× the tunnel (990 ms); ' +
+          "+100 ms of load against +140 ms on a core for the proxy's main thread per load",
+      );
+    });
+
+    it('says all of it is below our code when the floor is as slow, and adds nothing to a goal met', () => {
+      expect(load([row('proxy+h1+tunnel', 1000, 21), row('proxy+h1+intercept', 1100, 25), row(`via-${FLOOR_VIA}+h1`, 1200, 22)])[1]).toBe(
+        '1.10× (1100 vs 1000 ms); floor (node:http2 minimal MITM, same run) 1.20× the tunnel (1200 ms): all of it below our code',
+      );
+      expect(load([row('proxy+h1+tunnel', 1000, 21), row('proxy+h1+intercept', 1040, 25), row(`via-${FLOOR_VIA}+h1`, 1200, 22)])).toEqual([
+        'page load, interception ≤ 1.05× the blind tunnel (HTTP/1.1, 200 images)',
+        '1.04× (1040 vs 1000 ms)',
+        'met',
+      ]);
+    });
+  });
 });

@@ -329,6 +329,27 @@ describe('breakpoint over HTTP/2', () => {
       s.close();
     }
   });
+
+  // Node's compatibility response says writableFinished once its stream closes, reset or not: the pause
+  // used to stay in the list (and the UI) for a client that had cancelled its stream.
+  it('a stream the client cancels while paused leaves the list and is recorded as client-aborted', async () => {
+    use(pauseOn('request'));
+    const s = await h2Session();
+    try {
+      const st = s.request({ ':path': '/pause-h2-gone' });
+      st.on('error', () => {});
+      st.end();
+      await waitPaused(1);
+      st.close(http2.constants.NGHTTP2_CANCEL);
+      for (let i = 0; i < 200 && bp.list().length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(bp.list()).toHaveLength(0);
+      const x = await exchangeFor('/pause-h2-gone');
+      for (let i = 0; i < 100 && !x.error; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(x.error?.code).toBe(ErrorCodes.CLIENT_ABORTED);
+    } finally {
+      s.close();
+    }
+  });
 });
 
 describe('registry checks', () => {
