@@ -221,7 +221,10 @@ try {
 
   if (only.has('large')) {
     log(`\n== Large bodies (${largeMiB} MiB, curl)`);
-    results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, quick ? 1 : Math.min(rounds, 3), log);
+    // The floor of a Node intercepting proxy beside Netlens, same rounds: how much of the gap is TLS termination itself.
+    const floor = wanted(P.nodeMinimalMitm) ? await start(P.nodeMinimalMitm) : undefined;
+    results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, quick ? 1 : Math.min(rounds, 3), log, floor);
+    await floor?.kill();
     log('\n' + largeTable(results.large, largeMiB * 2 ** 20));
     mem(netlens, 'after large bodies');
   }

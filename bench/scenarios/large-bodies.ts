@@ -28,6 +28,12 @@ export interface LargeRow {
 export const INTERCEPTING = 'netlens (intercepting)';
 /** The same with `curl --http1.1`. */
 export const INTERCEPTING_H1 = 'netlens (intercepting, client HTTP/1.1)';
+/**
+ * The floor of a Node intercepting proxy (bench/peers/node-minimal-mitm.ts: node:https terminating TLS, https.request,
+ * piped, nothing else) with the same HTTP/1.1 client leg: what TLS termination on both legs costs in Node on this
+ * machine with nothing of ours on top (issue 17: where the remaining cost of large bodies is).
+ */
+export const FLOOR_H1 = 'node:https minimal MITM (client HTTP/1.1)';
 
 function curlTime(args: string[], timeoutS: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -46,6 +52,7 @@ export async function largeBodies(
   bytes: number,
   rounds: number,
   log: (s: string) => void,
+  floor?: Child<PeerInfo>,
 ): Promise<LargeRow[]> {
   const file = path.join(os.tmpdir(), `netlens-bench-upload-${process.pid}.bin`);
   fs.writeFileSync(file, Buffer.alloc(0));
@@ -60,14 +67,15 @@ export async function largeBodies(
         for (const scheme of ['http', 'https'] as const) {
           // Intercepted HTTPS twice: curl's default HTTP/2 client leg, and HTTP/1.1 (the origin, and so the direct
           // transfer, speaks HTTP/1.1 only): what the HTTP/2 leg costs is the difference.
-          const legs = scheme === 'https' ? [undefined, 'h2', 'h1'] : [undefined, 'h1'];
+          // The floor, when given, with the HTTP/1.1 leg (node:https speaks nothing else).
+          const legs = scheme === 'https' ? [undefined, 'h2', 'h1', ...(floor ? ['floor'] : [])] : [undefined, 'h1'];
           for (const leg of legs) {
-            const via = leg ? proxy : undefined;
+            const via = leg === 'floor' ? floor : leg ? proxy : undefined;
             const base = scheme === 'http' ? `http://127.0.0.1:${origin.httpPort}` : `https://localhost:${origin.httpsPort}`;
             const args = direction === 'upload' ? ['-X', 'POST', '-T', file, `${base}/upload`] : [`${base}/download?bytes=${bytes}`];
             if (scheme === 'https') args.push('--cacert', caPath);
             if (via) args.push('-x', `http://127.0.0.1:${via.info.port}`);
-            if (scheme === 'https' && leg === 'h1') args.push('--http1.1');
+            if (scheme === 'https' && (leg === 'h1' || leg === 'floor')) args.push('--http1.1');
             const before = via?.memory().rssMiB ?? 0;
             let peak = before;
             const poll = via
@@ -83,12 +91,20 @@ export async function largeBodies(
             try {
               seconds = await curlTime(args, 300);
             } catch (err) {
-              log(`  ${direction} ${scheme} ${via ? 'netlens' : 'direct'}: ${(err as Error).message.trim()}`);
+              log(`  ${direction} ${scheme} ${leg === 'floor' ? 'floor' : via ? 'netlens' : 'direct'}: ${(err as Error).message.trim()}`);
               continue;
             } finally {
               if (poll) clearInterval(poll);
             }
-            const condition = !via ? 'direct' : scheme === 'http' ? 'netlens (forwarding)' : leg === 'h2' ? INTERCEPTING : INTERCEPTING_H1;
+            const condition = !via
+              ? 'direct'
+              : scheme === 'http'
+                ? 'netlens (forwarding)'
+                : leg === 'floor'
+                  ? FLOOR_H1
+                  : leg === 'h2'
+                    ? INTERCEPTING
+                    : INTERCEPTING_H1;
             const k = `${direction} ${scheme} ${condition}`;
             const s = samples.get(k) ?? { s: [], growth: [], peak: [] };
             s.s.push(seconds);
@@ -111,7 +127,9 @@ export async function largeBodies(
   for (const direction of ['upload', 'download'] as const) {
     for (const scheme of ['http', 'https'] as const) {
       const directS = median(samples.get(`${direction} ${scheme} direct`)?.s ?? []);
-      for (const condition of scheme === 'https' ? ['direct', INTERCEPTING, INTERCEPTING_H1] : ['direct', 'netlens (forwarding)']) {
+      for (const condition of scheme === 'https'
+        ? ['direct', INTERCEPTING, INTERCEPTING_H1, FLOOR_H1]
+        : ['direct', 'netlens (forwarding)']) {
         const s = samples.get(`${direction} ${scheme} ${condition}`);
         if (!s) continue;
         const seconds = median(s.s);

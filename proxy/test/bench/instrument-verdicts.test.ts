@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FLOOR_VIA } from '../../../bench/report/floor.js';
 import { instrumentVerdicts, type Report } from '../../../bench/report/markdown.js';
 import type { PageRow } from '../../../bench/scenarios/page-load.js';
+import { FLOOR_H1, INTERCEPTING, INTERCEPTING_H1, type LargeRow } from '../../../bench/scenarios/large-bodies.js';
 
 const row = (cell: string, loadMs: number, ttfbMs: number, ok = 5): PageRow => ({
   cell,
@@ -200,5 +201,27 @@ describe('bench report: issue 17 goals', () => {
         'met',
       ]);
     });
+  });
+
+  it('a large-body goal not met gives the HTTP/1.1 client leg through Netlens and through the floor, same rounds', () => {
+    const large = (condition: string, ratio: number): LargeRow => ({
+      direction: 'download',
+      scheme: 'https',
+      condition,
+      ratio,
+      mibPerS: 1,
+      seconds: 1,
+      rssGrowthMiB: 0,
+      peakRssMiB: 0,
+    });
+    const verdict = (rows: LargeRow[]) =>
+      instrumentVerdicts(report({ large: rows })).find(([goal]) => goal.startsWith('intercepted 256 MiB download'))!;
+    expect(verdict([large('direct', 1), large(INTERCEPTING, 0.25), large(INTERCEPTING_H1, 0.3), large(FLOOR_H1, 0.32)])).toEqual([
+      'intercepted 256 MiB download ≥ 0.5× direct',
+      '0.25×; client HTTP/1.1: Netlens 0.30×, node:https minimal MITM 0.32× (same rounds)',
+      'not met',
+    ]);
+    expect(verdict([large('direct', 1), large(INTERCEPTING, 0.6), large(INTERCEPTING_H1, 0.3), large(FLOOR_H1, 0.32)])[1]).toBe('0.60×');
+    expect(verdict([large('direct', 1), large(INTERCEPTING, 0.25)])[1]).toBe('0.25×');
   });
 });
