@@ -25,7 +25,7 @@ export interface RequestOrigin {
  * HTTP/1: ServerResponse.writableFinished. HTTP/2: the stream closed without a reset. Node's compatibility
  * response cannot tell: when its stream closes it sets writableFinished and emits 'finish' then 'close', also when
  * the client reset the stream mid-body, so an exchange looked complete and its upstream stream was never
- * cancelled (proxy/test/reliability/lifecycle-h2-slow-body.test.ts).
+ * cancelled (proxy/test/reliability/lifecycle-slow-body.test.ts).
  */
 export function responseFinished(res: ClientResponse): boolean {
   if (res instanceof http.ServerResponse) return res.writableFinished;

@@ -1,22 +1,48 @@
 /**
- * HTTP/2 responses whose body leaves after the head (a slow origin, or a throttle rule pacing it):
- * clients that leave in between must not leave sessions, sockets or upstream streams behind.
+ * Responses whose body leaves after the head (a slow origin, or a rule pacing it): clients that leave in
+ * between must not leave sessions, sockets or upstream requests behind. HTTP/2 clients (three ways the
+ * body is slow), intercepted HTTP/1.1 and plain forwarding (the slow origin).
  *
  * Issue 17 found the risk: holding a response's chunks for one event-loop turn left 110 of 1,000
  * sessions open when clients left right after the head. Here every response is slow on purpose
- * (1 KiB chunks 25 ms apart for 30 s from the origin, or 1 MiB at 256 kbit/s through a throttle rule), and each
- * client leaves at a seeded random point: after the head, after the first DATA frame, with an
- * abrupt close of its socket, or by cancelling only its stream (RST_STREAM) and closing its session
- * cleanly. Within 10 s the process's open fds are back at the baseline (±5), nothing sits in
- * CLOSE-WAIT on the proxy's port, and the origin has no stream left open.
+ * (1 KiB chunks 25 ms apart for 30 s from the origin, 1 MiB at 256 kbit/s through a throttle rule, or a
+ * mock trickled by a fault rule), and each client leaves at a seeded random point: after the head or
+ * after body bytes; an HTTP/2 client with an abrupt close of its socket or by cancelling only its stream
+ * (RST_STREAM) and closing its session cleanly. Within 10 s the process's open fds are back at the
+ * baseline (±5), nothing sits in CLOSE-WAIT on the proxy's port, the origin has no request left open,
+ * and every exchange is recorded as the client leaving (before the fix, Node's HTTP/2 compatibility
+ * response made every cancelled stream look finished: recorded complete, its upstream stream left open).
  */
 import http2 from 'node:http2';
+import type http from 'node:http';
 import type net from 'node:net';
+import type tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Handler, type Origin, type TestProxy } from '../proxy/harness.js';
+import {
+  httpOrigin,
+  httpsOrigin,
+  loadOrCreateCA,
+  tempDataDir,
+  testProxy,
+  type Handler,
+  type Origin,
+  type TestProxy,
+} from '../proxy/harness.js';
 import { holderWith } from '../rules/rules-harness.js';
 import { ErrorCodes } from '../../src/errors.js';
-import { abort, closeWaitCount, eventually, fdCount, inBatches, seeded, sleep, tlsOver, tunnel } from './lifecycle-helpers.js';
+import {
+  abort,
+  closeWaitCount,
+  connect,
+  eventually,
+  fdCount,
+  inBatches,
+  readUntil,
+  seeded,
+  sleep,
+  tlsOver,
+  tunnel,
+} from './lifecycle-helpers.js';
 
 const CLIENTS = 200;
 const WIDTH = 25;
@@ -28,27 +54,32 @@ const CHUNK_EVERY_MS = 25;
 
 let dataDir: string;
 let origin: Origin;
-/** Streams the origin has open (a request it has not finished or seen closed). */
+let plainOrigin: Origin;
+/** Requests the origins have open (not finished, not seen closed). */
 let openAtOrigin = 0;
 
 /** `/slow…` trickles 1 KiB chunks 25 ms apart for 30 s; anything else answers 1 MiB at once. */
 const handler: Handler = (req, res) => {
   openAtOrigin++;
-  const stream = (res as http2.Http2ServerResponse).stream;
-  stream.once('close', () => openAtOrigin--);
+  let open = true;
+  res.once('close', () => {
+    open = false;
+    openAtOrigin--;
+  });
   req.resume();
-  res.writeHead(200, { 'content-type': 'application/octet-stream' });
+  const out = res as http.ServerResponse;
+  out.writeHead(200, { 'content-type': 'application/octet-stream' });
   if (!req.url?.startsWith('/slow')) {
-    res.end(Buffer.alloc(1024 * 1024, 1));
+    out.end(Buffer.alloc(1024 * 1024, 1));
     return;
   }
   let sent = 0;
   const timer = setInterval(() => {
-    if (stream.destroyed || stream.closed) return clearInterval(timer);
-    stream.write(Buffer.alloc(1024, 2));
+    if (!open) return clearInterval(timer);
+    out.write(Buffer.alloc(1024, 2));
     if (++sent === CHUNKS) {
       clearInterval(timer);
-      res.end();
+      out.end();
     }
   }, CHUNK_EVERY_MS);
 };
@@ -56,13 +87,17 @@ const handler: Handler = (req, res) => {
 beforeAll(async () => {
   dataDir = tempDataDir();
   origin = await httpsOrigin(loadOrCreateCA(dataDir), { h2: true }, handler);
+  plainOrigin = await httpOrigin(handler);
 });
 afterAll(async () => {
   await origin.close();
+  await plainOrigin.close();
 });
 
-/** One client: a tunnel, TLS with h2, one GET of `path`; leaves after the head or the first DATA frame. */
-async function client(tp: TestProxy, path: string, rnd: () => number): Promise<void> {
+type Client = (tp: TestProxy, path: string, rnd: () => number) => Promise<void>;
+
+/** An HTTP/2 client: a tunnel, TLS with h2, one GET of `path`; leaves after the head or the first DATA frame. */
+const h2Client: Client = async (tp, path, rnd) => {
   const { socket } = await tunnel(tp.proxy.address.port, `localhost:${origin.port}`);
   const t = await tlsOver(socket, 'localhost', ['h2']);
   const session = http2.connect(`https://localhost:${origin.port}`, { createConnection: () => t });
@@ -89,9 +124,30 @@ async function client(tp: TestProxy, path: string, rnd: () => number): Promise<v
     abort(socket as net.Socket, rnd);
     session.destroy();
   }
+};
+
+/** An HTTP/1.1 client over `socket` (a tunnel's TLS, or the proxy itself): one GET, leaves once body bytes arrived. */
+async function h1Exchange(socket: net.Socket | tls.TLSSocket, raw: net.Socket, target: string, rnd: () => number): Promise<void> {
+  socket.write(`GET ${target} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+  // The head, then at least one chunk of the body (the slow origin's first 1 KiB).
+  await readUntil(socket, rnd() < 0.5 ? '\r\n\r\n' : '\u0002', 5000);
+  abort(raw, rnd);
 }
 
-async function check(tp: TestProxy, name: string, path: string, seed: number): Promise<void> {
+/** Intercepted HTTP/1.1: a tunnel, TLS with http/1.1. */
+const h1Client: Client = async (tp, path, rnd) => {
+  const { socket } = await tunnel(tp.proxy.address.port, `localhost:${origin.port}`);
+  const t = await tlsOver(socket, 'localhost', ['http/1.1']);
+  await h1Exchange(t, socket, path, rnd);
+};
+
+/** Plain forwarding: an absolute-form GET to the plain origin. */
+const plainClient: Client = async (tp, path, rnd) => {
+  const s = await connect(tp.proxy.address.port);
+  await h1Exchange(s, s, `${plainOrigin.url}${path}`, rnd);
+};
+
+async function check(tp: TestProxy, name: string, path: string, seed: number, client: Client = h2Client): Promise<void> {
   const rnd = seeded(seed);
   // Warm-up: the upstream session, TLS contexts and lazy modules exist before the baseline.
   await inBatches(10, 5, () => client(tp, path, () => 0.99));
@@ -107,19 +163,19 @@ async function check(tp: TestProxy, name: string, path: string, seed: number): P
     200,
   );
   console.log(
-    `[lifecycle-h2-slow-body] ${name}: ${CLIENTS} clients left mid-body (${failed} saw an error), ` +
-      `fds ${base} → peak ${peak} → ${fdCount()}, streams open at the origin ${openAtOrigin}`,
+    `[lifecycle-slow-body] ${name}: ${CLIENTS} clients left mid-body (${failed} saw an error), ` +
+      `fds ${base} → peak ${peak} → ${fdCount()}, requests open at the origin ${openAtOrigin}`,
   );
   // Each one is recorded as the client leaving, not as a complete response.
   const mine = (await tp.waitFor(recorded + CLIENTS)).slice(recorded);
   expect(mine.filter((x) => x.error?.code !== ErrorCodes.CLIENT_ABORTED).map((x) => x.error?.code ?? 'complete')).toEqual([]);
   expect(
     settled,
-    `${name}: fds ${base} → ${fdCount()}, CLOSE-WAIT ${closeWaitCount(tp.proxy.address.port)}, origin streams ${openAtOrigin}`,
+    `${name}: fds ${base} → ${fdCount()}, CLOSE-WAIT ${closeWaitCount(tp.proxy.address.port)}, origin requests open ${openAtOrigin}`,
   ).toBe(true);
 }
 
-describe('HTTP/2 clients that leave while a response body is still coming', () => {
+describe('clients that leave while a response body is still coming', () => {
   it('a slow origin (1 KiB every 25 ms for 30 s)', async () => {
     const tp = await testProxy({ dataDir });
     try {
@@ -134,6 +190,24 @@ describe('HTTP/2 clients that leave while a response body is still coming', () =
     const tp = await testProxy({ dataDir, rules });
     try {
       await check(tp, 'throttled', '/fast', 6);
+    } finally {
+      await tp.stop();
+    }
+  });
+
+  it('intercepted HTTP/1.1, a slow origin', async () => {
+    const tp = await testProxy({ dataDir });
+    try {
+      await check(tp, 'intercepted h1, slow origin', '/slow', 8, h1Client);
+    } finally {
+      await tp.stop();
+    }
+  });
+
+  it('plain forwarding, a slow origin', async () => {
+    const tp = await testProxy({ dataDir });
+    try {
+      await check(tp, 'plain, slow origin', '/slow', 9, plainClient);
     } finally {
       await tp.stop();
     }
