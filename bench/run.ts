@@ -23,6 +23,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
+import { cliIdle, type CliIdle } from './scenarios/cli-idle.js';
 import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
@@ -112,6 +113,7 @@ const results: {
   largeMiB: number;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
   idle: { name: string; rssMiB: number }[];
+  cliIdle?: CliIdle;
   timelineCost: string[];
 } = { largeMiB, memory: [], idle: [], timelineCost: [] };
 const skipped: { name: string; why: string }[] = [];
@@ -166,6 +168,15 @@ try {
   if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
   await settle();
   mem(netlens, 'idle (after its check requests: one plain HTTP, one intercepted HTTPS)');
+  // The CLI as a user runs it (its own bundle, bin/netlens.js), the same checks.
+  try {
+    results.cliIdle = await cliIdle(dataDir, ca.certPath, origin.info);
+    log(
+      `netlens proxy (the CLI): RSS ${fmtMiB(results.cliIdle.startedMiB)} started, ${fmtMiB(results.cliIdle.afterChecksMiB)} after its checks`,
+    );
+  } catch (err) {
+    log(`netlens proxy (the CLI) idle memory not measured: ${(err as Error).message}`);
+  }
   // The same recording Netlens with the socket timeline off, for every phase next to it (both equally warm):
   // the timeline's cost is the CPU per request of netlens vs this one.
   const noTimelinePeer = P.netlens(true, true, false);

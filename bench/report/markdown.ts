@@ -8,6 +8,7 @@ import type { LargeRow } from '../scenarios/large-bodies.js';
 import type { PlainRow } from '../scenarios/plain-http.js';
 import { httpsTable } from '../scenarios/https-intercept.js';
 import { FLOOR_H1, INTERCEPTING, INTERCEPTING_H1, largeTable } from '../scenarios/large-bodies.js';
+import type { CliIdle } from '../scenarios/cli-idle.js';
 import { plainTable } from '../scenarios/plain-http.js';
 import { PAGE_LATENCY_MS, pageTable, type PageResult } from '../scenarios/page-load.js';
 import { recordingCostText, type RecordingCost } from '../scenarios/recording.js';
@@ -37,13 +38,16 @@ export interface Report {
   pageError?: string;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
   idle?: { name: string; rssMiB: number }[];
+  /** `netlens proxy` as a user runs it (bench/scenarios/cli-idle.ts). */
+  cliIdle?: CliIdle;
   /** bench/report/timeline-cost.ts: the socket timeline's CPU cost per workload (on vs off, same rounds). */
   timelineCost?: string[];
 }
 
 type Verdict = [target: string, measured: string, status: string];
 
-function verdicts(r: Report): Verdict[] {
+/** Issue 8's targets (and the idle memory of issue 17), each judged from its rows; exported for its tests. */
+export function verdicts(r: Report): Verdict[] {
   const out: Verdict[] = [];
   const ok = (pass: boolean | undefined) => (pass === undefined ? 'not measured' : pass ? 'met' : 'not met');
   const https = (c: number, name: string) => r.https?.find((x) => x.connections === c && x.condition === name);
@@ -119,6 +123,16 @@ function verdicts(r: Report): Verdict[] {
   for (const idle of r.memory.filter((x) => x.phase.startsWith('idle'))) {
     const mb = (idle.rssMiB * 2 ** 20) / 1e6;
     out.push([`idle RSS ≤ 60 MB, ${idle.phase.replace(/^idle \((.*)\)$/, '$1')}`, `${mb.toFixed(1)} MB`, ok(mb <= 60)]);
+  }
+  // The CLI as shipped (its bundle carries every command, the bench's Netlens only the proxy and the recorder).
+  if (r.cliIdle) {
+    for (const [when, mib] of [
+      ['started', r.cliIdle.startedMiB],
+      ['after the same check requests', r.cliIdle.afterChecksMiB],
+    ] as const) {
+      const mb = (mib * 2 ** 20) / 1e6;
+      out.push([`idle RSS ≤ 60 MB, \`netlens proxy\` (the CLI as shipped), ${when}`, `${mb.toFixed(1)} MB`, ok(mb <= 60)]);
+    }
   }
   for (const page of r.page?.length ? r.page : [undefined]) {
     for (const [cell, max] of [

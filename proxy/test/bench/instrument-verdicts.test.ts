@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FLOOR_VIA } from '../../../bench/report/floor.js';
-import { instrumentVerdicts, type Report } from '../../../bench/report/markdown.js';
+import { instrumentVerdicts, verdicts, type Report } from '../../../bench/report/markdown.js';
 import type { PageRow } from '../../../bench/scenarios/page-load.js';
 import { FLOOR_H1, INTERCEPTING, INTERCEPTING_H1, type LargeRow } from '../../../bench/scenarios/large-bodies.js';
 
@@ -223,5 +223,15 @@ describe('bench report: issue 17 goals', () => {
     ]);
     expect(verdict([large('direct', 1), large(INTERCEPTING, 0.6), large(INTERCEPTING_H1, 0.3), large(FLOOR_H1, 0.32)])[1]).toBe('0.60×');
     expect(verdict([large('direct', 1), large(INTERCEPTING, 0.25)])[1]).toBe('0.25×');
+  });
+
+  it("judges the CLI's idle memory next to the bench's Netlens, and leaves it out when it was not measured", () => {
+    const rows = (cliIdle?: { startedMiB: number; afterChecksMiB: number }) =>
+      verdicts(report({ cliIdle })).filter(([goal]) => goal.includes('netlens proxy'));
+    expect(rows({ startedMiB: 50, afterChecksMiB: 58 })).toEqual([
+      ['idle RSS ≤ 60 MB, `netlens proxy` (the CLI as shipped), started', '52.4 MB', 'met'],
+      ['idle RSS ≤ 60 MB, `netlens proxy` (the CLI as shipped), after the same check requests', '60.8 MB', 'not met'],
+    ]);
+    expect(rows()).toEqual([]);
   });
 });
