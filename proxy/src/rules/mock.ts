@@ -134,6 +134,9 @@ async function answer(
     src.on('data', (c: Buffer) => capture.push(c));
     src.pipe(res as NodeJS.WritableStream);
   });
+  // pipe() leaves the source running when its destination closes: a trickled or throttled body would go on
+  // pacing (a timer per client) for the rest of its time after the client left.
+  if (!ok) src.destroy();
   finish(
     ok ? undefined : { code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' },
   );

@@ -45,6 +45,11 @@ function acquire(key: string, bps: number): { bucket: Bucket; release(): void } 
   };
 }
 
+/** Buckets held by streams now (0 once every throttled body has ended or its client left: nothing kept per connection). */
+export function bucketsInUse(): number {
+  return shared.size;
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** A transform that releases bytes at the pace `waitFor(n)` says (ms to wait before n bytes). */

@@ -388,6 +388,9 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     });
     responseGone = () => {
       response.abort();
+      // A body a rule paces (throttle, trickle) may hold the whole origin response and keep its timers running
+      // after the origin finished: without this it went on pacing into nothing for the rest of the body's time.
+      response.body.destroy();
       complete({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection during the response', side: 'client' });
     };
     if (naive) relayChunks(response.body, naive);

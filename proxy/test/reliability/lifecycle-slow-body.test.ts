@@ -30,6 +30,7 @@ import {
 } from '../proxy/harness.js';
 import { holderWith } from '../rules/rules-harness.js';
 import { ErrorCodes } from '../../src/errors.js';
+import { bucketsInUse } from '../../src/rules/pacing.js';
 import {
   abort,
   closeWaitCount,
@@ -94,6 +95,9 @@ afterAll(async () => {
   await plainOrigin.close();
 });
 
+/** Timers this process has running: a body paced for a client that left must not keep its own going. */
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
 type Client = (tp: TestProxy, path: string, rnd: () => number) => Promise<void>;
 
 /** An HTTP/2 client: a tunnel, TLS with h2, one GET of `path`; leaves after the head or the first DATA frame. */
@@ -154,24 +158,26 @@ async function check(tp: TestProxy, name: string, path: string, seed: number, cl
   await eventually(() => openAtOrigin === 0, SETTLE_MS);
   await sleep(300);
   const base = fdCount();
+  const baseTimers = timers();
   const recorded = tp.exchanges().length;
   const failed = await inBatches(CLIENTS, WIDTH, () => client(tp, path, rnd));
   const peak = fdCount();
   const settled = await eventually(
-    () => fdCount() <= base + SLACK && closeWaitCount(tp.proxy.address.port) === 0 && openAtOrigin === 0,
+    () => fdCount() <= base + SLACK && closeWaitCount(tp.proxy.address.port) === 0 && openAtOrigin === 0 && timers() <= baseTimers + SLACK,
     SETTLE_MS,
     200,
   );
   console.log(
     `[lifecycle-slow-body] ${name}: ${CLIENTS} clients left mid-body (${failed} saw an error), ` +
-      `fds ${base} → peak ${peak} → ${fdCount()}, requests open at the origin ${openAtOrigin}`,
+      `fds ${base} → peak ${peak} → ${fdCount()}, requests open at the origin ${openAtOrigin}, timers ${baseTimers} → ${timers()}`,
   );
   // Each one is recorded as the client leaving, not as a complete response.
   const mine = (await tp.waitFor(recorded + CLIENTS)).slice(recorded);
   expect(mine.filter((x) => x.error?.code !== ErrorCodes.CLIENT_ABORTED).map((x) => x.error?.code ?? 'complete')).toEqual([]);
   expect(
     settled,
-    `${name}: fds ${base} → ${fdCount()}, CLOSE-WAIT ${closeWaitCount(tp.proxy.address.port)}, origin requests open ${openAtOrigin}`,
+    `${name}: fds ${base} → ${fdCount()}, CLOSE-WAIT ${closeWaitCount(tp.proxy.address.port)}, origin requests open ${openAtOrigin}, ` +
+      `timers ${baseTimers} → ${timers()}`,
   ).toBe(true);
 }
 
@@ -190,6 +196,8 @@ describe('clients that leave while a response body is still coming', () => {
     const tp = await testProxy({ dataDir, rules });
     try {
       await check(tp, 'throttled', '/fast', 6);
+      // Each connection's bandwidth bucket went with its last stream.
+      expect(await eventually(() => bucketsInUse() === 0, 5000)).toBe(true);
     } finally {
       await tp.stop();
     }
