@@ -233,6 +233,16 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
   const ruled = ctx.options.rules?.current ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
   if (ruled?.handled) return void res.off('close', onClientClose);
+  if (clientGone) {
+    // The client left while a rule held its request (a delay): the origin must not get a request nobody waits for.
+    x.request.body = requestBody();
+    finishExchange(ctx, x, {
+      code: ErrorCodes.CLIENT_ABORTED,
+      message: 'The client closed the connection before the request was sent upstream',
+      side: 'client',
+    });
+    return;
+  }
 
   try {
     const sentBody = ruled ? ruled.body : body;

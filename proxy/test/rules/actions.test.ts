@@ -242,6 +242,31 @@ describe('delay', () => {
     expect(req - base).toBeGreaterThan(350);
     expect(res - base).toBeGreaterThan(350);
   });
+
+  it('sends nothing upstream for a client that left while its request was delayed', async () => {
+    let seen = 0;
+    const counting = await httpOrigin((req, res) => {
+      seen++;
+      mirror(req, res);
+    });
+    try {
+      use([{ id: 'held', match: { path: '/held' }, actions: [{ type: 'delay', before: 'request', ms: 600 }] }]);
+      const s = net.connect(tp.proxy.address.port, '127.0.0.1');
+      s.on('error', () => {});
+      await new Promise((r) => s.once('connect', r));
+      s.write(`GET ${counting.url}/held?order=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await new Promise((r) => setTimeout(r, 150));
+      s.destroy();
+      // Past the delay, with time for a request to reach the origin.
+      await new Promise((r) => setTimeout(r, 900));
+      expect(seen).toBe(0);
+      const x = tp.exchanges().find((e) => e.request.url === `${counting.url}/held?order=1`);
+      expect(x?.error?.code).toBe(ErrorCodes.CLIENT_ABORTED);
+      expect(x?.error?.message).toContain('before the request was sent upstream');
+    } finally {
+      await counting.close();
+    }
+  });
 });
 
 describe('faults', () => {
