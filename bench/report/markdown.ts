@@ -246,7 +246,9 @@ const VIA_PEER_TEXT: Record<string, string> = {
     'node:http2 on both legs and nothing else, the floor of a Node intercepting proxy (HTTP/1.1 clients get a node:https path); ' +
     'it closes its upstream connections when the last client connection closes, so each run opens its own as a fresh Netlens does. ' +
     "Where an HTTP/2 TTFB goal is not met, the goals table gives the floor's TTFB ratio from the same run: " +
-    "that much of the gap is Node's http2 and TLS termination on one thread, below our code",
+    "that much of the gap is Node's http2 and TLS termination on one thread, below our code. Where a page-load goal is not " +
+    "met, it gives the floor's load against the same blind tunnel and how much more the intercepting proxy's main thread ran " +
+    "per load than the tunnel's: when the extra load time is about that CPU, the proxy's own work is on the critical path",
 };
 
 /** The page-load tables, one per page, with what the cells are. */
