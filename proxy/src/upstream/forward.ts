@@ -435,11 +435,15 @@ function requestH2(
 }
 
 /** Streams the client's body upstream (never buffered whole), observing chunks for capture. */
-function pipeBody(req: UpstreamRequest, upstream: NodeJS.WritableStream & { end(): void }): void {
+function pipeBody(req: UpstreamRequest, upstream: http2.ClientHttp2Stream): void {
   if (!req.body) {
     upstream.end();
     return;
   }
   if (req.onBodyChunk) req.body.on('data', req.onBodyChunk);
+  // pipe() does not pass a source's failure on: a client body that fails half-way (the client reset its HTTP/2
+  // stream or cut its connection: handle-request.ts makes that an error) left the upstream stream waiting for the
+  // rest, open at the origin until the upstream deadline (proxy/test/reliability/lifecycle-slow-body.test.ts).
+  req.body.once('error', () => upstream.close(http2.constants.NGHTTP2_CANCEL));
   req.body.pipe(upstream);
 }
