@@ -12,7 +12,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from '../server/body-capture.js';
 import { finishExchange } from '../server/exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { endClient, responseFinished, type ClientRequest, type ClientResponse } from '../server/client.js';
+import { clientClosed, endClient, responseFinished, type ClientRequest, type ClientResponse } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import { sleep, throttled, trickled } from './pacing.js';
@@ -106,7 +106,7 @@ async function answer(
     x.timestamps.responseEnd = x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, error ?? recordError);
   };
-  if (res.destroyed)
+  if (clientClosed(res))
     return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
   try {
     if (res instanceof http.ServerResponse) {

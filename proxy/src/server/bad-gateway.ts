@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
 import { BodyCapturer } from './body-capture.js';
-import type { ClientResponse } from './client.js';
+import { clientClosed, type ClientResponse } from './client.js';
 
 export const NETLENS_ERROR_HEADER = 'X-Netlens-Error';
 
@@ -22,7 +22,7 @@ export function answerBadGateway(
   message: string,
   bodyUnread: boolean,
 ): boolean {
-  if (res.headersSent || res.writableEnded || res.destroyed) return false;
+  if (res.headersSent || res.writableEnded || clientClosed(res)) return false;
   const body = Buffer.from(`${message.replace(/[\r\n]+/g, ' ').trim()}\n`);
   const headers: RawHeaders = [
     ['Content-Type', 'text/plain; charset=utf-8'],

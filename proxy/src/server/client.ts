@@ -33,6 +33,16 @@ export function responseFinished(res: ClientResponse): boolean {
   return stream !== undefined && stream.closed && stream.rstCode === http2.constants.NGHTTP2_NO_ERROR;
 }
 
+/**
+ * Whether the client's side is gone before anything more can be written to it. HTTP/1: ServerResponse.destroyed.
+ * Node's HTTP/2 compatibility response has no `destroyed` (always undefined): its stream's is read instead.
+ */
+export function clientClosed(res: ClientResponse): boolean {
+  if (res instanceof http.ServerResponse) return res.destroyed;
+  const stream = res.stream as http2.ServerHttp2Stream | undefined;
+  return stream === undefined || stream.destroyed || stream.closed;
+}
+
 /** Ends the client's connection without a response: RST_STREAM on HTTP/2, socket close on HTTP/1. */
 export function endClient(req: ClientRequest, res: ClientResponse): void {
   if ('stream' in req && req.stream) {

@@ -22,7 +22,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from './body-capture.js';
 import { finishExchange } from './exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { endClient, responseFinished, type ClientRequest, type ClientResponse } from './client.js';
+import { clientClosed, endClient, responseFinished, type ClientRequest, type ClientResponse } from './client.js';
 import type { ProxyContext } from './context.js';
 
 /** `handled`: the exchange is finished. Otherwise forward, with `body` replacing the client stream. */
@@ -148,7 +148,7 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
     x.response = { status: a.status, statusText, httpVersion: x.clientProtocol, headers, body: capture.result() };
     finishExchange(ctx, x, error);
   };
-  if (res.destroyed)
+  if (clientClosed(res))
     return finish({ code: ErrorCodes.CLIENT_ABORTED, message: 'The client closed the connection before the response', side: 'client' });
   try {
     if (res instanceof http.ServerResponse) {
@@ -173,7 +173,7 @@ async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientRes
   if (a.spreadBodyMs && a.spreadBodyMs > 0 && a.body.length > 1) {
     const slices = Math.min(PACED_SLICES, a.body.length);
     const step = Math.ceil(a.body.length / slices);
-    for (let i = 0; i < a.body.length && !res.destroyed; i += step) {
+    for (let i = 0; i < a.body.length && !clientClosed(res); i += step) {
       await sleep(a.spreadBodyMs / slices);
       (res as http.ServerResponse).write(a.body.subarray(i, i + step));
     }

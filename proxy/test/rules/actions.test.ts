@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import path from 'node:path';
 import net from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -13,6 +14,8 @@ import type { CertificateAuthority } from '../../src/tls/ca.js';
 import type { Rule } from '../../src/rules/types.js';
 import { ErrorCodes } from '../../src/errors.js';
 import { harOf, holderWith, mirror } from './rules-harness.js';
+import { tlsOver, tunnel } from '../reliability/lifecycle-helpers.js';
+import type { Exchange } from '../../src/model.js';
 
 let dataDir: string;
 let ca: CertificateAuthority;
@@ -265,6 +268,40 @@ describe('delay', () => {
       expect(x?.error?.message).toContain('before the request was sent upstream');
     } finally {
       await counting.close();
+    }
+  });
+
+  // Node's HTTP/2 compatibility response has no `destroyed`: a mock written after the delay to a cancelled stream
+  // was recorded as a mock that "cannot be written" (NL_RULES_INVALID) instead of the client leaving.
+  it('records an HTTP/2 stream cancelled during the delay of a mock as the client leaving', async () => {
+    use([
+      {
+        id: 'late',
+        match: { path: '/late-mock' },
+        actions: [
+          { type: 'delay', before: 'request', ms: 400 },
+          { type: 'mock', body: 'x' },
+        ],
+      },
+    ]);
+    const { socket } = await tunnel(tp.proxy.address.port, `localhost:${new URL(h2.url).port}`);
+    const t = await tlsOver(socket, 'localhost', ['h2']);
+    const session = http2.connect(h2.url, { createConnection: () => t });
+    session.on('error', () => {});
+    try {
+      const st = session.request({ ':path': '/late-mock' });
+      st.on('error', () => {});
+      st.end();
+      await new Promise((r) => setTimeout(r, 100));
+      st.close(http2.constants.NGHTTP2_CANCEL);
+      let x: Exchange | undefined;
+      for (let i = 0; i < 200 && !x; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        x = tp.exchanges().find((e) => e.request.url.endsWith('/late-mock'));
+      }
+      expect(x?.error?.code).toBe(ErrorCodes.CLIENT_ABORTED);
+    } finally {
+      session.destroy();
     }
   });
 });
