@@ -18,6 +18,7 @@
  * A value of a type the fast path does not expect (a missing string, say) throws
  * NotPlain and the line is made the generic way, so odd input never changes the output.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Exchange, RawHeaders } from '../model.js';
 import type { HarContent, HarNameValue, HarTimings } from './types.js';
 import { requestCookies, responseCookies } from './cookies.js';
@@ -35,6 +36,7 @@ import {
 } from './entry.js';
 import { entryRecord } from './journal.js';
 import { JsonBytes, NOT_PLAIN } from './json-bytes.js';
+import { isTextMime } from './body.js';
 
 /** JSON punctuation and keys, encoded once (copied with one TypedArray.set, not char by char). */
 const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
@@ -241,6 +243,33 @@ function clientTimingsJson(o: JsonBytes, t: Exchange['clientTimings']): void {
   o.byte(125);
 }
 
+/**
+ * harContent's object for the common case, written from the body's bytes: a whole (not truncated), not
+ * content-encoded body of a text MIME type that is valid UTF-8 without binary control characters gives
+ * `{size, mimeType, text}` with `text` the body decoded (body.ts bodyText). Returns false, having written
+ * nothing, for every other body: the caller then writes harContent's object.
+ */
+function textContentJson(o: JsonBytes, x: Exchange): boolean {
+  const r = x.response!;
+  const body = r.body;
+  const bytes = body.bytes;
+  if (body.truncated || !(bytes.length > 0) || header(r.headers, 'content-encoding') !== undefined) return false;
+  const mimeType = header(r.headers, 'content-type') ?? 'x-unknown';
+  if (!isTextMime(mimeType) || !isUtf8(bytes)) return false;
+  const start = o.pos;
+  o.lit(K_SIZE_FIRST);
+  o.num(body.size);
+  o.lit(K_MIMETYPE);
+  o.str(mimeType);
+  o.lit(K_TEXT);
+  if (!o.utf8(bytes)) {
+    o.pos = start;
+    return false;
+  }
+  o.byte(125);
+  return true;
+}
+
 /** exchangeToEntry's response when none arrived. */
 const NO_RESPONSE = bytes(
   '{"status":0,"statusText":"","httpVersion":"","cookies":[],"headers":[],"content":{"size":0,"mimeType":"x-unknown"},' +
@@ -263,7 +292,7 @@ function responseJson(o: JsonBytes, x: Exchange): void {
   const headerBytes = headersJson(o, r.headers);
   const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${version} ${r.status} ${r.statusText}`) + 4 + headerBytes : -1;
   o.lit(K_CONTENT);
-  contentJson(o, harContent(x));
+  if (!textContentJson(o, x)) contentJson(o, harContent(x));
   o.lit(K_REDIRECTURL);
   o.str(header(r.headers, 'location') ?? '');
   o.lit(K_HEADERSSIZE);

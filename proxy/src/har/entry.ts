@@ -18,6 +18,7 @@ import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarRe
 import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
+import { originForm } from './request-target.js';
 
 export interface EntryOptions {
   /** Id of the page this exchange belongs to, when known. */
@@ -140,12 +141,7 @@ export function queryString(url: string): HarNameValue[] {
 export function requestTarget(x: Exchange): string {
   // A plain proxy request arrives in absolute-form; inside CONNECT it is origin-form.
   if (x.transport === 'plain' || x.request.method === 'CONNECT') return x.request.url.replace(/^https?:\/\/(?=[^/]*:\d+$)/, '');
-  try {
-    const u = new URL(x.request.url);
-    return u.pathname + u.search;
-  } catch {
-    return x.request.url;
-  }
+  return originForm(x.request.url);
 }
 
 function harRequest(x: Exchange): HarRequest {

@@ -109,6 +109,55 @@ export class JsonBytes {
   }
 
   /**
+   * A JSON string literal of text given as UTF-8 bytes (valid UTF-8: the caller checked), the bytes of what
+   * JSON.stringify of the decoded string writes: '"', '\\' and \t \n \v \f \r escaped, the rest copied as is
+   * (valid UTF-8 has no lone surrogates, the only other characters JSON.stringify escapes). Returns false and
+   * writes nothing at any other control character (U+0000 to U+0008, U+000E to U+001F): body.ts takes text that
+   * holds one for binary, and the caller then writes base64 instead.
+   *
+   * Why: a recorded text body was decoded to a string (TextDecoder), checked by two regular expressions,
+   * escaped by JSON.stringify and encoded back to UTF-8; this is one pass over the bytes and no string.
+   */
+  utf8(bytes: Uint8Array): boolean {
+    const n = bytes.length;
+    const start = this.pos;
+    if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
+    let b = this.buf;
+    let p = this.pos;
+    b[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = bytes[i];
+      if (c >= 0x20 && c !== 34 && c !== 92) {
+        b[p++] = c;
+        continue;
+      }
+      const esc = c === 34 ? 34 : c === 92 ? 92 : c === 9 ? 116 : c === 10 ? 110 : c === 12 ? 102 : c === 13 ? 114 : c === 11 ? 0 : -1;
+      if (esc < 0) {
+        this.pos = start;
+        return false;
+      }
+      // Room for this escape (6 bytes at most) and the rest unescaped.
+      if (p + 6 + (n - i) > b.length) {
+        this.pos = p;
+        this.room(6 + (n - i));
+        b = this.buf;
+      }
+      b[p++] = 92;
+      if (esc === 0) {
+        // \v has no short escape in JSON: \u000b.
+        b[p++] = 117;
+        b[p++] = 48;
+        b[p++] = 48;
+        b[p++] = 48;
+        b[p++] = 98;
+      } else b[p++] = esc;
+    }
+    b[p++] = 34;
+    this.pos = p;
+    return true;
+  }
+
+  /**
    * A JSON number (non-finite -> null), the bytes JSON.stringify writes. An entry has ~20 numbers, most of them
    * whole or rounded to thousandths (timings, har/round); V8's number-to-string (shortest round trip) took
    * ~120 ns each, ~3 µs per exchange in a recording proxy's profile, so those two shapes are written digit by

@@ -5,6 +5,7 @@
  * optional field and on strings JSON escapes.
  */
 import zlib from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/model.js';
 import { entryLine } from '../../src/har/entry-line.js';
@@ -167,6 +168,33 @@ describe('entryLine', () => {
       body: body('--XYZ\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nfile "body"\r\n--XYZ--\r\n', 30),
     };
     expectSame(upload);
+  });
+
+  it('writes response text from the body bytes as the generic path does: random bodies, MIME types, codings and limits', () => {
+    const mime = fc.constantFrom<string | undefined>(
+      undefined,
+      'application/json',
+      'text/html; charset=utf-8',
+      'TEXT/PLAIN',
+      'image/png',
+      '',
+      ' ',
+    );
+    const coding = fc.constantFrom<string | undefined>(undefined, undefined, 'identity', '', 'gzip');
+    const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('\ufeff{"a":"\\"}', 'x\u000by'));
+    const bytes = fc.oneof(
+      text.map((t) => Buffer.from(t, 'utf8')),
+      fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
+    );
+    fc.assert(
+      fc.property(mime, coding, bytes, fc.option(fc.nat({ max: 40 })), (type, enc, data, limit) => {
+        const resHeaders: [string, string][] = [['X-A', 'b']];
+        if (type !== undefined) resHeaders.push(['Content-Type', type]);
+        if (enc !== undefined) resHeaders.push(['Content-Encoding', enc]);
+        expectSame(makeExchange({ resHeaders, resBody: body(data, limit ?? Infinity) }));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('writes header names the same the first time, once cached, and past the cache bound (1100 distinct names)', () => {

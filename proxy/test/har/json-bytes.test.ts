@@ -87,3 +87,45 @@ describe('JsonBytes.num', () => {
     expect(() => written(1n)).toThrow(NotPlain);
   });
 });
+
+describe('JsonBytes.utf8', () => {
+  /** What utf8() wrote for the UTF-8 of `s`, or false when it refused (and then it must have written nothing). */
+  const written = (s: string): string | false => {
+    const o = new JsonBytes(16);
+    o.byte(120);
+    const ok = o.utf8(Buffer.from(s, 'utf8'));
+    if (!ok) {
+      expect(o.pos).toBe(1);
+      return false;
+    }
+    return o.bytes().subarray(1).toString('utf8');
+  };
+  /** Text body.ts takes for binary: a control character other than \t \n \v \f \r. */
+  const BINARY = /[\u0000-\u0008\u000e-\u001f]/;
+
+  it('writes the bytes of JSON.stringify for text, and refuses text with binary controls', () => {
+    const cases = [
+      '',
+      'plain',
+      'q"b\\s',
+      '\t\n\u000b\f\r',
+      'del \u007f \u2028\u2029 é 中文 😀',
+      '\ufeffbom',
+      '\u0000',
+      'a\u0008',
+      'z\u001f',
+    ];
+    for (const s of cases) expect(written(s), JSON.stringify(s)).toBe(BINARY.test(s) ? false : JSON.stringify(s));
+  });
+
+  it('matches JSON.stringify on random well-formed text, growing its buffer from 16 bytes', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string({ maxLength: 3000 })), (raw) => {
+        // Lone surrogates have no UTF-8 (they become U+FFFD): text that came from valid UTF-8 bytes never has one.
+        const s = Buffer.from(raw, 'utf8').toString('utf8');
+        expect(written(s)).toBe(BINARY.test(s) ? false : JSON.stringify(s));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
