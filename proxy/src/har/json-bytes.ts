@@ -61,8 +61,17 @@ export class JsonBytes {
   lit(bytes: Uint8Array): void {
     const n = bytes.length;
     if (this.pos + n > this.buf.length) this.room(n);
-    this.buf.set(bytes, this.pos);
-    this.pos += n;
+    if (n > 32) {
+      this.buf.set(bytes, this.pos);
+      this.pos += n;
+      return;
+    }
+    // A key or punctuation (most are 6 to 20 bytes): copied in JavaScript, TypedArray.set's call into C++ cost
+    // more than the copy (an entry writes ~45 of them).
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) b[p++] = bytes[i];
+    this.pos = p;
   }
 
   /** Any text, UTF-8 encoded (JSON already, e.g. from JSON.stringify). */
@@ -168,10 +177,42 @@ export class JsonBytes {
    */
   num(n: unknown): void {
     if (typeof n !== 'number') throw NOT_PLAIN;
+    // Most of an entry's numbers are small: sizes, status, -1, timings under 35 minutes (thousandths under 2^31).
+    // Those are written with 32-bit integer arithmetic, not the float division and remainder of digits().
+    if ((n | 0) === n && n !== -2147483648) {
+      if (this.pos + 11 > this.buf.length) this.room(11);
+      if (n < 0) this.buf[this.pos++] = 45;
+      this.uint(n < 0 ? -n : n, 0);
+      return;
+    }
+    const t = Math.round(n * 1000);
+    if ((t | 0) === t && t !== -2147483648 && t / 1000 === n) {
+      if (this.pos + 12 > this.buf.length) this.room(12);
+      if (t < 0) this.buf[this.pos++] = 45;
+      const a = t < 0 ? -t : t;
+      const whole = (a / 1000) | 0;
+      let f = a - whole * 1000;
+      this.uint(whole, 0);
+      // Not whole (the integer case above took those): 1 to 3 fraction digits, trailing zeros dropped.
+      let width = 3;
+      while (f !== 0 && f - ((f / 10) | 0) * 10 === 0) {
+        f = (f / 10) | 0;
+        width--;
+      }
+      this.buf[this.pos++] = 46;
+      this.uint(f, width);
+      return;
+    }
     if (Number.isInteger(n) && n > -1e15 && n < 1e15) {
       if (this.pos + 17 > this.buf.length) this.room(17);
       if (n < 0) this.buf[this.pos++] = 45;
-      this.digits(Math.abs(n), 0);
+      const a = Math.abs(n);
+      // Epoch milliseconds (each entry's "s"): the digits above 1e9 and the nine below, each in 32-bit arithmetic.
+      const hi = Math.floor(a / 1e9);
+      if (hi > 0 && hi < 2147483648) {
+        this.uint(hi, 0);
+        this.uint(a - hi * 1e9, 9);
+      } else this.digits(a, 0);
       return;
     }
     const k = Math.round(n * 1000);
@@ -193,6 +234,21 @@ export class JsonBytes {
       return;
     }
     this.ascii(Number.isFinite(n) ? '' + n : 'null');
+  }
+
+  /** digits() for a whole `v` from 0 to 2^31 - 1, in 32-bit integer arithmetic; room was made by the caller. */
+  private uint(v: number, width: number): void {
+    let len = 1;
+    for (let t = v; t >= 10; t = (t / 10) | 0) len++;
+    if (len < width) len = width;
+    const b = this.buf;
+    let p = this.pos + len;
+    this.pos = p;
+    for (let i = 0; i < len; i++) {
+      const q = (v / 10) | 0;
+      b[--p] = 48 + v - q * 10;
+      v = q;
+    }
   }
 
   /** The decimal digits of a whole `v` >= 0, left-padded with zeros to `width`; room was made by the caller. */

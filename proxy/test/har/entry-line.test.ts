@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/model.js';
-import { entryLine } from '../../src/har/entry-line.js';
+import { entryLine, isoMs } from '../../src/har/entry-line.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { entryRecord } from '../../src/har/journal.js';
 import { body, makeExchange } from './make-exchange.js';
@@ -255,5 +255,30 @@ describe('JsonBytes.num', () => {
       o.byte(93);
       expect(o.bytes().toString('latin1'), String(n)).toBe(JSON.stringify([n, n]));
     }
+  });
+});
+
+describe('isoMs', () => {
+  it('is Date.parse on instants as toISOString writes them, over minutes, years and edits of their characters', () => {
+    const dates = fc
+      .date({ min: new Date(-62167219200000), max: new Date(253402300799999), noInvalidDate: true })
+      .map((d) => d.toISOString());
+    fc.assert(
+      fc.property(dates, (iso) => {
+        expect(isoMs(iso)).toBe(Date.parse(iso));
+      }),
+      { numRuns: 5000 },
+    );
+    // One character replaced: the fast path must either agree or leave it to Date.parse.
+    const chars = fc.constantFrom('0', '5', '6', '9', ':', '.', '-', 'T', 'Z', ' ', 'x', '+');
+    fc.assert(
+      fc.property(dates, fc.nat({ max: 23 }), chars, (iso, at, c) => {
+        const edited = iso.slice(0, at) + c + iso.slice(at + 1);
+        expect(Object.is(isoMs(edited), Date.parse(edited)), edited).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of ['2026-02-30T10:00:59.999Z', '2026-11-26T24:00:00.000Z', '2026-11-26T06:60:00.000Z', '2026-11-26T06:55:60.000Z', ''])
+      expect(Object.is(isoMs(s), Date.parse(s)), s).toBe(true);
   });
 });
