@@ -88,13 +88,15 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
 
 /** HAR 1.2 `time`: the sum of the phases that apply (`ssl` is inside `connect`); missing ones count 0. */
 export function timeOf(t: Loose<HarTimings>): number {
-  const phases = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive];
-  return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
+  // Summed in this order from 0 (the result is rounded, but a double sum depends on its order): no array, no closure
+  // per recorded exchange.
+  return roundMs(0 + phase(t.blocked) + phase(t.dns) + phase(t.connect) + phase(t.send) + phase(t.wait) + phase(t.receive));
 }
+
+const phase = (n: number | undefined): number => (n !== undefined && n > 0 ? n : 0);
 
 export function harTimings(x: Exchange): HarTimings {
   const t = x.timings;
-  const opt = (n: number) => (n >= 0 ? roundMs(n) : -1);
   const connect = opt(t.connect);
   let ssl = opt(t.ssl);
   // ssl is a part of connect: it cannot exceed it (clock granularity aside).
@@ -109,6 +111,9 @@ export function harTimings(x: Exchange): HarTimings {
     receive: Math.max(0, opt(t.receive)),
   };
 }
+
+/** A phase in ms as HAR keeps it, -1 when it did not happen. */
+const opt = (n: number): number => (n >= 0 ? roundMs(n) : -1);
 
 const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
 

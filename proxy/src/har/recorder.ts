@@ -224,9 +224,10 @@ export class HarRecorder {
         if (known && location) this.pages.onRedirect(known.url, location, known.pageref);
       } else if (e.type === 'complete' || e.type === 'error') {
         const x = e.exchange;
-        const pageref = this.pagerefs.get(x.id)?.pageref;
-        this.pagerefs.delete(x.id);
-        this.enqueue({ x, pageref });
+        // Most exchanges belong to no page (no map lookups for them then).
+        const known = this.pagerefs.size > 0 ? this.pagerefs.get(x.id) : undefined;
+        if (known) this.pagerefs.delete(x.id);
+        this.enqueue({ x, pageref: known?.pageref });
       }
     } catch (err) {
       if (e.type === 'complete' || e.type === 'error') this.stats.failed++;
