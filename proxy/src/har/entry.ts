@@ -19,6 +19,7 @@ import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
 import { originForm } from './request-target.js';
+import { isHeaderName } from './header-name.js';
 
 export interface EntryOptions {
   /** Id of the page this exchange belongs to, when known. */
@@ -119,8 +120,7 @@ const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, 
 
 export function header(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
-  // Length first (lower-casing never changes the length of a name that matches an ASCII one).
-  for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
+  for (const [k, v] of headers) if (isHeaderName(k, lower)) return v;
   return undefined;
 }
 

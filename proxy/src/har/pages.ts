@@ -8,10 +8,11 @@
  */
 import type { ExchangeStart, RawHeaders } from '../model.js';
 import type { HarPage } from './types.js';
+import { isHeaderName } from './header-name.js';
 
 function header(headers: RawHeaders, name: string): string | undefined {
-  // Length first: this runs for every request, and lower-casing every header name was most of its cost.
-  for (const [k, v] of headers) if (k.length === name.length && k.toLowerCase() === name) return v;
+  // This runs for every request: isHeaderName lower-cases no name.
+  for (const [k, v] of headers) if (isHeaderName(k, name)) return v;
   return undefined;
 }
 
