@@ -191,7 +191,10 @@ function requestJson(o: JsonBytes, x: Exchange): void {
   o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
   // As entry.ts headSize (its start line only built for HTTP/1.x: requestTarget parses the URL).
-  const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${r.method} ${requestTarget(x)} ${version}`) + 4 + headerBytes : -1;
+  // The start line's bytes part by part (the spaces keep UTF-8 lengths additive): no joined string per exchange.
+  const headersSize = hasHead(r.httpVersion)
+    ? Buffer.byteLength(r.method) + Buffer.byteLength(requestTarget(x)) + version.length + 2 + 4 + headerBytes
+    : -1;
   o.lit(K_QUERYSTRING);
   nameValuesJson(o, queryString(r.url));
   o.lit(K_HEADERSSIZE);
@@ -290,7 +293,9 @@ function responseJson(o: JsonBytes, x: Exchange): void {
   arrayJson(o, responseCookies(r.headers, x.startedDateTime));
   o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
-  const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${version} ${r.status} ${r.statusText}`) + 4 + headerBytes : -1;
+  const headersSize = hasHead(r.httpVersion)
+    ? version.length + String(r.status).length + Buffer.byteLength(r.statusText) + 2 + 4 + headerBytes
+    : -1;
   o.lit(K_CONTENT);
   if (!textContentJson(o, x)) contentJson(o, harContent(x));
   o.lit(K_REDIRECTURL);
