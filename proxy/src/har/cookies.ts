@@ -6,12 +6,12 @@
  */
 import type { RawHeaders } from '../model.js';
 import type { HarCookie } from './types.js';
+import { isHeaderName } from './header-name.js';
 
 export function requestCookies(headers: RawHeaders): HarCookie[] {
   const out: HarCookie[] = [];
   for (const [name, value] of headers) {
-    // Length first: this runs on every header of every recorded exchange.
-    if (name.length !== 6 || name.toLowerCase() !== 'cookie') continue;
+    if (!isHeaderName(name, 'cookie')) continue;
     for (const pair of value.split(';')) {
       const eq = pair.indexOf('=');
       if (eq < 0) {
@@ -28,7 +28,7 @@ export function requestCookies(headers: RawHeaders): HarCookie[] {
 export function responseCookies(headers: RawHeaders, startedDateTime: string): HarCookie[] {
   const out: HarCookie[] = [];
   for (const [name, value] of headers) {
-    if (name.length !== 10 || name.toLowerCase() !== 'set-cookie') continue;
+    if (!isHeaderName(name, 'set-cookie')) continue;
     const cookie = parseSetCookie(value, startedDateTime);
     if (cookie) out.push(cookie);
   }

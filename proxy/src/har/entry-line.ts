@@ -18,6 +18,7 @@
  * A value of a type the fast path does not expect (a missing string, say) throws
  * NotPlain and the line is made the generic way, so odd input never changes the output.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Exchange, RawHeaders } from '../model.js';
 import type { HarContent, HarNameValue, HarTimings } from './types.js';
 import { requestCookies, responseCookies } from './cookies.js';
@@ -35,6 +36,7 @@ import {
 } from './entry.js';
 import { entryRecord } from './journal.js';
 import { JsonBytes, NOT_PLAIN } from './json-bytes.js';
+import { isTextMime } from './body.js';
 
 /** JSON punctuation and keys, encoded once (copied with one TypedArray.set, not char by char). */
 const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
@@ -189,7 +191,10 @@ function requestJson(o: JsonBytes, x: Exchange): void {
   o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
   // As entry.ts headSize (its start line only built for HTTP/1.x: requestTarget parses the URL).
-  const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${r.method} ${requestTarget(x)} ${version}`) + 4 + headerBytes : -1;
+  // The start line's bytes part by part (the spaces keep UTF-8 lengths additive): no joined string per exchange.
+  const headersSize = hasHead(r.httpVersion)
+    ? Buffer.byteLength(r.method) + Buffer.byteLength(requestTarget(x)) + version.length + 2 + 4 + headerBytes
+    : -1;
   o.lit(K_QUERYSTRING);
   nameValuesJson(o, queryString(r.url));
   o.lit(K_HEADERSSIZE);
@@ -241,6 +246,33 @@ function clientTimingsJson(o: JsonBytes, t: Exchange['clientTimings']): void {
   o.byte(125);
 }
 
+/**
+ * harContent's object for the common case, written from the body's bytes: a whole (not truncated), not
+ * content-encoded body of a text MIME type that is valid UTF-8 without binary control characters gives
+ * `{size, mimeType, text}` with `text` the body decoded (body.ts bodyText). Returns false, having written
+ * nothing, for every other body: the caller then writes harContent's object.
+ */
+function textContentJson(o: JsonBytes, x: Exchange): boolean {
+  const r = x.response!;
+  const body = r.body;
+  const bytes = body.bytes;
+  if (body.truncated || !(bytes.length > 0) || header(r.headers, 'content-encoding') !== undefined) return false;
+  const mimeType = header(r.headers, 'content-type') ?? 'x-unknown';
+  if (!isTextMime(mimeType) || !isUtf8(bytes)) return false;
+  const start = o.pos;
+  o.lit(K_SIZE_FIRST);
+  o.num(body.size);
+  o.lit(K_MIMETYPE);
+  o.str(mimeType);
+  o.lit(K_TEXT);
+  if (!o.utf8(bytes)) {
+    o.pos = start;
+    return false;
+  }
+  o.byte(125);
+  return true;
+}
+
 /** exchangeToEntry's response when none arrived. */
 const NO_RESPONSE = bytes(
   '{"status":0,"statusText":"","httpVersion":"","cookies":[],"headers":[],"content":{"size":0,"mimeType":"x-unknown"},' +
@@ -261,9 +293,11 @@ function responseJson(o: JsonBytes, x: Exchange): void {
   arrayJson(o, responseCookies(r.headers, x.startedDateTime));
   o.lit(K_HEADERS);
   const headerBytes = headersJson(o, r.headers);
-  const headersSize = hasHead(r.httpVersion) ? Buffer.byteLength(`${version} ${r.status} ${r.statusText}`) + 4 + headerBytes : -1;
+  const headersSize = hasHead(r.httpVersion)
+    ? version.length + String(r.status).length + Buffer.byteLength(r.statusText) + 2 + 4 + headerBytes
+    : -1;
   o.lit(K_CONTENT);
-  contentJson(o, harContent(x));
+  if (!textContentJson(o, x)) contentJson(o, harContent(x));
   o.lit(K_REDIRECTURL);
   o.str(header(r.headers, 'location') ?? '');
   o.lit(K_HEADERSSIZE);
@@ -299,10 +333,46 @@ export function entryLine(x: Exchange, pageref?: string): string {
   return scratch.bytes().toString('utf8');
 }
 
+/** The minute `isoMs` saw last ('2026-11-26T06:55') and its epoch milliseconds. */
+let minute = '';
+let minuteMs = NaN;
+
+/**
+ * Date.parse of a startedDateTime, for the line's "s": an instant as toISOString writes it
+ * ('2026-11-26T06:55:10.123Z') is its minute's epoch milliseconds (cached: exchanges come minutes
+ * apart at most) plus its seconds and milliseconds. Anything else is Date.parse's.
+ */
+export function isoMs(iso: string): number {
+  if (
+    iso.length === 24 &&
+    iso.charCodeAt(4) === 45 &&
+    iso.charCodeAt(7) === 45 &&
+    iso.charCodeAt(10) === 84 &&
+    iso.charCodeAt(13) === 58 &&
+    iso.charCodeAt(16) === 58 &&
+    iso.charCodeAt(19) === 46 &&
+    iso.charCodeAt(23) === 90
+  ) {
+    const s1 = iso.charCodeAt(17) - 48;
+    const s2 = iso.charCodeAt(18) - 48;
+    const m1 = iso.charCodeAt(20) - 48;
+    const m2 = iso.charCodeAt(21) - 48;
+    const m3 = iso.charCodeAt(22) - 48;
+    if (s1 >= 0 && s1 <= 5 && s2 >= 0 && s2 <= 9 && m1 >= 0 && m1 <= 9 && m2 >= 0 && m2 <= 9 && m3 >= 0 && m3 <= 9) {
+      if (!iso.startsWith(minute) || minute.length !== 16) {
+        minute = iso.slice(0, 16);
+        minuteMs = Date.parse(`${minute}:00.000Z`);
+      }
+      if (!Number.isNaN(minuteMs)) return minuteMs + (s1 * 10 + s2) * 1000 + m1 * 100 + m2 * 10 + m3;
+    }
+  }
+  return Date.parse(iso);
+}
+
 /** The line the fast way; throws NOT_PLAIN on a value of an unexpected type. Key order is exchangeToEntry's. */
 function fastEntryLine(o: JsonBytes, x: Exchange, pageref: string | undefined): void {
   const timings = harTimings(x);
-  const started = Date.parse(x.startedDateTime);
+  const started = isoMs(x.startedDateTime);
   o.lit(K_T_ENTRY_S_FIRST);
   o.num(Number.isNaN(started) ? 0 : started);
   o.lit(K_ENTRY);
@@ -323,7 +393,9 @@ function fastEntryLine(o: JsonBytes, x: Exchange, pageref: string | undefined): 
   timingsJson(o, timings);
   if (x.serverIPAddress) {
     o.lit(K_SERVERIPADDRESS);
-    o.str(x.serverIPAddress.replace(/^\[|\]$/g, ''));
+    const ip = x.serverIPAddress;
+    // The brackets of an IPv6 literal go (as exchangeToEntry's replace does); most addresses have none.
+    o.str(ip.charCodeAt(0) === 91 || ip.charCodeAt(ip.length - 1) === 93 ? ip.replace(/^\[|\]$/g, '') : ip);
   }
   if (x.upstreamConnectionId) {
     o.lit(K_CONNECTION);

@@ -18,6 +18,8 @@ import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarRe
 import { bodyText, decodeContent } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
+import { originForm } from './request-target.js';
+import { isHeaderName } from './header-name.js';
 
 export interface EntryOptions {
   /** Id of the page this exchange belongs to, when known. */
@@ -87,13 +89,15 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
 
 /** HAR 1.2 `time`: the sum of the phases that apply (`ssl` is inside `connect`); missing ones count 0. */
 export function timeOf(t: Loose<HarTimings>): number {
-  const phases = [t.blocked, t.dns, t.connect, t.send, t.wait, t.receive];
-  return roundMs(phases.reduce<number>((sum, n) => (n !== undefined && n > 0 ? sum + n : sum), 0));
+  // Summed in this order from 0 (the result is rounded, but a double sum depends on its order): no array, no closure
+  // per recorded exchange.
+  return roundMs(0 + phase(t.blocked) + phase(t.dns) + phase(t.connect) + phase(t.send) + phase(t.wait) + phase(t.receive));
 }
+
+const phase = (n: number | undefined): number => (n !== undefined && n > 0 ? n : 0);
 
 export function harTimings(x: Exchange): HarTimings {
   const t = x.timings;
-  const opt = (n: number) => (n >= 0 ? roundMs(n) : -1);
   const connect = opt(t.connect);
   let ssl = opt(t.ssl);
   // ssl is a part of connect: it cannot exceed it (clock granularity aside).
@@ -109,12 +113,14 @@ export function harTimings(x: Exchange): HarTimings {
   };
 }
 
+/** A phase in ms as HAR keeps it, -1 when it did not happen. */
+const opt = (n: number): number => (n >= 0 ? roundMs(n) : -1);
+
 const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
 
 export function header(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
-  // Length first (lower-casing never changes the length of a name that matches an ASCII one).
-  for (const [k, v] of headers) if (k.length === lower.length && k.toLowerCase() === lower) return v;
+  for (const [k, v] of headers) if (isHeaderName(k, lower)) return v;
   return undefined;
 }
 
@@ -140,12 +146,7 @@ export function queryString(url: string): HarNameValue[] {
 export function requestTarget(x: Exchange): string {
   // A plain proxy request arrives in absolute-form; inside CONNECT it is origin-form.
   if (x.transport === 'plain' || x.request.method === 'CONNECT') return x.request.url.replace(/^https?:\/\/(?=[^/]*:\d+$)/, '');
-  try {
-    const u = new URL(x.request.url);
-    return u.pathname + u.search;
-  } catch {
-    return x.request.url;
-  }
+  return originForm(x.request.url);
 }
 
 function harRequest(x: Exchange): HarRequest {

@@ -61,8 +61,17 @@ export class JsonBytes {
   lit(bytes: Uint8Array): void {
     const n = bytes.length;
     if (this.pos + n > this.buf.length) this.room(n);
-    this.buf.set(bytes, this.pos);
-    this.pos += n;
+    if (n > 32) {
+      this.buf.set(bytes, this.pos);
+      this.pos += n;
+      return;
+    }
+    // A key or punctuation (most are 6 to 20 bytes): copied in JavaScript, TypedArray.set's call into C++ cost
+    // more than the copy (an entry writes ~45 of them).
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) b[p++] = bytes[i];
+    this.pos = p;
   }
 
   /** Any text, UTF-8 encoded (JSON already, e.g. from JSON.stringify). */
@@ -109,6 +118,55 @@ export class JsonBytes {
   }
 
   /**
+   * A JSON string literal of text given as UTF-8 bytes (valid UTF-8: the caller checked), the bytes of what
+   * JSON.stringify of the decoded string writes: '"', '\\' and \t \n \v \f \r escaped, the rest copied as is
+   * (valid UTF-8 has no lone surrogates, the only other characters JSON.stringify escapes). Returns false and
+   * writes nothing at any other control character (U+0000 to U+0008, U+000E to U+001F): body.ts takes text that
+   * holds one for binary, and the caller then writes base64 instead.
+   *
+   * Why: a recorded text body was decoded to a string (TextDecoder), checked by two regular expressions,
+   * escaped by JSON.stringify and encoded back to UTF-8; this is one pass over the bytes and no string.
+   */
+  utf8(bytes: Uint8Array): boolean {
+    const n = bytes.length;
+    const start = this.pos;
+    if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
+    let b = this.buf;
+    let p = this.pos;
+    b[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = bytes[i];
+      if (c >= 0x20 && c !== 34 && c !== 92) {
+        b[p++] = c;
+        continue;
+      }
+      const esc = c === 34 ? 34 : c === 92 ? 92 : c === 9 ? 116 : c === 10 ? 110 : c === 12 ? 102 : c === 13 ? 114 : c === 11 ? 0 : -1;
+      if (esc < 0) {
+        this.pos = start;
+        return false;
+      }
+      // Room for this escape (6 bytes at most) and the rest unescaped.
+      if (p + 6 + (n - i) > b.length) {
+        this.pos = p;
+        this.room(6 + (n - i));
+        b = this.buf;
+      }
+      b[p++] = 92;
+      if (esc === 0) {
+        // \v has no short escape in JSON: \u000b.
+        b[p++] = 117;
+        b[p++] = 48;
+        b[p++] = 48;
+        b[p++] = 48;
+        b[p++] = 98;
+      } else b[p++] = esc;
+    }
+    b[p++] = 34;
+    this.pos = p;
+    return true;
+  }
+
+  /**
    * A JSON number (non-finite -> null), the bytes JSON.stringify writes. An entry has ~20 numbers, most of them
    * whole or rounded to thousandths (timings, har/round); V8's number-to-string (shortest round trip) took
    * ~120 ns each, ~3 µs per exchange in a recording proxy's profile, so those two shapes are written digit by
@@ -119,10 +177,42 @@ export class JsonBytes {
    */
   num(n: unknown): void {
     if (typeof n !== 'number') throw NOT_PLAIN;
+    // Most of an entry's numbers are small: sizes, status, -1, timings under 35 minutes (thousandths under 2^31).
+    // Those are written with 32-bit integer arithmetic, not the float division and remainder of digits().
+    if ((n | 0) === n && n !== -2147483648) {
+      if (this.pos + 11 > this.buf.length) this.room(11);
+      if (n < 0) this.buf[this.pos++] = 45;
+      this.uint(n < 0 ? -n : n, 0);
+      return;
+    }
+    const t = Math.round(n * 1000);
+    if ((t | 0) === t && t !== -2147483648 && t / 1000 === n) {
+      if (this.pos + 12 > this.buf.length) this.room(12);
+      if (t < 0) this.buf[this.pos++] = 45;
+      const a = t < 0 ? -t : t;
+      const whole = (a / 1000) | 0;
+      let f = a - whole * 1000;
+      this.uint(whole, 0);
+      // Not whole (the integer case above took those): 1 to 3 fraction digits, trailing zeros dropped.
+      let width = 3;
+      while (f !== 0 && f - ((f / 10) | 0) * 10 === 0) {
+        f = (f / 10) | 0;
+        width--;
+      }
+      this.buf[this.pos++] = 46;
+      this.uint(f, width);
+      return;
+    }
     if (Number.isInteger(n) && n > -1e15 && n < 1e15) {
       if (this.pos + 17 > this.buf.length) this.room(17);
       if (n < 0) this.buf[this.pos++] = 45;
-      this.digits(Math.abs(n), 0);
+      const a = Math.abs(n);
+      // Epoch milliseconds (each entry's "s"): the digits above 1e9 and the nine below, each in 32-bit arithmetic.
+      const hi = Math.floor(a / 1e9);
+      if (hi > 0 && hi < 2147483648) {
+        this.uint(hi, 0);
+        this.uint(a - hi * 1e9, 9);
+      } else this.digits(a, 0);
       return;
     }
     const k = Math.round(n * 1000);
@@ -144,6 +234,21 @@ export class JsonBytes {
       return;
     }
     this.ascii(Number.isFinite(n) ? '' + n : 'null');
+  }
+
+  /** digits() for a whole `v` from 0 to 2^31 - 1, in 32-bit integer arithmetic; room was made by the caller. */
+  private uint(v: number, width: number): void {
+    let len = 1;
+    for (let t = v; t >= 10; t = (t / 10) | 0) len++;
+    if (len < width) len = width;
+    const b = this.buf;
+    let p = this.pos + len;
+    this.pos = p;
+    for (let i = 0; i < len; i++) {
+      const q = (v / 10) | 0;
+      b[--p] = 48 + v - q * 10;
+      v = q;
+    }
   }
 
   /** The decimal digits of a whole `v` >= 0, left-padded with zeros to `width`; room was made by the caller. */

@@ -8,10 +8,11 @@
  */
 import type { ExchangeStart, RawHeaders } from '../model.js';
 import type { HarPage } from './types.js';
+import { isHeaderName } from './header-name.js';
 
 function header(headers: RawHeaders, name: string): string | undefined {
-  // Length first: this runs for every request, and lower-casing every header name was most of its cost.
-  for (const [k, v] of headers) if (k.length === name.length && k.toLowerCase() === name) return v;
+  // This runs for every request: isHeaderName lower-cases no name.
+  for (const [k, v] of headers) if (isHeaderName(k, name)) return v;
   return undefined;
 }
 
@@ -22,6 +23,9 @@ function origin(url: string): string | undefined {
     return undefined;
   }
 }
+
+/** The answer for a request that belongs to no page (most of them): one object, not one per request. */
+const NO_PAGE: { pageref?: string; newPage?: HarPage } = Object.freeze({});
 
 export class PageTracker {
   private pages: Array<HarPage & { url: string }> = [];
@@ -43,16 +47,16 @@ export class PageTracker {
       return { pageref: page.id, newPage: harPage };
     }
     // No page yet (an API client, a proxy before any navigation): nothing to look up.
-    if (this.pages.length === 0) return {};
+    if (this.pages.length === 0) return NO_PAGE;
     const referer = header(x.headers, 'referer');
-    if (!referer) return {};
+    if (!referer) return NO_PAGE;
     // Newest page first: the same URL may have been loaded more than once.
     for (let i = this.pages.length - 1; i >= 0; i--) if (this.pages[i].url === referer) return { pageref: this.pages[i].id };
     // Referrer-Policy often cuts cross-origin referers to the origin.
     const refOrigin = origin(referer);
     for (let i = this.pages.length - 1; i >= 0; i--)
       if (refOrigin && origin(this.pages[i].url) === refOrigin) return { pageref: this.pages[i].id };
-    return {};
+    return NO_PAGE;
   }
 
   /** A navigation answered with a redirect: its target belongs to the same page. */

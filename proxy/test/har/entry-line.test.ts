@@ -5,9 +5,10 @@
  * optional field and on strings JSON escapes.
  */
 import zlib from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/model.js';
-import { entryLine } from '../../src/har/entry-line.js';
+import { entryLine, isoMs } from '../../src/har/entry-line.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { entryRecord } from '../../src/har/journal.js';
 import { body, makeExchange } from './make-exchange.js';
@@ -169,6 +170,33 @@ describe('entryLine', () => {
     expectSame(upload);
   });
 
+  it('writes response text from the body bytes as the generic path does: random bodies, MIME types, codings and limits', () => {
+    const mime = fc.constantFrom<string | undefined>(
+      undefined,
+      'application/json',
+      'text/html; charset=utf-8',
+      'TEXT/PLAIN',
+      'image/png',
+      '',
+      ' ',
+    );
+    const coding = fc.constantFrom<string | undefined>(undefined, undefined, 'identity', '', 'gzip');
+    const text = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('\ufeff{"a":"\\"}', 'x\u000by'));
+    const bytes = fc.oneof(
+      text.map((t) => Buffer.from(t, 'utf8')),
+      fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)),
+    );
+    fc.assert(
+      fc.property(mime, coding, bytes, fc.option(fc.nat({ max: 40 })), (type, enc, data, limit) => {
+        const resHeaders: [string, string][] = [['X-A', 'b']];
+        if (type !== undefined) resHeaders.push(['Content-Type', type]);
+        if (enc !== undefined) resHeaders.push(['Content-Encoding', enc]);
+        expectSame(makeExchange({ resHeaders, resBody: body(data, limit ?? Infinity) }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('writes header names the same the first time, once cached, and past the cache bound (1100 distinct names)', () => {
     const names = Array.from({ length: 1100 }, (_, i) => `X-Name-${i}`);
     for (let round = 0; round < 2; round++) {
@@ -227,5 +255,30 @@ describe('JsonBytes.num', () => {
       o.byte(93);
       expect(o.bytes().toString('latin1'), String(n)).toBe(JSON.stringify([n, n]));
     }
+  });
+});
+
+describe('isoMs', () => {
+  it('is Date.parse on instants as toISOString writes them, over minutes, years and edits of their characters', () => {
+    const dates = fc
+      .date({ min: new Date(-62167219200000), max: new Date(253402300799999), noInvalidDate: true })
+      .map((d) => d.toISOString());
+    fc.assert(
+      fc.property(dates, (iso) => {
+        expect(isoMs(iso)).toBe(Date.parse(iso));
+      }),
+      { numRuns: 5000 },
+    );
+    // One character replaced: the fast path must either agree or leave it to Date.parse.
+    const chars = fc.constantFrom('0', '5', '6', '9', ':', '.', '-', 'T', 'Z', ' ', 'x', '+');
+    fc.assert(
+      fc.property(dates, fc.nat({ max: 23 }), chars, (iso, at, c) => {
+        const edited = iso.slice(0, at) + c + iso.slice(at + 1);
+        expect(Object.is(isoMs(edited), Date.parse(edited)), edited).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of ['2026-02-30T10:00:59.999Z', '2026-11-26T24:00:00.000Z', '2026-11-26T06:60:00.000Z', '2026-11-26T06:55:60.000Z', ''])
+      expect(Object.is(isoMs(s), Date.parse(s)), s).toBe(true);
   });
 });
