@@ -196,7 +196,9 @@ export async function warmUpProxy(host: ProxyHost, options: WarmUpOptions): Prom
         connections.map((socket) => (socket.alpnProtocol === 'h2' ? h2Requests(socket, target, queue) : h1Requests(socket, target, queue))),
       );
     })().catch(() => undefined);
-    await Promise.race([work, bound]);
+    // A cancelled lab does not wait for the warm-up: its tunnels are closed and its proxy stopped at once.
+    const cancelled = new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([work, bound, cancelled]);
     clearTimeout(timer);
     for (const s of sockets) s.destroy();
     await run.stop().catch(() => undefined);

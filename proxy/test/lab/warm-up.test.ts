@@ -67,6 +67,38 @@ describe('warmUpProxy', () => {
     expect((await run.stop()).metrics.exchanges).toBe(0);
   }, 60_000);
 
+  it('a lab cancelled during the warm-up stops it at once: its proxy stopped before the requests are done', async () => {
+    // 200 ms per response: 12 connections need about 1.6 s for the 90 requests of ten loads of this page.
+    const slow = await startTestSiteProcess({ images: 5, latencyMs: 200, dataDir });
+    const results: ProxyRunResult[] = [];
+    const watched: ProxyHost = {
+      ...host,
+      startRun: async (options) => {
+        const run = await host.startRun(options);
+        return { ...run, stop: async () => (results.push(await run.stop()), results[results.length - 1]) };
+      },
+    };
+    try {
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 300);
+      const started = performance.now();
+      const settingsRun = [settings(false, true), settings(true, true)];
+      await warmUpProxy(watched, {
+        siteUrl: slow.url,
+        images: slow.images,
+        ca: [ca.certPem],
+        settings: settingsRun,
+        signal: cancel.signal,
+      });
+      expect(performance.now() - started).toBeLessThan(1500);
+      // Only the first setting was started, and stopped with part of its requests done.
+      expect(results.length).toBe(1);
+      expect(results[0].metrics.exchanges).toBeLessThan(90);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+
   it('does nothing once the lab is cancelled', async () => {
     let started = 0;
     const counting: ProxyHost = { ...host, startRun: (options) => (started++, host.startRun(options)) };
