@@ -148,9 +148,10 @@ export function loadOrCreateCA(dataDir: string, options: { warn?: (message: stri
 /**
  * The authorities made in this process, per CA directory, with the file contents they were made from.
  *
- * Why: every proxy start loaded the CA anew, parsing its keys (about 6 ms) and starting with no host
- * certificate, so the first connection to each host signed one and built its TLS context again (about
- * 2.7 ms, measured). The lab starts a fresh proxy per page load, and the app one per settings change:
+ * Why: every proxy start loaded the CA anew, parsing its keys (about 3 ms of the lab proxy's main thread,
+ * profiled for issue 17) and starting with no host certificate, so the first connection to each host
+ * signed one and built its TLS context again (about 2 ms, see DEFAULT_HOST_CACHE_SIZE). The lab starts
+ * a fresh proxy per page load, and the app one per settings change:
  * both paid it each time for the same hosts with the same CA. A few directories at most (the app and
  * the lab use one; tests use many, each briefly).
  */
