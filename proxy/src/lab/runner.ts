@@ -29,12 +29,13 @@ import { allCells, baselineProblem, cellSettings, defaultCells, isCellId, isViaC
 import { LAB_ALPHA, LAB_DEFAULTS, LAB_LIMITS, limitProblem } from './limits.js';
 import { browserMetrics, LOOP_RESOLUTION_MS, loopDelaySummary } from './measure.js';
 import { startCpuWatch } from './cpu-use.js';
-import { startProxyHost, type ProxyHost, type ProxyRun } from './proxy-process.js';
+import { startProxyHost, type ProxyHost, type ProxyRun, type ProxyRunOptions } from './proxy-process.js';
 import { schedule, type ScheduledRun } from './schedule.js';
 import { startTestSiteProcess, type TestSiteProcess } from './site/site-process.js';
 import {
   LAB_SCHEMA_VERSION,
   type CellId,
+  type CellSettings,
   type LabConfig,
   type LabProgress,
   type LabResult,
@@ -46,6 +47,7 @@ import { validateVia } from './via.js';
 import { takesVariants, validateVariants, variantBaseDir, withVariantCells } from './variants.js';
 import { probeOriginTrust } from './origin-trust.js';
 import { probeOriginLeaf, probeViaProxy, type LeafCertificate } from './via-probe.js';
+import { warmUpProxy } from './warm-up.js';
 
 export interface RunLabOptions {
   /** Cancels the lab: the current run's browser and proxy are torn down; the result holds what finished (aborted: true). */
@@ -177,6 +179,23 @@ interface RunContext {
 
 const isAbort = (err: unknown) => (err as { code?: string })?.code === ErrorCodes.LAB_ABORTED || (err as Error)?.name === 'AbortError';
 
+type RunOptionsProxy = ProxyRunOptions['proxy'];
+
+/** The proxy options of a run of a Netlens proxy cell with these settings. */
+function proxyRunSettings(ctx: RunContext, settings: CellSettings): RunOptionsProxy {
+  return {
+    port: 0,
+    intercept: settings.intercept,
+    http2: settings.http2,
+    nagle: settings.nagle,
+    ...(settings.naive ? { relay: 'naive' as const } : {}),
+    dataDir: ctx.config.dataDir,
+    // The test site's certificate comes from the Netlens CA; a --url origin's may come from the user's.
+    upstreamCA: [ctx.ca.certPem, ...ctx.upstreamCA],
+    insecureUpstream: ctx.insecure,
+  };
+}
+
 /** One page load in one cell. Throws only when aborted; other failures give `ok: false`. */
 async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement> {
   const settings = cellSettings(s.cell);
@@ -198,17 +217,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       proxy = await (
         await ctx.proxyHost()
       ).startRun({
-        proxy: {
-          port: 0,
-          intercept: settings.intercept,
-          http2: settings.http2,
-          nagle: settings.nagle,
-          ...(settings.naive ? { relay: 'naive' as const } : {}),
-          dataDir: ctx.config.dataDir,
-          // The test site's certificate comes from the Netlens CA; a --url origin's may come from the user's.
-          upstreamCA: [ctx.ca.certPem, ...ctx.upstreamCA],
-          insecureUpstream: ctx.insecure,
-        },
+        proxy: proxyRunSettings(ctx, settings),
         ...(variant ? { rules: { file: variant.rules, baseDir: variantBaseDir(variant) } } : {}),
         journal: journal ? { file: journal, name: `lab ${s.cell} run ${s.round + 1}` } : undefined,
       });
@@ -281,6 +290,26 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
     }
   }
   return result;
+}
+
+/** Warms the proxy process with every distinct Netlens proxy setting among the cells (warm-up.ts). */
+async function warmUpProxyCells(ctx: RunContext, site: TestSiteProcess): Promise<void> {
+  const settings = new Map<string, RunOptionsProxy>();
+  for (const c of ctx.config.cells) {
+    const s = cellSettings(c);
+    if (!s.proxy || s.via) continue;
+    // Nagle is a socket option, not other code: the warm-up leaves it off (it would only slow the warm-up down).
+    const key = `${s.http2} ${s.intercept} ${Boolean(s.naive)}`;
+    if (!settings.has(key)) settings.set(key, proxyRunSettings(ctx, { ...s, nagle: false }));
+  }
+  if (!settings.size) return;
+  await warmUpProxy(await ctx.proxyHost(), {
+    siteUrl: site.url,
+    images: site.images,
+    ca: [ctx.ca.certPem],
+    settings: [...settings.values()],
+    signal: ctx.signal,
+  });
 }
 
 export const VIA_NOTE =
@@ -390,6 +419,8 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
   let aborted = false;
   try {
+    // The proxy process's code warmed up before the first measured run, on the built-in site only (warm-up.ts).
+    if (site) await warmUpProxyCells(ctx, site);
     for (const s of plan) {
       if (options.signal?.aborted) {
         aborted = true;

@@ -120,6 +120,20 @@ function writeResponseHead(res: ClientResponse, up: UpstreamResponse): void {
   );
 }
 
+/**
+ * Ends an HTTP/1.x response (with a Content-Length) once its last body bytes are out.
+ *
+ * Why not res.end() at once: the TLS socket reports a write done asynchronously, and while one is
+ * pending node:http ends a response with an empty write of its own to learn when the bytes are out.
+ * That write went through the TLS socket down to a write syscall of 0 bytes, once per exchange
+ * (strace of the lab's intercepted HTTP/1.1 page load: 204 per load). The check phase comes after the
+ * write's completion: nothing is pending then and node:http just emits 'finish'. A chunked response
+ * still ends at once (its end writes the last chunk), and so does one whose bytes are still pending then.
+ */
+function endSent(res: http.ServerResponse): void {
+  if (!res.destroyed) res.end();
+}
+
 export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, origin: RequestOrigin): Promise<void> {
   const start = performance.now();
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
@@ -387,7 +401,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
       const cut = response.incomplete?.();
       if (cut) upstreamFailed(cut);
-      else res.end();
+      else if (h2 || (res as http.ServerResponse).chunkedEncoding || !res.writableLength) res.end();
+      else setImmediate(endSent, res);
     });
     response.body.on('error', upstreamFailed);
     res.on('finish', () => {

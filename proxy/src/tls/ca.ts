@@ -135,8 +135,27 @@ export function loadOrCreateCA(dataDir: string, options: { warn?: (message: stri
   };
   const warn = options.warn ?? ((message: string) => void process.stderr.write(message));
   const { caKeyPem, certPem, leafKeyPem } = loadOrCreateCAFiles(dataDir, generators, warn);
-  return makeAuthority(dir, files(dir), caKeyPem, certPem, leafKeyPem);
+  // The same files as last time in this process: the same authority, its keys parsed and its hosts' certificates
+  // and TLS contexts kept (see `authorities`). Other files (a CA made anew) make a new one.
+  const contents = `${caKeyPem}\0${certPem}\0${leafKeyPem}`;
+  const known = authorities.get(dir);
+  if (known?.contents === contents) return known.ca;
+  const ca = makeAuthority(dir, files(dir), caKeyPem, certPem, leafKeyPem);
+  authorities.set(dir, { contents, ca });
+  return ca;
 }
+
+/**
+ * The authorities made in this process, per CA directory, with the file contents they were made from.
+ *
+ * Why: every proxy start loaded the CA anew, parsing its keys (about 3 ms of the lab proxy's main thread,
+ * profiled for issue 17) and starting with no host certificate, so the first connection to each host
+ * signed one and built its TLS context again (about 2 ms, see DEFAULT_HOST_CACHE_SIZE). The lab starts
+ * a fresh proxy per page load, and the app one per settings change:
+ * both paid it each time for the same hosts with the same CA. A few directories at most (the app and
+ * the lab use one; tests use many, each briefly).
+ */
+const authorities = new LruMap<string, { contents: string; ca: CertificateAuthority }>(4);
 
 function makeAuthority(dir: string, f: CAFiles, caKeyPem: string, certPem: string, leafKeyPem: string): CertificateAuthority {
   let caKey: crypto.KeyObject;
