@@ -118,6 +118,8 @@ export function progressLine(p: LabProgress, width = 30): string {
   const done = p.completed;
   const filled = p.total ? Math.round((done / p.total) * width) : width;
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${p.total}`;
+  if (p.type === 'warm-up')
+    return `Warming up the proxy: unmeasured loads of the site, ${p.settings} proxy setting${p.settings === 1 ? '' : 's'}…`;
   if (p.type === 'run-start') return `${bar} ${p.cell} round ${p.round + 1}`;
   if (p.type === 'run-end') {
     const r = p.run;

@@ -293,7 +293,7 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
 }
 
 /** Warms the proxy process with every distinct Netlens proxy setting among the cells (warm-up.ts). */
-async function warmUpProxyCells(ctx: RunContext, site: TestSiteProcess): Promise<void> {
+async function warmUpProxyCells(ctx: RunContext, site: TestSiteProcess, announce: (settings: number) => void): Promise<void> {
   const settings = new Map<string, RunOptionsProxy>();
   for (const c of ctx.config.cells) {
     const s = cellSettings(c);
@@ -303,6 +303,7 @@ async function warmUpProxyCells(ctx: RunContext, site: TestSiteProcess): Promise
     if (!settings.has(key)) settings.set(key, proxyRunSettings(ctx, { ...s, nagle: false }));
   }
   if (!settings.size) return;
+  announce(settings.size);
   await warmUpProxy(await ctx.proxyHost(), {
     siteUrl: site.url,
     images: site.images,
@@ -420,7 +421,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
   let aborted = false;
   try {
     // The proxy process's code warmed up before the first measured run, on the built-in site only (warm-up.ts).
-    if (site) await warmUpProxyCells(ctx, site);
+    if (site) await warmUpProxyCells(ctx, site, (settings) => emit({ type: 'warm-up', completed: 0, total: plan.length, settings }));
     for (const s of plan) {
       if (options.signal?.aborted) {
         aborted = true;

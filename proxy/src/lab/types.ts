@@ -423,6 +423,8 @@ export interface Effect {
 /** Progress events while a lab runs (for a progress bar or the UI). */
 export type LabProgress =
   | { type: 'start'; total: number; cells: CellId[]; url: string; expectedRequests: number }
+  /** Before the first run: the proxy process warmed up with unmeasured loads, one fresh proxy per setting (warm-up.ts). */
+  | { type: 'warm-up'; completed: number; total: number; settings: number }
   | { type: 'run-start'; completed: number; total: number; cell: CellId; round: number }
   | { type: 'run-end'; completed: number; total: number; run: RunMeasurement }
   | { type: 'done'; completed: number; total: number; aborted: boolean };

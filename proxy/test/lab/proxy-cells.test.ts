@@ -11,11 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLab } from '../../src/lab/runner.js';
-import type { LabResult } from '../../src/lab/types.js';
+import type { LabProgress, LabResult } from '../../src/lab/types.js';
+import { progressLine } from '../../src/lab/report.js';
 import { chromePath } from '../browser/chrome-available.js';
 
 let dir: string;
 let result: LabResult;
+const progress: LabProgress[] = [];
 const profileDirs = () =>
   fs
     .readdirSync(os.tmpdir())
@@ -40,7 +42,7 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
         dataDir: path.join(dir, 'data'),
         chromePath,
       },
-      { signal: AbortSignal.timeout(120_000) },
+      { signal: AbortSignal.timeout(120_000), onProgress: (p) => progress.push(p) },
     ); // ends (and cleans up) before the hook's own timeout
     expect(result.aborted).toBe(false);
     expect(profileDirs()).toEqual(before);
@@ -48,6 +50,14 @@ describe.skipIf(!chromePath)('runLab through the proxy (real Chromium, real prox
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const cell = (id: string) => result.cells.find((c) => c.id === id)!;
+
+  it('warms the proxy up before the first run, once per proxy setting (Nagle is not one), and says so', () => {
+    const first = progress.findIndex((p) => p.type === 'run-start');
+    expect(progress.slice(0, first).map((p) => p.type)).toEqual(['start', 'warm-up']);
+    // h2 intercept, h1 intercept (with and without Nagle: one setting), h2 tunnel.
+    expect(progress[1]).toMatchObject({ type: 'warm-up', settings: 3, completed: 0 });
+    expect(progressLine(progress[1]!)).toBe('Warming up the proxy: unmeasured loads of the site, 3 proxy settings…');
+  });
 
   it('loads the whole page in every proxy cell and records the proxy side', () => {
     for (const c of result.cells) {

@@ -306,6 +306,7 @@ export function LabView({
               </div>
               <p className="muted">
                 {run.completed} / {run.total} page loads
+                {run.progress?.type === 'warm-up' && ' · warming up the proxy (unmeasured loads)'}
                 {run.progress?.type === 'run-start' && ` · now: ${run.progress.cell} (round ${run.progress.round + 1})`}
                 {run.progress?.type === 'run-end' && !run.progress.run.ok && (
                   <span className="err"> · last run failed: {run.progress.run.error?.message}</span>
