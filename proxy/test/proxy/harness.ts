@@ -12,6 +12,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { loadOrCreateCA, type CertificateAuthority } from '../../src/tls/ca.js';
 import { startProxy, type ProxyHandle } from '../../src/server/proxy-server.js';
 import type { Exchange, ProxyEvent } from '../../src/model.js';
@@ -181,3 +182,16 @@ export function alive(pid: number): boolean {
 }
 
 export { loadOrCreateCA };
+
+/** An HTTP/1.1 client connection to `localhost:originPort` through the proxy's interception (CONNECT, then TLS trusting `caPem`). */
+export async function interceptedConnection(proxyPort: number, originPort: number, caPem: string): Promise<tls.TLSSocket> {
+  const tunnel = await new Promise<net.Socket>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `localhost:${originPort}` });
+    req.once('connect', (_res, socket) => resolve(socket));
+    req.once('error', reject);
+    req.end();
+  });
+  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: caPem });
+  await new Promise((r) => socket.once('secureConnect', r));
+  return socket;
+}

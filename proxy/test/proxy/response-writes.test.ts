@@ -8,7 +8,15 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
-import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
+import {
+  httpsOrigin,
+  loadOrCreateCA,
+  tempDataDir,
+  testProxy,
+  type Origin,
+  type TestProxy,
+  interceptedConnection as sharedIntercepted,
+} from './harness.js';
 
 let ca: CertificateAuthority;
 let origin: Origin;
@@ -53,17 +61,7 @@ afterAll(async () => {
   await origin.close();
 });
 
-async function interceptedConnection(): Promise<tls.TLSSocket> {
-  const tunnel = await new Promise<net.Socket>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${origin.port}` });
-    req.once('connect', (_res, socket) => resolve(socket));
-    req.once('error', reject);
-    req.end();
-  });
-  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: ca.certPem });
-  await new Promise((r) => socket.once('secureConnect', r));
-  return socket;
-}
+const interceptedConnection = () => sharedIntercepted(tp.proxy.address.port, origin.port, ca.certPem);
 
 /** A keep-alive agent whose one connection is `socket` (node:http over the secured tunnel). */
 function agentOn(socket: tls.TLSSocket): http.Agent {

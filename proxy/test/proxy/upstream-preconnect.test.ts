@@ -1,10 +1,17 @@
 /** Upstream connections opened as intercepted clients connect (pool.preconnect). */
 import http from 'node:http';
-import type net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
-import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
+import {
+  httpsOrigin,
+  loadOrCreateCA,
+  tempDataDir,
+  testProxy,
+  type Origin,
+  type TestProxy,
+  interceptedConnection as sharedIntercepted,
+} from './harness.js';
 
 let ca: CertificateAuthority;
 let origin: Origin;
@@ -21,18 +28,7 @@ afterAll(async () => {
   await origin.close();
 });
 
-/** An HTTP/1.1 client connection to the origin through the proxy's interception (CONNECT + TLS). */
-async function interceptedConnection(): Promise<tls.TLSSocket> {
-  const tunnel = await new Promise<net.Socket>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${origin.port}` });
-    req.once('connect', (_res, socket) => resolve(socket));
-    req.once('error', reject);
-    req.end();
-  });
-  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: ca.certPem });
-  await new Promise((r) => socket.once('secureConnect', r));
-  return socket;
-}
+const interceptedConnection = () => sharedIntercepted(tp.proxy.address.port, origin.port, ca.certPem);
 
 function get(socket: tls.TLSSocket, path: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@ import type net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
-import { loadOrCreateCA, tempDataDir, testProxy, type TestProxy } from './harness.js';
+import { loadOrCreateCA, tempDataDir, testProxy, type TestProxy, interceptedConnection as sharedIntercepted } from './harness.js';
 
 let ca: CertificateAuthority;
 let origin: https.Server;
@@ -32,18 +32,7 @@ afterAll(async () => {
   await new Promise((r) => origin.close(r));
 });
 
-/** An HTTP/1.1 client connection to the origin through the proxy's interception (CONNECT + TLS). */
-async function interceptedConnection(): Promise<tls.TLSSocket> {
-  const tunnel = await new Promise<net.Socket>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${originPort}` });
-    req.once('connect', (_res, socket) => resolve(socket));
-    req.once('error', reject);
-    req.end();
-  });
-  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: ca.certPem });
-  await new Promise((r) => socket.once('secureConnect', r));
-  return socket;
-}
+const interceptedConnection = () => sharedIntercepted(tp.proxy.address.port, originPort, ca.certPem);
 
 function get(socket: tls.TLSSocket, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
