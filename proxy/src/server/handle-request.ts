@@ -247,16 +247,13 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
   const ruled = ctx.options.rules?.current ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
   if (ruled?.handled) return void res.off('close', onClientClose);
-  if (clientGone) {
-    // The client left while a rule held its request (a delay): the origin must not get a request nobody waits for.
+  /** Records the exchange as the client leaving at `when`. */
+  const clientLeft = (when: string) => {
     x.request.body = requestBody();
-    finishExchange(ctx, x, {
-      code: ErrorCodes.CLIENT_ABORTED,
-      message: 'The client closed the connection before the request was sent upstream',
-      side: 'client',
-    });
-    return;
-  }
+    finishExchange(ctx, x, { code: ErrorCodes.CLIENT_ABORTED, message: `The client closed the connection ${when}`, side: 'client' });
+  };
+  // The client left while a rule held its request (a delay): the origin must not get a request nobody waits for.
+  if (clientGone) return clientLeft('before the request was sent upstream');
 
   try {
     const sentBody = ruled ? ruled.body : body;
@@ -279,14 +276,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     x.request.body = requestBody();
     x.retries = (err as { retries?: number }).retries ?? 0;
     const { code, message } = classifyUpstreamError(err, target.host);
-    if (clientGone) {
-      finishExchange(ctx, x, {
-        code: ErrorCodes.CLIENT_ABORTED,
-        message: 'The client closed the connection before the response arrived',
-        side: 'client',
-      });
-      return;
-    }
+    if (clientGone) return clientLeft('before the response arrived');
     // A failure retrying cannot fix gets a 502 naming it; the rest close the connection or stream, which browsers retry.
     const unread = x.timestamps.clientRequestEnd === undefined;
     if (isPermanentUpstreamFailure(err) && answerBadGateway(res, x, protocol, code, message, unread)) {
@@ -320,13 +310,7 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   }
   if (clientGone) {
     up.abort();
-    x.request.body = requestBody();
-    finishExchange(ctx, x, {
-      code: ErrorCodes.CLIENT_ABORTED,
-      message: 'The client closed the connection before the response arrived',
-      side: 'client',
-    });
-    return;
+    return clientLeft('before the response arrived');
   }
 
   const response = up;
