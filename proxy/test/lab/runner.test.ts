@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +93,39 @@ describe.skipIf(!chromePath)('runLab, direct cells (real Chromium, test site)', 
     expect(result.cells[0].runs.length).toBeGreaterThanOrEqual(1);
     expect(result.cells[0].runs.length).toBeLessThan(5);
     expect(profileDirs()).toEqual(before);
+  }, 60_000);
+
+  // The warm-up sends unmeasured loads through the proxy to the built-in site only: someone else's site
+  // (a --url target) gets only the measured runs' requests.
+  it('does not warm up the proxy with a --url target: the origin sees only the measured loads', async () => {
+    const paths: string[] = [];
+    const server = http.createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>t</title><link rel="icon" href="data:,">ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const progress: LabProgress[] = [];
+    try {
+      const port = (server.address() as import('node:net').AddressInfo).port;
+      const result = await runLab(
+        {
+          target: { kind: 'url', url: `http://127.0.0.1:${port}/page` },
+          cells: ['proxy+h1+intercept'],
+          runs: 1,
+          quietMs: 200,
+          outDir: path.join(dir, 'url'),
+          dataDir: path.join(dir, 'data'),
+          chromePath,
+        },
+        { onProgress: (p) => progress.push(p) },
+      );
+      expect(result.cells[0]!.runs[0]!.ok).toBe(true);
+      expect(progress.some((p) => p.type === 'warm-up')).toBe(false);
+      expect(paths).toEqual(['/page']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   }, 60_000);
 
   it('rejects a bad config before starting anything', async () => {
