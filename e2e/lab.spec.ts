@@ -66,3 +66,19 @@ test('a lab run can be cancelled', async ({ page, serve }) => {
   await expect(page.getByTestId('lab-no-runs').or(page.getByTestId('lab-chart-loadMs'))).toBeVisible();
   await snap(page, 'lab-cancelled');
 });
+
+test('the proxy warm-up before the first run shows in the progress, and cancelling stops it', async ({ page, serve }) => {
+  await page.goto(serve.url);
+  await page.getByTestId('tab-lab').click();
+  await expect(page.getByTestId('cell-proxy+h2+intercept')).toBeChecked();
+  // A page big enough that warming up takes seconds (ten loads of 200 images through the proxy).
+  await page.getByTestId('lab-images').fill('200');
+  await page.getByTestId('lab-runs').fill('2');
+  await page.getByTestId('lab-run').click();
+  await expect(page.getByTestId('lab-progress')).toContainText('warming up the proxy (unmeasured loads)', { timeout: 30_000 });
+  await expect(page.getByTestId('lab-progress')).toContainText('0 / 4 page loads');
+  await snap(page, 'lab-warm-up');
+  await page.getByTestId('lab-cancel').click();
+  await expect(page.getByTestId('lab-failed')).toContainText('cancelled', { timeout: 60_000 });
+  await expect(page.getByTestId('lab-progress')).toHaveCount(0);
+});
