@@ -32,16 +32,26 @@ function globalHelp(): string {
   ].join('\n');
 }
 
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+/**
+ * SIGINT/SIGTERM as a promise, for the commands that stop on them (they read `ctx.stopSignal`). Attached only when a
+ * command asks, and detached when it returns: a listener left behind would swallow Ctrl-C in a command that does not
+ * wait for it, and every main() call (the CLI tests make many in one process) added two more.
+ */
+function stopSignal(): { promise: Promise<NodeJS.Signals>; dispose(): void } {
+  let onSignal: (sig: NodeJS.Signals) => void = () => {};
+  const dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (sig) => {
+      dispose();
       resolve(sig);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  return { promise, dispose };
 }
 
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -80,6 +90,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     io.stderr.write(`netlens ${command.name}: ${(err as Error).message}\nRun "netlens ${command.name} --help" for usage.\n`);
     return EXIT_USAGE;
   }
+  let stop: ReturnType<typeof stopSignal> | undefined;
   try {
     return await command.run({
       values: parsed.values as Record<string, string | boolean | string[] | boolean[] | undefined>,
@@ -87,7 +98,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       stdout: io.stdout,
       stderr: io.stderr,
       env: process.env,
-      stopSignal: stopSignal(),
+      get stopSignal() {
+        return (stop ??= stopSignal()).promise;
+      },
     });
   } catch (err) {
     const e = err as Error & { code?: string };
@@ -99,5 +112,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     io.stderr.write(`netlens ${command.name}: ${e.message}${code}\n`);
     if (!code && process.env.NETLENS_DEBUG) io.stderr.write(`${e.stack}\n`);
     return EXIT_FAILED;
+  } finally {
+    stop?.dispose();
   }
 }
