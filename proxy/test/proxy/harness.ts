@@ -195,3 +195,12 @@ export async function interceptedConnection(proxyPort: number, originPort: numbe
   await new Promise((r) => socket.once('secureConnect', r));
   return socket;
 }
+
+/** Polls `cond` every 10 ms; throws when it does not hold within `ms`. */
+export async function until(cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -11,6 +11,7 @@ import {
   type Origin,
   type TestProxy,
   interceptedConnection as sharedIntercepted,
+  until,
 } from './harness.js';
 
 let ca: CertificateAuthority;
@@ -40,14 +41,6 @@ function get(socket: tls.TLSSocket, path: string): Promise<number> {
     req.once('error', reject);
     req.end();
   });
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('preconnect', () => {

@@ -5,7 +5,7 @@ import type net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
-import { loadOrCreateCA, tempDataDir, testProxy, type TestProxy, interceptedConnection as sharedIntercepted } from './harness.js';
+import { loadOrCreateCA, tempDataDir, testProxy, type TestProxy, interceptedConnection as sharedIntercepted, until } from './harness.js';
 
 let ca: CertificateAuthority;
 let origin: https.Server;
@@ -46,14 +46,6 @@ function get(socket: tls.TLSSocket, path: string): Promise<number> {
     req.once('error', reject);
     req.end();
   });
-}
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('upstream TLS session resumption', () => {
