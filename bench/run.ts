@@ -182,13 +182,20 @@ try {
   const noTimelinePeer = P.netlens(true, true, false);
   const noTimelineChild = await start(noTimelinePeer);
   const noTimeline = noTimelineChild && { name: noTimelinePeer.name, child: noTimelineChild };
-  const keep = (c: { child?: Child<P.PeerInfo> }) => c.child === netlens || c.child === noTimelineChild;
+  // Recording off, likewise one process for every phase: the on/off pair of each table has served the same traffic
+  // (a fresh "off" against the aged recording process measured process age as much as recording).
+  const recordingOffPeer = P.netlens(false);
+  const recordingOffChild = wanted(recordingOffPeer) ? await start(recordingOffPeer) : undefined;
+  const recordingOff = recordingOffChild && { name: recordingOffPeer.name, child: recordingOffChild };
+  const keep = (c: { child?: Child<P.PeerInfo> }) =>
+    c.child === netlens || c.child === noTimelineChild || c.child === recordingOffChild;
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
-    const peers = [P.netlens(false), P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy, P.nginx];
+    const peers = [P.nodeMinimal, P.httpxy, P.httpProxy3, P.fastProxy, P.mockttp, P.httpMitmProxy, P.mitmproxy, P.nginx];
     const conditions: { name: string; child?: Child<P.PeerInfo> }[] = [{ name: 'direct' }, { name: 'netlens', child: netlens }];
     if (noTimeline) conditions.push({ name: noTimeline.name, child: noTimeline.child });
+    if (recordingOff) conditions.push(recordingOff);
     for (const p of peers.filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
@@ -208,7 +215,8 @@ try {
     if (tunnel) conditions.push({ name: 'netlens blind tunnel', child: tunnel });
     conditions.push({ name: 'netlens', child: netlens });
     if (noTimeline) conditions.push({ name: noTimeline.name, child: noTimeline.child });
-    for (const p of [P.netlens(false), P.nodeMinimalMitm, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
+    if (recordingOff) conditions.push(recordingOff);
+    for (const p of [P.nodeMinimalMitm, P.mockttp, P.httpMitmProxy, P.mitmproxy].filter(wanted)) {
       const child = await start(p);
       if (child) conditions.push({ name: p.name, child });
     }
