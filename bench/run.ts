@@ -23,7 +23,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
-import { cliIdle, type CliIdle } from './scenarios/cli-idle.js';
+import { cliIdle, IDLE_SETTLE_S, type CliIdle } from './scenarios/cli-idle.js';
 import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
@@ -166,17 +166,21 @@ try {
     mem(child, 'idle (started, before any request)');
   });
   if (!netlens) throw new Error('Netlens itself did not start: nothing to measure');
+  const checked = Date.now();
   await settle();
   mem(netlens, 'idle (after its check requests: one plain HTTP, one intercepted HTTPS)');
   // The CLI as a user runs it (its own bundle, bin/netlens.js), the same checks.
   try {
     results.cliIdle = await cliIdle(dataDir, ca.certPath, origin.info);
     log(
-      `netlens proxy (the CLI): RSS ${fmtMiB(results.cliIdle.startedMiB)} started, ${fmtMiB(results.cliIdle.afterChecksMiB)} after its checks`,
+      `netlens proxy (the CLI): RSS ${fmtMiB(results.cliIdle.startedMiB)} started, ${fmtMiB(results.cliIdle.afterChecksMiB)} 1 s after its checks, ${fmtMiB(results.cliIdle.settledMiB ?? NaN)} ${IDLE_SETTLE_S} s after`,
     );
   } catch (err) {
     log(`netlens proxy (the CLI) idle memory not measured: ${(err as Error).message}`);
   }
+  // Idle long enough for V8's memory reducer to have collected the checks' garbage (cli-idle.ts): what an idle app holds.
+  await new Promise((r) => setTimeout(r, checked + IDLE_SETTLE_S * 1000 - Date.now()));
+  mem(netlens, `idle (after its check requests, then ${IDLE_SETTLE_S} s without traffic)`);
   // The same recording Netlens with the socket timeline off, for every phase next to it (both equally warm):
   // the timeline's cost is the CPU per request of netlens vs this one.
   const noTimelinePeer = P.netlens(true, true, false);
@@ -187,8 +191,7 @@ try {
   const recordingOffPeer = P.netlens(false);
   const recordingOffChild = wanted(recordingOffPeer) ? await start(recordingOffPeer) : undefined;
   const recordingOff = recordingOffChild && { name: recordingOffPeer.name, child: recordingOffChild };
-  const keep = (c: { child?: Child<P.PeerInfo> }) =>
-    c.child === netlens || c.child === noTimelineChild || c.child === recordingOffChild;
+  const keep = (c: { child?: Child<P.PeerInfo> }) => c.child === netlens || c.child === noTimelineChild || c.child === recordingOffChild;
 
   if (only.has('plain')) {
     log('\n== Plain HTTP forwarding (wrk)');
