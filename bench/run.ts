@@ -24,6 +24,7 @@ import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
 import { cliIdle, IDLE_SETTLE_S, type CliIdle } from './scenarios/cli-idle.js';
+import { pairedCosts, pairedTimelineLines, PAIRED_ROUNDS, PAIRED_WINDOW_MS, type PairedCost } from './scenarios/paired-cost.js';
 import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
@@ -115,6 +116,7 @@ const results: {
   idle: { name: string; rssMiB: number }[];
   cliIdle?: CliIdle;
   timelineCost: string[];
+  paired?: PairedCost[];
 } = { largeMiB, memory: [], idle: [], timelineCost: [] };
 const skipped: { name: string; why: string }[] = [];
 const started_: { peer: P.Peer; child: Child<P.PeerInfo> }[] = [];
@@ -236,6 +238,20 @@ try {
     for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + httpsTable(results.https));
     const lines = timelineCostLines(results.https.map((r) => ({ ...r, workload: 'intercepted HTTPS GET' })));
+    // The same on/off pairs again, back to back in short rounds (paired-cost.ts): the goals are within the table's noise.
+    const offs = [recordingOff, noTimeline].filter((c) => c !== undefined);
+    if (offs.length) {
+      log('\n== Feature costs, paired rounds (intercepted HTTPS)');
+      results.paired = await pairedCosts(
+        `https://localhost:${origin.info.httpsPort}/small`,
+        { name: 'netlens', child: netlens },
+        offs,
+        quick ? 2 : PAIRED_ROUNDS,
+        PAIRED_WINDOW_MS,
+        log,
+      );
+      lines.push(...pairedTimelineLines(results.paired));
+    }
     results.timelineCost.push(...lines);
     log('\n' + lines.join('\n'));
     mem(netlens, 'after intercepted HTTPS');

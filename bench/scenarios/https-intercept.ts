@@ -26,7 +26,7 @@ export interface HttpsRow {
   ratio: number;
 }
 
-interface ClientResult {
+export interface ClientResult {
   requests: number;
   errors: number;
   rps: number;
@@ -35,7 +35,13 @@ interface ClientResult {
   proxyCpuMs: number;
 }
 
-function runClient(url: string, c: HttpsCondition, caFiles: string[], concurrency: number, durationMs: number): Promise<ClientResult> {
+export function runClient(
+  url: string,
+  c: HttpsCondition,
+  caFiles: string[],
+  concurrency: number,
+  durationMs: number,
+): Promise<ClientResult> {
   const cfg = {
     url,
     proxy: c.child ? `http://127.0.0.1:${c.child.info.port}` : undefined,

@@ -9,6 +9,8 @@ import { instrumentVerdicts, verdicts, type Report } from '../../../bench/report
 import type { PageRow } from '../../../bench/scenarios/page-load.js';
 import { FLOOR_H1, INTERCEPTING, INTERCEPTING_H1, type LargeRow } from '../../../bench/scenarios/large-bodies.js';
 import { IDLE_SETTLE_S, type CliIdle } from '../../../bench/scenarios/cli-idle.js';
+import type { HttpsRow } from '../../../bench/scenarios/https-intercept.js';
+import { pairedTimelineLines, type PairedCost } from '../../../bench/scenarios/paired-cost.js';
 
 const row = (cell: string, loadMs: number, ttfbMs: number, ok = 5): PageRow => ({
   cell,
@@ -253,6 +255,51 @@ describe('bench report: issue 17 goals', () => {
     expect(verdicts(report({ memory })).filter(([goal]) => goal.includes("bench's Netlens"))).toEqual([
       ["idle RSS ≤ 60 MB, the bench's Netlens, started", '52.4 MB', 'met'],
       [`idle RSS ≤ 60 MB, the bench's Netlens, ${IDLE_SETTLE_S} s after its first requests`, '58.6 MB (61.6 MB 1 s after them)', 'met'],
+    ]);
+  });
+  it('judges recording on/off on the paired rounds when the run has them, with the table beside it', () => {
+    const https = (condition: string, rps: number, cpuUsPerReq: number): HttpsRow => ({
+      connections: 16,
+      condition,
+      rps,
+      p50us: 0,
+      p99us: 0,
+      cpuUsPerReq,
+      errors: 0,
+      ratio: 1,
+    });
+    const paired = (cpuRatios: number[], rpsRatios: number[]): PairedCost => ({
+      connections: 16,
+      on: 'netlens',
+      off: 'netlens (recording off)',
+      cpuRatios,
+      rpsRatios,
+    });
+    const row = (extra: Partial<Report>) =>
+      instrumentVerdicts(report({ https: [https('netlens', 900, 110), https('netlens (recording off)', 1000, 100)], ...extra })).find(
+        ([goal]) => goal.startsWith('recording on vs off within 5% (intercepted HTTPS c=16'),
+      )!;
+    // The table alone: 0.90× req/s and 1.10× CPU, not met.
+    expect(row({}).slice(1)).toEqual(['req/s 0.90×, CPU/req 1.10× of recording off', 'not met']);
+    // Paired medians within 5% decide, whatever the table's medians say; the table's ratios stay beside them.
+    expect(row({ paired: [paired([1.02, 1.04, 1.09], [0.99, 0.97, 0.92])] })).toEqual([
+      'recording on vs off within 5% (intercepted HTTPS c=16: req/s, proxy CPU/req)',
+      'paired: CPU/req 1.04× (rounds 1.02×–1.09×), req/s 0.97× (0.92×–0.99×), 3 paired rounds; the table: req/s 0.90×, CPU/req 1.10× of recording off',
+      'met',
+    ]);
+    expect(row({ paired: [paired([1.06, 1.08, 1.12], [0.99, 0.97, 0.92])] })[2]).toBe('not met');
+    // A pair with no round measured falls back to the table.
+    expect(row({ paired: [paired([], [])] })[2]).toBe('not met');
+  });
+
+  it("gives the timeline's paired cost in the timeline lines' form", () => {
+    const lines = pairedTimelineLines([
+      { connections: 16, on: 'netlens', off: 'netlens (timeline off)', cpuRatios: [1.05, 1.08, 1.02], rpsRatios: [1, 1, 1] },
+      { connections: 16, on: 'netlens', off: 'netlens (recording off)', cpuRatios: [1.2], rpsRatios: [1] },
+      { connections: 1, on: 'netlens', off: 'netlens (timeline off)', cpuRatios: [], rpsRatios: [] },
+    ]);
+    expect(lines).toEqual([
+      'timeline cost, intercepted HTTPS GET c=16, 3 paired rounds: proxy CPU/req +5.0% (rounds +2.0% to +8.0%) (goal ≤ 10%)',
     ]);
   });
 });
