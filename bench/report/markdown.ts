@@ -161,6 +161,16 @@ export function verdicts(r: Report): Verdict[] {
 }
 
 /**
+ * Whether the lab could tell the intercepting cell's load times from its tunnel's at all (its "interception on"
+ * effect, Mann-Whitney U over the runs): with five runs a cell, a ratio of a few percent is often inside the noise.
+ */
+export function significanceText(page: PageResult, proto: 'h1' | 'h2'): string {
+  const e = page.interception?.find((x) => x.cell === `proxy+${proto}+intercept` && x.versus === `proxy+${proto}+tunnel`);
+  if (!e || !Number.isFinite(e.p)) return '';
+  return `; against the tunnel p = ${e.p.toFixed(2)} (Mann-Whitney U over the runs): ${e.significant ? 'a significant difference' : 'not a significant difference'}`;
+}
+
+/**
  * Issue 17's goals: the proxy as a measuring instrument. Interception against the blind tunnel of the same
  * protocol (what terminating TLS and recording add), TTFB against direct, recording's cost, large bodies.
  */
@@ -176,7 +186,7 @@ export function instrumentVerdicts(r: Report): Verdict[] {
       const direct = cell(`direct+${proto}`);
       const load = icpt && tunnel ? icpt.loadMs / tunnel.loadMs : undefined;
       // A page-load goal not met gets the floor's ratio and the proxy's extra CPU per load from the same run.
-      const floorLoad = load !== undefined && load > 1.05 ? floorLoadText(page, proto, load) : '';
+      const floorLoad = load !== undefined && load > 1.05 ? floorLoadText(page, proto, load) + significanceText(page, proto) : '';
       out.push([
         `page load, interception ≤ 1.05× the blind tunnel (${name}, ${page.images} images)`,
         load !== undefined ? `${fmtRatio(load)} (${icpt!.loadMs.toFixed(0)} vs ${tunnel!.loadMs.toFixed(0)} ms)${floorLoad}` : '–',

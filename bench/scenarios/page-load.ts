@@ -42,6 +42,8 @@ export interface PageResult {
   browser: string;
   images: number;
   cells: PageRow[];
+  /** The lab's "interception on" effects: each intercepting cell's load time against its blind tunnel (Mann-Whitney U). */
+  interception?: { cell: string; versus: string; ratio: number; p: number; significant: boolean }[];
   /** The peers loaded as external proxies, as the lab's probe saw them. */
   via: { name: string; intercepts?: boolean }[];
   /** `netlens lab --browser-nice`: the browsers ran at this lower CPU priority (absent: the normal one). */
@@ -123,6 +125,15 @@ export function pageLoad(
         ...(browserNice ? { browserNice } : {}),
         browser: result.machine.browser.version,
         via: (result.via ?? []).map((v) => ({ name: v.name, intercepts: v.intercepts })),
+        interception: (result.effects ?? [])
+          .filter((e) => e.dimension === 'intercept')
+          .map((e) => ({
+            cell: e.cell,
+            versus: e.versus,
+            ratio: e.comparison.ratio,
+            p: e.comparison.p,
+            significant: e.comparison.significant,
+          })),
         cells: result.cells.map((c) => {
           const ok = c.runs.filter((r) => r.ok);
           return {
@@ -147,6 +158,12 @@ export function pageLoad(
 /** The parts of the lab's results.json this scenario reads. */
 interface LabJson {
   machine: { browser: { version: string } };
+  effects?: {
+    dimension: string;
+    cell: string;
+    versus: string;
+    comparison: { ratio: number; p: number; significant: boolean };
+  }[];
   via?: { name: string; intercepts?: boolean }[];
   cells: {
     id: string;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FLOOR_VIA } from '../../../bench/report/floor.js';
 import { instrumentVerdicts, verdicts, type Report } from '../../../bench/report/markdown.js';
-import type { PageRow } from '../../../bench/scenarios/page-load.js';
+import type { PageResult, PageRow } from '../../../bench/scenarios/page-load.js';
 import { FLOOR_H1, INTERCEPTING, INTERCEPTING_H1, type LargeRow } from '../../../bench/scenarios/large-bodies.js';
 import { IDLE_SETTLE_S, type CliIdle } from '../../../bench/scenarios/cli-idle.js';
 import type { HttpsRow } from '../../../bench/scenarios/https-intercept.js';
@@ -171,6 +171,25 @@ describe('bench report: issue 17 goals', () => {
       // HTTP/1.1's goal (2× here, not met) is not given the HTTP/2 floor.
       expect(ttfb(page(300, row(`via-${FLOOR_VIA}+h2`, 550, 125)), 'HTTP/1.1')[1]).toBe('2.00× (40.0 vs 20.0 ms)');
     });
+  });
+
+  it('a page-load goal not met says whether the lab could tell interception from the tunnel (its Mann-Whitney p)', () => {
+    const cells = [row('proxy+h2+tunnel', 1000, 21), row('proxy+h2+intercept', 1100, 25)];
+    const load = (interception: PageResult['interception']) =>
+      instrumentVerdicts(report({ page: [{ browser: 'x', images: 200, via: [], cells, interception }] })).find(
+        ([goal]) => goal.startsWith('page load') && goal.includes('HTTP/2'),
+      )![1];
+    const effect = (p: number, significant: boolean) => [
+      { cell: 'proxy+h2+intercept', versus: 'proxy+h2+tunnel', ratio: 1.1, p, significant },
+    ];
+    expect(load(effect(0.34, false))).toBe(
+      '1.10× (1100 vs 1000 ms); against the tunnel p = 0.34 (Mann-Whitney U over the runs): not a significant difference',
+    );
+    expect(load(effect(0.008, true))).toBe(
+      '1.10× (1100 vs 1000 ms); against the tunnel p = 0.01 (Mann-Whitney U over the runs): a significant difference',
+    );
+    // Nothing when the lab gave no effect for the pair.
+    expect(load(undefined)).toBe('1.10× (1100 vs 1000 ms)');
   });
 
   describe("a page-load goal not met: the floor against the same tunnel, and the proxy's extra CPU per load", () => {
