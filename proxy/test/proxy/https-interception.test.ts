@@ -41,6 +41,34 @@ describe('TLS interception', () => {
     expect(x.timings.connect).toBeGreaterThanOrEqual(x.timings.ssl);
   });
 
+  // The upstream HTTP/2 request gets one of two shared, frozen option objects (forward.ts): a GET ends its stream on
+  // the HEADERS frame, a request with a body keeps it open for the body, and a body-less POST still ends it.
+  it('forwards GET, POST with a body and POST without one to an h2 origin, each framed as the client sent it', async () => {
+    const send = (args: string[], path: string) =>
+      curl(['-x', tp.proxy.address.url, '--cacert', ca.certPath, '--http2', ...args, `${h2Origin.url}${path}`]);
+    const payload = 'x'.repeat(70_000);
+    const before = (await tp.waitFor(0)).length;
+    const [get, post, empty] = [
+      await send([], '/get'),
+      await send(['--data-binary', payload, '-H', 'Content-Type: text/plain'], '/post'),
+      await send(['-X', 'POST'], '/empty'),
+    ];
+    for (const r of [get, post, empty]) expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(get.stdout)).toMatchObject({ method: 'GET', bodyLength: 0 });
+    expect(JSON.parse(post.stdout)).toMatchObject({
+      method: 'POST',
+      bodyLength: payload.length,
+      bodySha: crypto.createHash('sha256').update(payload).digest('hex'),
+    });
+    expect(JSON.parse(empty.stdout)).toMatchObject({ method: 'POST', bodyLength: 0 });
+    const xs = (await tp.waitFor(before + 3)).slice(before, before + 3);
+    expect(xs.map((x) => [x.request.method, x.upstreamProtocol, x.error?.code])).toEqual([
+      ['GET', 'h2', undefined],
+      ['POST', 'h2', undefined],
+      ['POST', 'h2', undefined],
+    ]);
+  });
+
   it('serves HTTP/1.1 to an HTTP/1.1 client and falls back to HTTP/1.1 for an HTTP/1.1-only origin', async () => {
     const r = await curl([
       '-x',
