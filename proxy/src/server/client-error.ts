@@ -14,10 +14,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { LinkedList } from '../linked-list.js';
 
 interface ConnectionState {
-  /** Requests whose responses have not ended yet, with their responses. */
-  inflight: Map<IncomingMessage, ServerResponse>;
+  /** Requests whose responses have not ended yet, with their responses (a list, not a Map: see linked-list.ts). */
+  inflight: LinkedList<{ req: IncomingMessage; res: ServerResponse }>;
   /** Set when a refusal is pending: the requests it waits for. */
   awaited?: Set<IncomingMessage>;
   /** The refusal to send once nothing is in flight. */
@@ -29,7 +30,7 @@ const states = new WeakMap<Duplex, ConnectionState>();
 
 function stateOf(socket: Duplex): ConnectionState {
   let s = states.get(socket);
-  if (!s) states.set(socket, (s = { inflight: new Map() }));
+  if (!s) states.set(socket, (s = { inflight: new LinkedList() }));
   return s;
 }
 
@@ -44,9 +45,9 @@ export function trackClientRequest(req: IncomingMessage, res: ServerResponse): v
   const socket = req.socket;
   if (!socket) return;
   const s = stateOf(socket);
-  s.inflight.set(req, res);
+  const node = s.inflight.push({ req, res });
   const settle = () => {
-    s.inflight.delete(req);
+    s.inflight.remove(node);
     if (s.awaited?.delete(req) && s.awaited.size === 0 && !s.sent) send(socket, s);
   };
   res.once('finish', settle);
@@ -105,9 +106,10 @@ export function answerClientError(maxHeaderSize: number) {
     // The request the bad bytes belong to (not parsed completely) may already have its
     // answer from the handler (e.g. a 400 for its Transfer-Encoding): a second one would
     // answer nothing. Close once the responses under way are written instead.
-    const answered = [...s.inflight].filter(([req, res]) => !req.complete && res.headersSent).map(([req]) => req);
+    const inflight = s.inflight.values();
+    const answered = inflight.filter(({ req, res }) => !req.complete && res.headersSent).map(({ req }) => req);
     if (answered.length) s.refusal = '';
-    s.awaited = new Set([...[...s.inflight.keys()].filter((req) => req.complete), ...answered]);
+    s.awaited = new Set([...inflight.filter(({ req }) => req.complete).map(({ req }) => req), ...answered]);
     if (s.awaited.size === 0) send(socket, s);
   };
 }

@@ -381,11 +381,11 @@ function requestH2(
       fail(Object.assign(new Error(message), { code: 'ERR_HTTP2_GOAWAY_SESSION' }));
     }
   };
-  goawayWatchers.add(onGoaway);
+  const goawayNode = goawayWatchers.push(onGoaway);
   const fail = (err: Error) => {
     if (settled) return;
     settled = true;
-    goawayWatchers.delete(onGoaway);
+    goawayWatchers.remove(goawayNode);
     deadline.clear();
     stream.destroy();
     if (interim) (err as { [RESPONSE_STARTED]?: boolean })[RESPONSE_STARTED] = true;
@@ -406,7 +406,7 @@ function requestH2(
     pool.timeline?.streamResponse(stream, h);
     if (settled) return;
     settled = true;
-    goawayWatchers.delete(onGoaway);
+    goawayWatchers.remove(goawayNode);
     deadline.clear();
     t.responseHeaders = performance.now();
     // Idle timer on the stream (reset by every frame): a stalled body fails it.

@@ -19,6 +19,7 @@ import { rootsPlus } from '../tls/root-trust.js';
 import { LruMap } from '../tls/lru.js';
 import { performance } from 'node:perf_hooks';
 import { Deadlines } from './deadlines.js';
+import { LinkedList } from '../linked-list.js';
 import { H1Clients, type Dialed } from './h1-client.js';
 import { ErrorCodes } from '../errors.js';
 import type { Timeline } from '../timeline/recorder.js';
@@ -63,23 +64,24 @@ const info = new WeakMap<object, ConnectionInfo>();
 
 /** Called with a pooled HTTP/2 session's GOAWAY (code, last stream id). */
 export type GoawayWatcher = (code: number, lastStreamID: number) => void;
-const goawayWatchers = new WeakMap<http2.ClientHttp2Session, Set<GoawayWatcher>>();
+const goawayWatchers = new WeakMap<http2.ClientHttp2Session, LinkedList<GoawayWatcher>>();
 
 /**
  * The requests in flight on a session that want its GOAWAY (forward.ts). One 'goaway'
  * listener per session calls them: a listener per request (hundreds on a busy page)
- * made every removal an array scan and splice.
+ * made every removal an array scan and splice. A list, not a Set: every request joins
+ * and leaves it (linked-list.ts says why that rules out a Set).
  */
-export function h2GoawayWatchers(session: http2.ClientHttp2Session): Set<GoawayWatcher> {
-  let set = goawayWatchers.get(session);
-  if (!set) {
-    const watchers = (set = new Set());
+export function h2GoawayWatchers(session: http2.ClientHttp2Session): LinkedList<GoawayWatcher> {
+  let list = goawayWatchers.get(session);
+  if (!list) {
+    const watchers = (list = new LinkedList());
     goawayWatchers.set(session, watchers);
     session.on('goaway', (code: number, last: number) => {
-      for (const w of watchers) w(code, last);
+      for (const w of watchers.values()) w(code, last);
     });
   }
-  return set;
+  return list;
 }
 
 /** Connection info for a socket (or h2 session), created on first sight. */
