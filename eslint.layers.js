@@ -16,8 +16,8 @@ const ROOT = import.meta.dirname;
 export const PROXY_LAYERS = [
   {
     name: 'core',
-    why: 'shared vocabulary: errors, the exchange model and its event stream, header helpers, where files are',
-    members: ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths'],
+    why: 'shared vocabulary: errors, the exchange model and its event stream, header helpers, where files are, a GC-safe list',
+    members: ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'linked-list'],
   },
   {
     name: 'formats and wire',
@@ -44,7 +44,7 @@ export const LAYER_EXCEPTIONS = [];
 const proxyPath = (member) => {
   const file = `proxy/src/${member}.ts`;
   // A member is a folder unless a top-level module of that name is meant (core, index).
-  return ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'options', 'index'].includes(member)
+  return ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'linked-list', 'options', 'index'].includes(member)
     ? file
     : `proxy/src/${member}`;
 };
