@@ -23,7 +23,7 @@ import { fmtMiB } from './lib/stats.js';
 import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
-import { cliIdle, IDLE_SETTLE_S, type CliIdle } from './scenarios/cli-idle.js';
+import { cliIdle, IDLE_SETTLE_S, settledSince, type CliIdle } from './scenarios/cli-idle.js';
 import { pairedCosts, pairedTimelineLines, PAIRED_ROUNDS, PAIRED_WINDOW_MS, type PairedCost } from './scenarios/paired-cost.js';
 import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
@@ -181,7 +181,7 @@ try {
     log(`netlens proxy (the CLI) idle memory not measured: ${(err as Error).message}`);
   }
   // Idle long enough for V8's memory reducer to have collected the checks' garbage (cli-idle.ts): what an idle app holds.
-  await new Promise((r) => setTimeout(r, checked + IDLE_SETTLE_S * 1000 - Date.now()));
+  await settledSince(checked);
   mem(netlens, `idle (after its check requests, then ${IDLE_SETTLE_S} s without traffic)`);
   // The same recording Netlens with the socket timeline off, for every phase next to it (both equally warm):
   // the timeline's cost is the CPU per request of netlens vs this one.

@@ -25,6 +25,9 @@ export interface CliIdle {
 /** How long after its check requests a proxy's memory counts as settled (V8's memory reducer ran by ~10 s here). */
 export const IDLE_SETTLE_S = 20;
 
+/** Resolves IDLE_SETTLE_S after `checkedAt` (Date.now() when the check requests were done). */
+export const settledSince = (checkedAt: number) => new Promise((r) => setTimeout(r, checkedAt + IDLE_SETTLE_S * 1000 - Date.now()));
+
 const settle = () => new Promise((r) => setTimeout(r, 1000));
 
 export async function cliIdle(dataDir: string, caPath: string, origin: { httpPort: number; httpsPort: number }): Promise<CliIdle> {
@@ -54,7 +57,7 @@ export async function cliIdle(dataDir: string, caPath: string, origin: { httpPor
     const checked = Date.now();
     await settle();
     const afterChecksMiB = procMemory(child.pid!).rssMiB;
-    await new Promise((r) => setTimeout(r, checked + IDLE_SETTLE_S * 1000 - Date.now()));
+    await settledSince(checked);
     return { startedMiB, afterChecksMiB, settledMiB: procMemory(child.pid!).rssMiB };
   } finally {
     child.kill('SIGKILL');
