@@ -24,7 +24,15 @@ import type { ProxyContext } from './context.js';
 import { runRespondHook } from './respond.js';
 import { checkRequest, isAsteriskForm } from './request-checks.js';
 import { takeTurn } from './connection-order.js';
-import { answerProxyError, endClient, responseFinished, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
+import {
+  answerProxyError,
+  clientClosed,
+  endClient,
+  responseFinished,
+  type ClientRequest,
+  type ClientResponse,
+  type RequestOrigin,
+} from './client.js';
 import { answerBadGateway } from './bad-gateway.js';
 import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
@@ -134,8 +142,19 @@ function endSent(res: http.ServerResponse): void {
   if (!res.destroyed) res.end();
 }
 
-export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, origin: RequestOrigin): Promise<void> {
-  const start = performance.now();
+/**
+ * Handles one client request, from its head to the end of its exchange. `arrivedAt` (performance.now()) is when
+ * its head arrived, for a request that waited to be taken in (h2-admission.ts): the exchange starts then, and the
+ * wait counts as the proxy's own time (proxyOverhead), not the client's.
+ */
+export async function handleRequest(
+  ctx: ProxyContext,
+  req: ClientRequest,
+  res: ClientResponse,
+  origin: RequestOrigin,
+  arrivedAt?: number,
+): Promise<void> {
+  const start = arrivedAt ?? performance.now();
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
   const target = targetUrl(req, origin);
   const protocol = clientProtocol(req);
@@ -204,7 +223,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
   const requestBody = () => reqCapture?.result() ?? x.request.body;
   const hasBody = protocol === 'h2' ? !(req as http2.Http2ServerRequest).stream.endAfterHeaders : hasRequestBody(x.request.headers);
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
-  if (!hasBody) markRequestEnd();
+  // Without a body the head was the whole request: received when it arrived (a wait since is the proxy's).
+  if (!hasBody) x.timestamps.clientRequestEnd = start;
   else req.once('end', markRequestEnd);
 
   let clientGone = false;
@@ -219,6 +239,8 @@ export async function handleRequest(ctx: ProxyContext, req: ClientRequest, res: 
     }
   };
   res.on('close', onClientClose);
+  // Gone already (it reset its stream while the request waited to be taken in): its 'close' has been emitted.
+  if (clientClosed(res)) onClientClose();
 
   // Server replay (options.respond): the hook may answer here instead of the network;
   // when it forwards, the body it read (if any) is replayed upstream by `body`.

@@ -21,6 +21,7 @@ import { handleConnect, ORIGIN, type ConnectTargets, type WithOrigin } from './c
 import { createInterceptor } from './intercept-servers.js';
 import { ClientTimeouts } from './timeouts.js';
 import { handleRequest } from './handle-request.js';
+import { createAdmission } from './h2-admission.js';
 import { answerProxyError, type ClientRequest, type ClientResponse, type RequestOrigin } from './client.js';
 import { handleUpgrade } from './upgrade.js';
 import { answerClientError, trackClientRequest } from './client-error.js';
@@ -109,12 +110,17 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
   const onRequest = (origin: (req: ClientRequest) => RequestOrigin) => (req: ClientRequest, res: ClientResponse) => {
     if (req.httpVersion !== '2.0') timeouts.onRequest(req as http.IncomingMessage, res as http.ServerResponse);
     if (res instanceof http.ServerResponse) trackClientRequest(req as http.IncomingMessage, res);
-    handleRequest(ctx, req, res, origin(req)).catch((err) => {
+    // HTTP/2: a burst of streams is taken in a few per event-loop turn (h2-admission.ts).
+    if (req.httpVersion === '2.0') admission.admit((arrivedAt) => handle(req, res, origin, arrivedAt));
+    else handle(req, res, origin);
+  };
+  const admission = createAdmission();
+  const handle = (req: ClientRequest, res: ClientResponse, origin: (req: ClientRequest) => RequestOrigin, arrivedAt?: number) =>
+    handleRequest(ctx, req, res, origin(req), arrivedAt).catch((err) => {
       // A bug, not a network failure: keep serving others and say what happened.
       process.emitWarning(`Netlens: request handler failed: ${(err as Error)?.stack ?? err}`, { code: ErrorCodes.INTERNAL });
       answerProxyError(res, 500, 'Netlens internal error (see the proxy log)');
     });
-  };
   const fallbackOrigin =
     (transport: RequestOrigin['transport']) =>
     (req: ClientRequest): RequestOrigin =>
