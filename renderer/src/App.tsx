@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { AppStatus, OpenedSession } from '../../proxy/src/api/contract';
 import { api, type ConnectionState } from './api';
-import { EMPTY_ROWS, rowsFrom, upsertRows, type RowsState } from './lib/rows-store';
+import { EMPTY_ROWS, mergeListed, upsertRows, type RowsState } from './lib/rows-store';
 import { EMPTY_FILTER, filterRows, type TrafficFilter } from './lib/filters';
 import { formatBytes, formatMs, plural } from './lib/format';
 import { liveSource, sessionSource, type ExchangeSource } from './features/details/source';
@@ -105,14 +105,7 @@ export function App() {
       // (Re)connected: reload the capture so nothing missed while away is lost.
       if (c === 'open') {
         api.listExchanges().then(
-          (rows) =>
-            setLive((s) => {
-              const known = new Set(rows.map((r) => r.id));
-              return upsertRows(
-                rowsFrom(rows),
-                s.rows.filter((r) => !known.has(r.id)),
-              );
-            }),
+          (rows) => setLive((s) => mergeListed(s, rows)),
           () => undefined,
         );
       }

@@ -32,3 +32,13 @@ export function upsertRows(state: RowsState, items: readonly ExchangeSummary[]):
 export function rowsFrom(items: readonly ExchangeSummary[]): RowsState {
   return upsertRows(EMPTY_ROWS, items);
 }
+
+/**
+ * The capture as listed on (re)connecting, merged with the rows events brought meanwhile: the list's order, then rows
+ * it does not have. The list was taken at one moment, and an exchange's completion may have arrived over the event
+ * socket after that moment but before the list did: a row finished by an event is kept over the list's pending copy
+ * (the list used to win, and such a row stayed without a response until the next reconnect).
+ */
+export function mergeListed(state: RowsState, listed: readonly ExchangeSummary[]): RowsState {
+  return upsertRows(rowsFrom(listed), state.rows);
+}
