@@ -17,12 +17,16 @@ import { runWrk } from './load/wrk.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
+import { chargeToNearest, summarizeGc, type CpuProfile, type GcStat } from './lib/profile-breakdown.js';
 
 const USAGE = `Usage: npx tsx bench/profile.ts [https|plain|h2] [seconds] [minimal]
 
 Runs the recording, intercepting Netlens (bundled) under node --cpu-prof, drives it
 with the bench's load and prints the functions with the most self time, plus the
-.cpuprofile path (open it in Chrome DevTools or speedscope).
+.cpuprofile path (open it in Chrome DevTools or speedscope). Then, per request: the
+busy time charged to the nearest Netlens function on the stack (Node's work to the
+Netlens function that asked for it), and what each garbage collection found and kept
+(V8's heap statistics before and after it).
 
 Arguments:
   https | plain | h2   load: undici via CONNECT c=16 (default), wrk GET c=64, or
@@ -48,6 +52,8 @@ const mode = argv[0] === 'plain' ? 'plain' : argv[0] === 'h2' ? 'h2' : 'https';
 const seconds = intArg(argv[1], 8, 'seconds', USAGE, 1, 3600);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
+const gcFile = path.join(profDir, 'gc.json');
+fs.mkdirSync(profDir, { recursive: true });
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
@@ -63,12 +69,16 @@ const proxy = await startChild<{ port: number }>(
   [
     '--cpu-prof',
     `--cpu-prof-dir=${profDir}`,
+    '--import',
+    path.join(BENCH_DIR, 'lib', 'gc-profile-preload.mjs'),
     ...(process.env.NETLENS_PROFILE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []),
     ...subject,
   ],
-  { env: { NODE_EXTRA_CA_CERTS: ca.certPath } },
+  { env: { NODE_EXTRA_CA_CERTS: ca.certPath, NETLENS_GC_PROFILE_FILE: gcFile } },
 );
+/** Requests the load completed (from its RESULT line, or wrk's count), for the per-request readings. */
+let requests: number | undefined;
 try {
   if (mode === 'h2') {
     // The lab's page shape: HTTP/2 on both legs, bursts of 200 small images from the test site.
@@ -88,6 +98,7 @@ try {
         execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
       );
       console.log(out.trim());
+      requests = resultRequests(out);
     } finally {
       await site.close();
     }
@@ -101,6 +112,7 @@ try {
       durationS: seconds,
     });
     console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
+    requests = r.requests;
   } else {
     const cfg = {
       url: `https://localhost:${origin.info.httpsPort}/small`,
@@ -115,6 +127,7 @@ try {
       execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout) => resolve(stdout)),
     );
     console.log(out.trim());
+    requests = resultRequests(out);
   }
 } finally {
   await proxy.kill(); // SIGTERM → process.exit(0) → the profile is written
@@ -128,7 +141,16 @@ interface Node {
   hitCount?: number;
   children?: number[];
 }
-const file = fs.readdirSync(profDir).map((f) => path.join(profDir, f))[0];
+function resultRequests(out: string): number {
+  return Number(/"requests":(\d+)/.exec(out)?.[1] ?? 0);
+}
+
+// The main thread's profile (under tsx, the loader thread writes one too: the larger file is the main thread's).
+const file = fs
+  .readdirSync(profDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .map((f) => path.join(profDir, f))
+  .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
 if (!file) throw new Error('no profile written');
 const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as { nodes: Node[] };
 const self = new Map<string, number>();
@@ -173,3 +195,25 @@ for (const [k, v] of [...incl]
   .sort((a, b) => b[1] - a[1])
   .slice(0, 40))
   console.log(`${pct(v)}  ${k}`);
+
+if (requests) {
+  // The bundled Netlens (dist/bench/netlens-peer-*.mjs), or a floor's own code (bench/peers, bench/lib) under tsx.
+  const ours = (url: string) => url.includes('/bench/') || url.includes('/proxy/src/');
+  const { busy, by } = chargeToNearest(prof as CpuProfile, requests, ours);
+  console.log(
+    `\nper request (${requests} requests): ${busy.toFixed(1)} µs busy, charged to the nearest Netlens (or floor) function on the stack:`,
+  );
+  for (const [k, us] of by.slice(0, 30)) console.log(`${us.toFixed(2).padStart(8)} µs  ${k}`);
+  const gc = fs.existsSync(gcFile) ? summarizeGc(JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcStat[]) : [];
+  if (gc.length) console.log('\ngarbage collections (v8.GCProfiler):');
+  for (const g of gc) {
+    const kept = g.copiedMB + g.promotedMB;
+    const perReq = g.count > 0 ? (kept * 2 ** 10 * g.count) / requests : 0;
+    console.log(
+      `  ${g.type}: ${g.count} taking ${g.ms.toFixed(0)} ms (${((g.ms * 1000) / requests).toFixed(1)} µs per request)` +
+        (g.type === 'Scavenge'
+          ? `; each found ${g.youngBeforeMB.toFixed(1)} MB young and kept ${kept.toFixed(2)} MB (${g.copiedMB.toFixed(2)} copied, ${g.promotedMB.toFixed(2)} promoted): ${perReq.toFixed(1)} KB per request`
+          : ''),
+    );
+  }
+}

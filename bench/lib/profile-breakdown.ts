@@ -1,0 +1,106 @@
+/**
+ * Per-request readings of a CPU profile and of V8's GC statistics, for `bench/profile.ts`.
+ *
+ * Why "nearest Netlens frame": a function's self time leaves out the Node internals it calls (node:http2's
+ * `request`, the compatibility layer, stream plumbing), and its inclusive time counts callers twice. Charging each
+ * sample to the innermost frame of the proxy's own code on its stack (or to the Node function itself when no
+ * proxy frame is there: Node's event plumbing, GC) splits the process's busy time once, into what each of our
+ * functions costs with everything it calls. That is how recording's in-situ cost (recording on vs off) and the
+ * HTTP/2 path's parts were taken apart for issue 17.
+ */
+
+export interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+}
+
+/** Samples V8 labels as the process doing nothing. */
+const IDLE = '(idle)';
+
+/**
+ * µs of busy time per request, by the nearest frame whose URL `isOurs` accepts ("function (file)"), else by the
+ * sampled Node function ("[node] function"). Idle samples are left out; `busy` is the sum of the rest.
+ */
+export function chargeToNearest(
+  profile: CpuProfile,
+  requests: number,
+  isOurs: (url: string) => boolean,
+): { busy: number; by: [string, number][] } {
+  const parent = new Map<number, ProfileNode>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n);
+  const samples = profile.samples?.length ?? profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0);
+  const usPerSample = samples > 0 ? (profile.endTime - profile.startTime) / samples : 0;
+  const by = new Map<string, number>();
+  let busy = 0;
+  for (const n of profile.nodes) {
+    const hits = n.hitCount ?? 0;
+    if (hits === 0 || n.callFrame.functionName === IDLE) continue;
+    let ours: ProfileNode | undefined;
+    for (let a: ProfileNode | undefined = n; a && !ours; a = parent.get(a.id)) if (isOurs(a.callFrame.url)) ours = a;
+    const key = ours
+      ? `${ours.callFrame.functionName || '(anonymous)'} (${fileOf(ours.callFrame.url)})`
+      : `[node] ${n.callFrame.functionName || '(anonymous)'}`;
+    const us = (hits * usPerSample) / Math.max(1, requests);
+    by.set(key, (by.get(key) ?? 0) + us);
+    busy += us;
+  }
+  return { busy, by: [...by].sort((a, b) => b[1] - a[1]) };
+}
+
+function fileOf(url: string): string {
+  return url.slice(url.lastIndexOf('/') + 1);
+}
+
+/** One collection as `v8.GCProfiler`'s stop() reports it (the fields used here). */
+export interface GcStat {
+  gcType: string;
+  /** Microseconds. */
+  cost: number;
+  beforeGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+  afterGC: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] };
+}
+
+export interface GcSummary {
+  type: string;
+  count: number;
+  ms: number;
+  /** Young generation in use when a collection started, on average (MB). */
+  youngBeforeMB: number;
+  /** Of it, still in the young generation after (copied) and moved to the old one (promoted), on average (MB). */
+  copiedMB: number;
+  promotedMB: number;
+}
+
+const used = (s: GcStat['beforeGC'], space: string) => s.heapSpaceStatistics.find((x) => x.spaceName === space)?.spaceUsedSize ?? 0;
+
+/** Collections by type, with what a scavenge found and kept (the survivors are what it copies: its cost). */
+export function summarizeGc(stats: readonly GcStat[]): GcSummary[] {
+  const by = new Map<string, { count: number; cost: number; before: number; after: number; promoted: number }>();
+  for (const g of stats) {
+    const x = by.get(g.gcType) ?? { count: 0, cost: 0, before: 0, after: 0, promoted: 0 };
+    x.count++;
+    x.cost += g.cost;
+    x.before += used(g.beforeGC, 'new_space');
+    x.after += used(g.afterGC, 'new_space');
+    x.promoted += Math.max(0, used(g.afterGC, 'old_space') - used(g.beforeGC, 'old_space'));
+    by.set(g.gcType, x);
+  }
+  const mb = (bytes: number, n: number) => bytes / n / 2 ** 20;
+  return [...by].map(([type, x]) => ({
+    type,
+    count: x.count,
+    ms: x.cost / 1000,
+    youngBeforeMB: mb(x.before, x.count),
+    copiedMB: mb(x.after, x.count),
+    promotedMB: mb(x.promoted, x.count),
+  }));
+}

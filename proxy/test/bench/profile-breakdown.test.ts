@@ -1,0 +1,73 @@
+/**
+ * bench/profile.ts's per-request readings (bench/lib/profile-breakdown.ts): samples charged to the nearest proxy
+ * frame on the stack, and what scavenges found and kept, on hand-made inputs with known answers.
+ */
+import { describe, expect, it } from 'vitest';
+import { chargeToNearest, summarizeGc, type CpuProfile, type GcStat } from '../../../bench/lib/profile-breakdown.js';
+
+const frame = (id: number, functionName: string, url: string, hitCount: number, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url, lineNumber: 0 },
+  hitCount,
+  children,
+});
+
+describe('chargeToNearest', () => {
+  // 100 samples over 1,000 µs (10 µs each), 10 requests: a sample is 1 µs per request.
+  const profile: CpuProfile = {
+    startTime: 0,
+    endTime: 1000,
+    samples: Array(100).fill(0),
+    nodes: [
+      frame(1, '(root)', '', 0, [2, 3, 6, 7]),
+      frame(2, '(idle)', '', 50),
+      // handleRequest → node:http2 request → util.deprecate: all of it is handleRequest's.
+      frame(3, 'handleRequest', 'file:///x/dist/bench/netlens-peer-1.mjs', 10, [4]),
+      frame(4, 'request', 'node:internal/http2/core', 15, [5]),
+      frame(5, 'deprecate', 'node:internal/util', 5),
+      // Node's own work with no proxy frame above it stays Node's.
+      frame(6, 'processTicksAndRejections', 'node:internal/process/task_queues', 8),
+      frame(7, '(garbage collector)', '', 12),
+    ],
+  };
+
+  it('charges Node work to the proxy function that called it, keeps the rest as Node’s, and leaves idle out', () => {
+    const { busy, by } = chargeToNearest(profile, 10, (url) => url.includes('netlens-peer-'));
+    expect(busy).toBeCloseTo(50);
+    expect(Object.fromEntries(by.map(([k, v]) => [k, Number(v.toFixed(3))]))).toEqual({
+      'handleRequest (netlens-peer-1.mjs)': 30,
+      '[node] processTicksAndRejections': 8,
+      '[node] (garbage collector)': 12,
+    });
+    // Largest first.
+    expect(by[0]![0]).toBe('handleRequest (netlens-peer-1.mjs)');
+  });
+
+  it('with no proxy frame recognised, every sample is charged to the Node function sampled', () => {
+    const { by } = chargeToNearest(profile, 10, () => false);
+    expect(by.find(([k]) => k === '[node] request')?.[1]).toBeCloseTo(15);
+    expect(by.find(([k]) => k === '[node] deprecate')?.[1]).toBeCloseTo(5);
+  });
+});
+
+describe('summarizeGc', () => {
+  const MB = 2 ** 20;
+  const spaces = (young: number, old: number) => ({
+    heapSpaceStatistics: [
+      { spaceName: 'new_space', spaceUsedSize: young * MB },
+      { spaceName: 'old_space', spaceUsedSize: old * MB },
+    ],
+  });
+  const stats: GcStat[] = [
+    { gcType: 'Scavenge', cost: 4000, beforeGC: spaces(12, 50), afterGC: spaces(3, 52) },
+    { gcType: 'Scavenge', cost: 6000, beforeGC: spaces(14, 52), afterGC: spaces(5, 56) },
+    { gcType: 'MarkSweepCompact', cost: 20000, beforeGC: spaces(6, 80), afterGC: spaces(0, 40) },
+  ];
+
+  it('averages what each scavenge found, copied and promoted, and sums their time', () => {
+    const [scavenge, major] = summarizeGc(stats);
+    expect(scavenge).toEqual({ type: 'Scavenge', count: 2, ms: 10, youngBeforeMB: 13, copiedMB: 4, promotedMB: 3 });
+    // A full collection shrinks the old generation: nothing promoted.
+    expect(major).toMatchObject({ type: 'MarkSweepCompact', count: 1, ms: 20, promotedMB: 0 });
+  });
+});
