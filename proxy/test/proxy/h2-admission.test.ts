@@ -2,8 +2,9 @@
  * HTTP/2 requests taken in a few per event-loop turn (server/h2-admission.ts): the queue itself (order, arrival
  * times, a budget per turn), and through the proxy: a burst larger than one turn's budget is answered in full, a
  * request that waited is timed from its arrival, and a stream the client reset while it waited never reaches the
- * origin. The client of the last test writes its frames by hand, so that its HEADERS and RST_STREAM frames reach
- * the proxy in one TLS record, that is in one read: the resets are then seen before the waiting requests are taken in.
+ * origin. The client of the last test writes its frames itself (reliability/raw-h2.ts), so that its HEADERS and
+ * RST_STREAM frames reach the proxy in one TLS record, that is in one read: the resets are then seen before the
+ * waiting requests are taken in.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIT_PER_TURN, createAdmission } from '../../src/server/h2-admission.js';
 import { ErrorCodes } from '../../src/errors.js';
 import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, until, type Origin, type TestProxy } from './harness.js';
+import { rawH2Exchange } from '../reliability/raw-h2.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -125,62 +127,32 @@ describe('HTTP/2 bursts through interception', () => {
     const socket = await tunnel();
     const total = ADMIT_PER_TURN * 3;
     const authority = `localhost:${origin.port}`;
-    // Client preface, an empty SETTINGS, `total` GET HEADERS frames (END_STREAM | END_HEADERS), then RST_STREAM
-    // (CANCEL) for every stream past the first turn's budget: one write, one TLS record.
-    const frames: Buffer[] = [Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), frame(4, 0, 0, Buffer.alloc(0))];
-    const ids = Array.from({ length: total }, (_, i) => 2 * i + 1);
-    for (const id of ids) frames.push(frame(1, 0x5, id, getHeaderBlock(`/reset/${id}`, authority)));
+    // `total` GETs, then RST_STREAM (CANCEL) for every stream past the first turn's budget: one write, one TLS
+    // record, so the proxy reads the resets before it takes the waiting requests in.
+    const streams = Array.from({ length: total }, (_, i) => ({
+      headers: [
+        [':method', 'GET'],
+        [':scheme', 'https'],
+        [':authority', authority],
+        [':path', `/reset/${2 * i + 1}`],
+      ] as [string, string][],
+      ...(i >= ADMIT_PER_TURN ? { reset: 8 } : {}),
+    }));
+    const ids = streams.map((_, i) => 2 * i + 1);
+    const kept = ids.slice(0, ADMIT_PER_TURN);
     const reset = ids.slice(ADMIT_PER_TURN);
-    for (const id of reset) frames.push(frame(3, 0, id, Buffer.from([0, 0, 0, 8])));
-    const answered = new Set<number>();
-    let pending = Buffer.alloc(0);
-    socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
-      while (pending.length >= 9) {
-        const length = pending.readUIntBE(0, 3);
-        if (pending.length < 9 + length) break;
-        const type = pending[3]!;
-        const flags = pending[4]!;
-        const stream = pending.readUInt32BE(5) & 0x7fffffff;
-        if (type === 1) answered.add(stream);
-        // The server's SETTINGS wants an ACK.
-        if (type === 4 && !(flags & 0x1)) socket.write(frame(4, 0x1, 0, Buffer.alloc(0)));
-        pending = pending.subarray(9 + length);
-      }
-    });
-    try {
-      socket.write(Buffer.concat(frames));
-      const kept = ids.slice(0, ADMIT_PER_TURN);
-      await until(() => kept.every((id) => answered.has(id)), 10_000);
-      // Every request the proxy took in has ended its exchange; none of the reset ones reached the origin.
-      await until(() => tp.exchanges().length - before >= kept.length, 10_000);
-      await new Promise((r) => setTimeout(r, 200));
-      const mine = tp.exchanges().slice(before);
-      expect(seen.filter((p) => p.startsWith('/reset/')).sort()).toEqual(kept.map((id) => `/reset/${id}`).sort());
-      for (const x of mine) {
-        const id = Number(/\/reset\/(\d+)$/.exec(x.request.url)?.[1]);
-        if (reset.includes(id)) expect(x.error?.code).toBe(ErrorCodes.CLIENT_ABORTED);
-        else expect(x.response?.status).toBe(200);
-      }
-      expect(reset.some((id) => answered.has(id))).toBe(false);
-    } finally {
-      socket.destroy();
+    const outcome = await rawH2Exchange(socket, streams);
+    expect(outcome.hung).toBe(false);
+    const answered = new Map(outcome.streams.filter((r) => r.status !== undefined).map((r) => [r.id, r.status]));
+    expect(kept.map((id) => answered.get(id))).toEqual(kept.map(() => 200));
+    expect(reset.filter((id) => answered.has(id))).toEqual([]);
+    // None of the reset requests reached the origin; those the proxy recorded are the client's aborts.
+    await until(() => tp.exchanges().length - before >= kept.length, 10_000);
+    expect(seen.filter((p) => p.startsWith('/reset/')).sort()).toEqual(kept.map((id) => `/reset/${id}`).sort());
+    for (const x of tp.exchanges().slice(before)) {
+      const id = Number(/\/reset\/(\d+)$/.exec(x.request.url)?.[1]);
+      if (reset.includes(id)) expect(x.error?.code).toBe(ErrorCodes.CLIENT_ABORTED);
+      else expect(x.response?.status).toBe(200);
     }
   });
 });
-
-/** An HTTP/2 frame: 9-byte header and payload. */
-function frame(type: number, flags: number, stream: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(stream, 5);
-  return Buffer.concat([head, payload]);
-}
-
-/** HPACK for GET https://authority/path: :method GET and :scheme https from the static table, :path and :authority literal. */
-function getHeaderBlock(path: string, authority: string): Buffer {
-  const literal = (index: number, value: string) => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value, 'latin1')]);
-  return Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x04, path), literal(0x01, authority)]);
-}

@@ -13,6 +13,8 @@ export interface H2Stream {
   headers: H2Header[];
   /** DATA payloads; the last one carries END_STREAM (none: END_STREAM on HEADERS). */
   data?: string[];
+  /** RST_STREAM with this error code, sent after every stream's frames but in the same write (one read on the server). */
+  reset?: number;
 }
 
 export interface H2StreamResult {
@@ -162,6 +164,12 @@ export async function rawH2Exchange(
     const data = s.data ?? [];
     out.push(frame(FRAME.HEADERS, 0x4 | (data.length ? 0 : 0x1), id, hpackEncode(s.headers)));
     data.forEach((d, j) => out.push(frame(FRAME.DATA, j === data.length - 1 ? 0x1 : 0, id, Buffer.from(d, 'latin1'))));
+  });
+  streams.forEach((s, i) => {
+    if (s.reset === undefined) return;
+    const code = Buffer.alloc(4);
+    code.writeUInt32BE(s.reset);
+    out.push(frame(FRAME.RST_STREAM, 0, 1 + 2 * i, code));
   });
   socket.write(Buffer.concat(out));
   last = Date.now();
