@@ -1,6 +1,7 @@
 /**
  * A doubly linked list for long-lived collections that every request joins and leaves (upstream deadlines, the
- * requests in flight on a connection or an HTTP/2 session), in place of a Set or Map.
+ * requests in flight on a connection or an HTTP/2 session, HTTP/2 requests waiting to be taken in), in place of a Set
+ * or Map.
  *
  * Why not a Set or Map: one that is added to and deleted from on every request gets its hash table rebuilt every
  * few requests, and V8 leaves each replaced table pointing at its successor, entries and all (for iterators that
@@ -43,6 +44,15 @@ export class LinkedList<T> {
     node.prev = node.next = node.value = undefined;
     this.size--;
     return true;
+  }
+
+  /** Removes and returns the first value (undefined when empty): the list as a first-in, first-out queue. */
+  shift(): T | undefined {
+    const first = this.head;
+    if (!first) return undefined;
+    const value = first.value;
+    this.remove(first);
+    return value;
   }
 
   /** The nodes in order, as an array: callers may remove nodes (and so change the links) while they go through it. */

@@ -53,4 +53,16 @@ describe('LinkedList (collections every request joins and leaves)', () => {
     expect(list.values()).toEqual([]);
     for (const n of nodes) expect(n.value).toBeUndefined();
   });
+
+  it('shift takes values first in, first out, and leaves nothing behind', () => {
+    const list = new LinkedList<number>();
+    for (const v of [1, 2, 3]) list.push(v);
+    expect(list.shift()).toBe(1);
+    list.push(4);
+    expect([list.shift(), list.shift(), list.shift()]).toEqual([2, 3, 4]);
+    expect(list.shift()).toBeUndefined();
+    expect(list.size).toBe(0);
+    list.push(5);
+    expect(list.values()).toEqual([5]);
+  });
 });

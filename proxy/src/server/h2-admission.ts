@@ -18,6 +18,8 @@
  * for their turn, connection-order.ts), and a browser opens six.
  */
 
+import { LinkedList } from '../linked-list.js';
+
 /** Requests taken in per event-loop turn (see above for how 16 was chosen). */
 export const ADMIT_PER_TURN = 16;
 
@@ -32,10 +34,8 @@ export interface Admission {
 }
 
 export function createAdmission(perTurn = ADMIT_PER_TURN): Admission {
-  // A queue as an array and a read index: shift() would move every waiting entry once per admitted one.
-  let runs: Admitted[] = [];
-  let arrivals: number[] = [];
-  let head = 0;
+  // The waiting requests join and leave one by one: a linked list (whose removed nodes keep nothing alive), not an array.
+  const queue = new LinkedList<{ run: Admitted; arrivedAt: number }>();
   /** Admitted since this turn's budget was last refilled. */
   let used = 0;
   let scheduled = false;
@@ -49,39 +49,29 @@ export function createAdmission(perTurn = ADMIT_PER_TURN): Admission {
   const nextTurn = () => {
     scheduled = false;
     used = 0;
-    while (head < runs.length && used < perTurn) {
-      const run = runs[head]!;
-      const arrivedAt = arrivals[head]!;
-      // Let go of the closure at once: a request that waited must not stay reachable from here once handled.
-      runs[head] = undefined as unknown as Admitted;
-      head++;
+    while (queue.size > 0 && used < perTurn) {
+      const { run, arrivedAt } = queue.shift()!;
       used++;
       run(arrivedAt);
     }
-    if (head === runs.length) {
-      runs = [];
-      arrivals = [];
-      head = 0;
-    }
     // Still waiting, or this turn's budget partly spent on requests arriving before the next check phase: refill then.
-    if (head < runs.length || used > 0) schedule();
+    if (queue.size > 0 || used > 0) schedule();
   };
 
   return {
     admit(run) {
-      const now = performance.now();
-      if (head === runs.length && used < perTurn) {
+      const arrivedAt = performance.now();
+      if (queue.size === 0 && used < perTurn) {
         used++;
         schedule();
-        run(now);
+        run(arrivedAt);
         return;
       }
-      runs.push(run);
-      arrivals.push(now);
+      queue.push({ run, arrivedAt });
       schedule();
     },
     get waiting() {
-      return runs.length - head;
+      return queue.size;
     },
   };
 }
