@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIT_PER_TURN, createAdmission } from '../../src/server/h2-admission.js';
 import { ErrorCodes } from '../../src/errors.js';
 import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, until, type Origin, type TestProxy } from './harness.js';
-import { rawH2Exchange } from '../reliability/raw-h2.js';
+import { clientFrames, rawH2Exchange } from '../reliability/raw-h2.js';
+import { eventually, fdCount, sleep } from '../reliability/lifecycle-helpers.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -129,15 +130,7 @@ describe('HTTP/2 bursts through interception', () => {
     const authority = `localhost:${origin.port}`;
     // `total` GETs, then RST_STREAM (CANCEL) for every stream past the first turn's budget: one write, one TLS
     // record, so the proxy reads the resets before it takes the waiting requests in.
-    const streams = Array.from({ length: total }, (_, i) => ({
-      headers: [
-        [':method', 'GET'],
-        [':scheme', 'https'],
-        [':authority', authority],
-        [':path', `/reset/${2 * i + 1}`],
-      ] as [string, string][],
-      ...(i >= ADMIT_PER_TURN ? { reset: 8 } : {}),
-    }));
+    const streams = gets(total, authority, '/reset/').map((s, i) => (i >= ADMIT_PER_TURN ? { ...s, reset: 8 } : s));
     const ids = streams.map((_, i) => 2 * i + 1);
     const kept = ids.slice(0, ADMIT_PER_TURN);
     const reset = ids.slice(ADMIT_PER_TURN);
@@ -155,4 +148,62 @@ describe('HTTP/2 bursts through interception', () => {
       else expect(x.response?.status).toBe(200);
     }
   });
+
+  it('a client that opens 1,000 streams in one write and cuts its connection: every exchange ends, fds return, the proxy keeps serving', async () => {
+    const authority = `localhost:${origin.port}`;
+    const flood = async () => {
+      const socket = await tunnel();
+      socket.on('error', () => {});
+      socket.write(clientFrames(gets(1000, authority, '/flood/')));
+      // Gone before most of them can have been taken in.
+      setImmediate(() => socket.destroy());
+    };
+    await flood(); // warm-up: TLS contexts, upstream session
+    const settle = () => eventually(() => started('/flood/') === finished('/flood/'), 15_000, 50);
+    expect(await settle()).toBe(true);
+    await sleep(300);
+    const base = fdCount();
+    for (let i = 0; i < 3; i++) await flood();
+    // Every request the proxy took in has ended its exchange (the rest were never handled), and nothing is left open.
+    expect(await settle()).toBe(true);
+    // At least each connection's first turn was taken in, so the check above had exchanges to wait for.
+    expect(started('/flood/')).toBeGreaterThanOrEqual(4 * ADMIT_PER_TURN);
+    const settled = await eventually(() => fdCount() <= base + 5, 10_000, 100);
+    console.log(`[h2-admission] 4 floods of 1,000 streams: ${started('/flood/')} taken in, all ended; fds ${base} → ${fdCount()}`);
+    expect(settled).toBe(true);
+    // Still serving: a normal request on a new connection.
+    const socket = await tunnel();
+    const session = http2.connect(origin.url, { createConnection: () => socket });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = session.request({ ':path': '/after-flood' });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.resume();
+      });
+      expect(status).toBe(200);
+    } finally {
+      session.close();
+    }
+  });
+
+  /** Exchanges the proxy started / finished (complete or error) whose path starts with `prefix`. */
+  function started(prefix: string): number {
+    return tp.events.filter((e) => e.type === 'request' && new URL(e.exchange.url).pathname.startsWith(prefix)).length;
+  }
+  function finished(prefix: string): number {
+    return tp.exchanges().filter((x) => new URL(x.request.url).pathname.startsWith(prefix)).length;
+  }
 });
+
+/** `n` GETs of `${prefix}${id}` for the raw HTTP/2 client (stream ids 1, 3, 5, …). */
+function gets(n: number, authority: string, prefix: string): { headers: [string, string][] }[] {
+  return Array.from({ length: n }, (_, i) => ({
+    headers: [
+      [':method', 'GET'],
+      [':scheme', 'https'],
+      [':authority', authority],
+      [':path', `${prefix}${2 * i + 1}`],
+    ],
+  }));
+}

@@ -113,6 +113,24 @@ export interface H2Outcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The preface, an empty SETTINGS and `streams` (ids 1, 3, 5, …; then their resets), as one buffer for one write. */
+export function clientFrames(streams: H2Stream[]): Buffer {
+  const out: Buffer[] = [Buffer.from(PREFACE, 'latin1'), frame(FRAME.SETTINGS, 0, 0, Buffer.alloc(0))];
+  streams.forEach((s, i) => {
+    const id = 1 + 2 * i;
+    const data = s.data ?? [];
+    out.push(frame(FRAME.HEADERS, 0x4 | (data.length ? 0 : 0x1), id, hpackEncode(s.headers)));
+    data.forEach((d, j) => out.push(frame(FRAME.DATA, j === data.length - 1 ? 0x1 : 0, id, Buffer.from(d, 'latin1'))));
+  });
+  streams.forEach((s, i) => {
+    if (s.reset === undefined) return;
+    const code = Buffer.alloc(4);
+    code.writeUInt32BE(s.reset);
+    out.push(frame(FRAME.RST_STREAM, 0, 1 + 2 * i, code));
+  });
+  return Buffer.concat(out);
+}
+
 /** Sends the preface and `streams` (ids 1, 3, 5, …) on `socket`, then reads until quiet, GOAWAY+FIN, checks the close. */
 export async function rawH2Exchange(
   socket: Duplex,
@@ -158,20 +176,7 @@ export async function rawH2Exchange(
   socket.on('end', () => (ended = true));
   socket.on('close', () => (closed = true));
   socket.on('error', () => {});
-  const out: Buffer[] = [Buffer.from(PREFACE, 'latin1'), frame(FRAME.SETTINGS, 0, 0, Buffer.alloc(0))];
-  streams.forEach((s, i) => {
-    const id = 1 + 2 * i;
-    const data = s.data ?? [];
-    out.push(frame(FRAME.HEADERS, 0x4 | (data.length ? 0 : 0x1), id, hpackEncode(s.headers)));
-    data.forEach((d, j) => out.push(frame(FRAME.DATA, j === data.length - 1 ? 0x1 : 0, id, Buffer.from(d, 'latin1'))));
-  });
-  streams.forEach((s, i) => {
-    if (s.reset === undefined) return;
-    const code = Buffer.alloc(4);
-    code.writeUInt32BE(s.reset);
-    out.push(frame(FRAME.RST_STREAM, 0, 1 + 2 * i, code));
-  });
-  socket.write(Buffer.concat(out));
+  socket.write(clientFrames(streams));
   last = Date.now();
   const start = Date.now();
   while (!ended && !closed && Date.now() - last < quietMs && Date.now() - start < 8_000) await sleep(20);
