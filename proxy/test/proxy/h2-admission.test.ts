@@ -96,28 +96,32 @@ describe('HTTP/2 bursts through interception', () => {
   }
 
   it('answers a burst several turns long in full, each request timed from its arrival', async () => {
-    const before = tp.exchanges().length;
     const n = ADMIT_PER_TURN * 4 + 3;
     const socket = await tunnel();
     const session = http2.connect(origin.url, { createConnection: () => socket });
+    const get = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = session.request({ ':path': path });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.resume();
+      });
     try {
-      const statuses = await Promise.all(
-        Array.from(
-          { length: n },
-          (_, i) =>
-            new Promise<number>((resolve, reject) => {
-              const req = session.request({ ':path': `/burst/${i}` });
-              req.on('response', (h) => resolve(Number(h[':status'])));
-              req.on('error', reject);
-              req.resume();
-            }),
-        ),
-      );
+      // The upstream session opened first, so no request of the burst waits for it.
+      const initial = tp.exchanges().length;
+      expect(await get('/warm')).toBe(200);
+      await tp.waitFor(initial + 1);
+      const before = initial + 1;
+      const statuses = await Promise.all(Array.from({ length: n }, (_, i) => get(`/burst/${i}`)));
       expect(statuses).toEqual(Array(n).fill(200));
       const done = (await tp.waitFor(before + n)).slice(before);
       expect(done.map((x) => x.response?.status)).toEqual(Array(n).fill(200));
       // A bodiless request was received with its head: a wait to be taken in is the proxy's time, not the client's.
       for (const x of done) expect(x.clientTimings?.receiveRequest).toBe(0);
+      // ...and shows upstream as `blocked` (docs/timings.md): the burst's last turn waited longer than its first.
+      const blocked = (from: number, to: number) =>
+        median(done.filter((x) => inRange(Number(/\/burst\/(\d+)$/.exec(x.request.url)?.[1]), from, to)).map((x) => x.timings!.blocked));
+      expect(blocked(n - ADMIT_PER_TURN, n)).toBeGreaterThan(blocked(0, ADMIT_PER_TURN));
     } finally {
       session.close();
     }
@@ -207,3 +211,6 @@ function gets(n: number, authority: string, prefix: string): { headers: [string,
     ],
   }));
 }
+
+const inRange = (v: number, from: number, to: number) => v >= from && v < to;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
