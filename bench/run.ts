@@ -261,8 +261,11 @@ try {
     log(`\n== Large bodies (${largeMiB} MiB, curl)`);
     // The floor of a Node intercepting proxy beside Netlens, same rounds: how much of the gap is TLS termination itself.
     const floor = wanted(P.nodeMinimalMitm) ? await start(P.nodeMinimalMitm) : undefined;
-    results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, quick ? 1 : Math.min(rounds, 3), log, floor);
+    const floorH2 = wanted(P.nodeMinimalH2MitmH1Upstream) ? await start(P.nodeMinimalH2MitmH1Upstream) : undefined;
+    const largeRounds = quick ? 1 : Math.min(rounds, 3);
+    results.large = await largeBodies(origin.info, netlens, ca.certPath, largeMiB * 2 ** 20, largeRounds, log, floor, floorH2);
     await floor?.kill();
+    await floorH2?.kill();
     log('\n' + largeTable(results.large, largeMiB * 2 ** 20));
     mem(netlens, 'after large bodies');
   }

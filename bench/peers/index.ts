@@ -82,6 +82,19 @@ export const nodeMinimalH2Mitm: Peer = {
     return startChild<PeerInfo>('node:http2 minimal MITM', process.execPath, [bundle, env.dataDir]);
   },
 };
+/**
+ * The same floor forwarding its HTTP/2 streams over https.request (HTTP/1.1 upstream): in the large-body phase, the
+ * floor for curl's default HTTP/2 client leg to the bench origin, which speaks HTTP/1.1 only. Checked over HTTP/2.
+ */
+export const nodeMinimalH2MitmH1Upstream: Peer = {
+  name: 'node:http2 minimal MITM (HTTP/1.1 upstream)',
+  forwards: false,
+  connect: 'intercept',
+  start: async (env) => {
+    const bundle = await bundleBenchEntry('peers/node-minimal-h2-mitm.ts', 'node-h2-floor');
+    return startChild<PeerInfo>('node:http2 minimal MITM', process.execPath, [bundle, env.dataDir, 'h1-upstream']);
+  },
+};
 export const httpMitmProxy = nodePeer('http-mitm-proxy', 'peers/http-mitm-proxy.ts', { connect: 'intercept' });
 
 /**

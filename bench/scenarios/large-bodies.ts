@@ -34,6 +34,12 @@ export const INTERCEPTING_H1 = 'netlens (intercepting, client HTTP/1.1)';
  * machine with nothing of ours on top (issue 17: where the remaining cost of large bodies is).
  */
 export const FLOOR_H1 = 'node:https minimal MITM (client HTTP/1.1)';
+/**
+ * The floor for the row issue 17's goal is about (curl's default HTTP/2 client leg): node:http2 terminating TLS, each
+ * stream forwarded with https.request (the origin speaks HTTP/1.1), piped (bench/peers/node-minimal-h2-mitm.ts with
+ * `h1-upstream`), Netlens's receive windows.
+ */
+export const FLOOR_H2 = 'node:http2 minimal MITM (client HTTP/2)';
 
 function curlTime(args: string[], timeoutS: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,6 +59,7 @@ export async function largeBodies(
   rounds: number,
   log: (s: string) => void,
   floor?: Child<PeerInfo>,
+  floorH2?: Child<PeerInfo>,
 ): Promise<LargeRow[]> {
   const file = path.join(os.tmpdir(), `netlens-bench-upload-${process.pid}.bin`);
   fs.writeFileSync(file, Buffer.alloc(0));
@@ -67,10 +74,12 @@ export async function largeBodies(
         for (const scheme of ['http', 'https'] as const) {
           // Intercepted HTTPS twice: curl's default HTTP/2 client leg, and HTTP/1.1 (the origin, and so the direct
           // transfer, speaks HTTP/1.1 only): what the HTTP/2 leg costs is the difference.
-          // The floor, when given, with the HTTP/1.1 leg (node:https speaks nothing else).
-          const legs = scheme === 'https' ? [undefined, 'h2', 'h1', ...(floor ? ['floor'] : [])] : [undefined, 'h1'];
+          // The floors, when given: node:https with the HTTP/1.1 leg (it speaks nothing else), node:http2 with curl's
+          // default HTTP/2 leg.
+          const legs =
+            scheme === 'https' ? [undefined, 'h2', 'h1', ...(floor ? ['floor'] : []), ...(floorH2 ? ['floor-h2'] : [])] : [undefined, 'h1'];
           for (const leg of legs) {
-            const via = leg === 'floor' ? floor : leg ? proxy : undefined;
+            const via = leg === 'floor' ? floor : leg === 'floor-h2' ? floorH2 : leg ? proxy : undefined;
             const base = scheme === 'http' ? `http://127.0.0.1:${origin.httpPort}` : `https://localhost:${origin.httpsPort}`;
             const args = direction === 'upload' ? ['-X', 'POST', '-T', file, `${base}/upload`] : [`${base}/download?bytes=${bytes}`];
             if (scheme === 'https') args.push('--cacert', caPath);
@@ -91,7 +100,9 @@ export async function largeBodies(
             try {
               seconds = await curlTime(args, 300);
             } catch (err) {
-              log(`  ${direction} ${scheme} ${leg === 'floor' ? 'floor' : via ? 'netlens' : 'direct'}: ${(err as Error).message.trim()}`);
+              log(
+                `  ${direction} ${scheme} ${leg?.startsWith('floor') ? leg : via ? 'netlens' : 'direct'}: ${(err as Error).message.trim()}`,
+              );
               continue;
             } finally {
               if (poll) clearInterval(poll);
@@ -102,9 +113,11 @@ export async function largeBodies(
                 ? 'netlens (forwarding)'
                 : leg === 'floor'
                   ? FLOOR_H1
-                  : leg === 'h2'
-                    ? INTERCEPTING
-                    : INTERCEPTING_H1;
+                  : leg === 'floor-h2'
+                    ? FLOOR_H2
+                    : leg === 'h2'
+                      ? INTERCEPTING
+                      : INTERCEPTING_H1;
             const k = `${direction} ${scheme} ${condition}`;
             const s = samples.get(k) ?? { s: [], growth: [], peak: [] };
             s.s.push(seconds);
@@ -128,7 +141,7 @@ export async function largeBodies(
     for (const scheme of ['http', 'https'] as const) {
       const directS = median(samples.get(`${direction} ${scheme} direct`)?.s ?? []);
       for (const condition of scheme === 'https'
-        ? ['direct', INTERCEPTING, INTERCEPTING_H1, FLOOR_H1]
+        ? ['direct', INTERCEPTING, FLOOR_H2, INTERCEPTING_H1, FLOOR_H1]
         : ['direct', 'netlens (forwarding)']) {
         const s = samples.get(`${direction} ${scheme} ${condition}`);
         if (!s) continue;

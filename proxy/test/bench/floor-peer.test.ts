@@ -2,6 +2,7 @@
  * The HTTP/2 floor the bench runs as a lab external proxy (bench/peers/node-minimal-h2-mitm.ts): it must intercept
  * HTTP/2 clients over HTTP/2 and HTTP/1.1-only clients (the lab's h1 via cell) over HTTP/1.1, and close its upstream
  * connection when its last client connection closes, so every lab run through it opens its own, as a fresh Netlens does.
+ * With `h1-upstream` (the large-body phase's floor for curl's HTTP/2 leg) it forwards HTTP/2 streams over HTTP/1.1.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -20,32 +21,40 @@ let ca: CertificateAuthority;
 let origin: http2.Http2SecureServer;
 let originPort: number;
 let floor: Child<{ port: number }>;
+let floorH1Upstream: Child<{ port: number }>;
 const upstream: tls.TLSSocket[] = [];
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-floor-peer-'));
   ca = loadOrCreateCA(dataDir);
   const { certPem, keyPem } = ca.hostCredentials('127.0.0.1');
-  origin = http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: true }, (req, res) => res.end(`origin ${req.httpVersion}`));
+  origin = http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: true }, (req, res) => {
+    let bytes = 0;
+    req.on('data', (d: Buffer) => (bytes += d.length));
+    req.on('end', () => res.end(`origin ${req.httpVersion}${req.method === 'POST' ? ` ${bytes} bytes` : ''}`));
+  });
   origin.on('secureConnection', (s: tls.TLSSocket) => upstream.push(s));
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
   originPort = (origin.address() as net.AddressInfo).port;
   const [cmd, args] = tsArgs('peers/node-minimal-h2-mitm.ts', [dataDir]);
   floor = await startChild<{ port: number }>('floor', cmd, args);
+  const [cmd2, args2] = tsArgs('peers/node-minimal-h2-mitm.ts', [dataDir, 'h1-upstream']);
+  floorH1Upstream = await startChild<{ port: number }>('floor (h1-upstream)', cmd2, args2);
 }, 30_000);
 
 afterAll(async () => {
   await floor?.kill();
+  await floorH1Upstream?.kill();
   origin?.close();
   for (const s of upstream) s.destroy();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** A TLS connection to the origin through the floor's CONNECT tunnel, offering `alpn`. */
-function tunnel(alpn: string[]): Promise<tls.TLSSocket> {
+function tunnel(alpn: string[], via = floor): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
     const authority = `127.0.0.1:${originPort}`;
-    const req = http.request({ host: '127.0.0.1', port: floor.info.port, method: 'CONNECT', path: authority });
+    const req = http.request({ host: '127.0.0.1', port: via.info.port, method: 'CONNECT', path: authority });
     req.once('connect', (res, socket) => {
       expect(res.statusCode).toBe(200);
       const t = tls.connect({ socket, host: '127.0.0.1', ALPNProtocols: alpn, ca: ca.certPem });
@@ -89,5 +98,23 @@ describe('bench floor peer (node:http2 minimal MITM)', () => {
     expect(body1).toBe('origin 1.1');
     expect(upstream).toHaveLength(2);
     t1.destroy();
+  }, 30_000);
+
+  it('with h1-upstream, forwards an HTTP/2 stream and its body over HTTP/1.1', async () => {
+    const t = await tunnel(['h2', 'http/1.1'], floorH1Upstream);
+    expect(t.alpnProtocol).toBe('h2');
+    const session = http2.connect(`https://127.0.0.1:${originPort}`, { createConnection: () => t });
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const s = session.request({ ':path': '/upload', ':method': 'POST' });
+      let status = 0;
+      let body = '';
+      s.once('response', (h) => (status = Number(h[':status'])));
+      s.on('data', (d: Buffer) => (body += d));
+      s.once('end', () => resolve({ status, body }));
+      s.once('error', reject);
+      s.end(Buffer.alloc(3 << 20, 0x61));
+    });
+    session.close();
+    expect(answer).toEqual({ status: 200, body: `origin 1.1 ${3 << 20} bytes` });
   }, 30_000);
 });
