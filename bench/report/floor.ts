@@ -4,6 +4,7 @@
  * and TLS termination on one thread cost with nothing of ours on top (issue 17: "the measurement that locates the
  * remaining cost below our code").
  */
+import { mannWhitneyU } from '../../proxy/src/lab/stats.js';
 import { fmtRatio } from '../lib/stats.js';
 import type { PageResult } from '../scenarios/page-load.js';
 
@@ -24,9 +25,22 @@ export function floorTtfbText(page: PageResult, netlensRatio: number): string {
   }
   const ratio = floor.ttfbMs / direct.ttfbMs;
   const head = `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} direct (${floor.ttfbMs.toFixed(1)} ms)`;
-  if (ratio >= netlensRatio) return `${head}: all of the ${fmtRatio(netlensRatio)} is below our code`;
+  const icpt = page.cells.find((c) => c.cell === 'proxy+h2+intercept');
+  const test = versusFloor(icpt?.ttfbs, floor.ttfbs);
+  if (ratio >= netlensRatio) return `${head}: all of the ${fmtRatio(netlensRatio)} is below our code${test}`;
   const ours = fmtRatio(netlensRatio / ratio);
-  return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${ours} the floor`;
+  return `${head}: ${fmtRatio(ratio)} of the ${fmtRatio(netlensRatio)} is below our code, Netlens ${ours} the floor${test}`;
+}
+
+/**
+ * Netlens's intercepting cell against the floor's, run by run (Mann-Whitney U, two-sided): whether the difference
+ * between them, the part that is ours, is more than the runs' noise. Empty without the runs of both.
+ */
+function versusFloor(netlens: readonly number[] | undefined, floor: readonly number[] | undefined): string {
+  if (!netlens?.length || !floor?.length) return '';
+  const { p } = mannWhitneyU(netlens, floor);
+  if (!Number.isFinite(p)) return '';
+  return ` (Netlens against the floor p = ${p.toFixed(2)}: ${p < 0.05 ? 'a significant difference' : 'not a significant difference'})`;
 }
 
 /**
@@ -46,6 +60,7 @@ export function floorLoadText(page: PageResult, proto: 'h1' | 'h2', netlensRatio
     const ratio = floor.loadMs / tunnel.loadMs;
     out += `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} the tunnel (${floor.loadMs.toFixed(0)} ms)`;
     if (ratio >= netlensRatio) out += ': all of it below our code';
+    out += versusFloor(icpt.loads, floor.loads);
   }
   if (icpt.proxyCpuMs !== undefined && tunnel.proxyCpuMs !== undefined) {
     const extraCpu = icpt.proxyCpuMs - tunnel.proxyCpuMs;

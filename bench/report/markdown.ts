@@ -162,7 +162,7 @@ export function verdicts(r: Report): Verdict[] {
 
 /**
  * Whether the lab could tell the intercepting cell's load times from its tunnel's at all (its "interception on"
- * effect, Mann-Whitney U over the runs): with five runs a cell, a ratio of a few percent is often inside the noise.
+ * effect, Mann-Whitney U over the runs): with a handful of runs a cell, a ratio of a few percent is often inside the noise.
  */
 export function significanceText(page: PageResult, proto: 'h1' | 'h2'): string {
   const e = page.interception?.find((x) => x.cell === `proxy+${proto}+intercept` && x.versus === `proxy+${proto}+tunnel`);

@@ -36,6 +36,9 @@ export interface PageRow {
   proxyWaitMs?: number;
   /** The browser's process tree, the same way. */
   browserCpuMs?: number;
+  /** Each successful run's load time and median TTFB (for comparing two cells run by run, e.g. Netlens and the floor). */
+  loads?: number[];
+  ttfbs?: number[];
 }
 
 export interface PageResult {
@@ -148,6 +151,8 @@ export function pageLoad(
             ...(c.cpu?.proxy?.mainThreadCpuMs !== undefined ? { proxyCpuMs: c.cpu.proxy.mainThreadCpuMs } : {}),
             ...(c.cpu?.proxy?.mainThreadWaitMs !== undefined ? { proxyWaitMs: c.cpu.proxy.mainThreadWaitMs } : {}),
             ...(c.cpu?.browser ? { browserCpuMs: c.cpu.browser.cpuMs } : {}),
+            loads: ok.flatMap((r) => (r.loadMs === undefined ? [] : [r.loadMs])),
+            ttfbs: ok.flatMap((r) => (r.ttfbMedianMs === undefined ? [] : [r.ttfbMedianMs])),
           };
         }),
       });
@@ -167,7 +172,7 @@ interface LabJson {
   via?: { name: string; intercepts?: boolean }[];
   cells: {
     id: string;
-    runs: { ok: boolean; protocols?: Record<string, number> }[];
+    runs: { ok: boolean; protocols?: Record<string, number>; loadMs?: number; ttfbMedianMs?: number }[];
     stats: Record<string, { median: number } | undefined>;
     comparisons: Record<string, { ratio: number; p: number } | undefined>;
     cpu?: RunCpu;

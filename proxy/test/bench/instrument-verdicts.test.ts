@@ -154,6 +154,15 @@ describe('bench report: issue 17 goals', () => {
       );
     });
 
+    it("tests Netlens's runs' TTFB against the floor's when the runs are known", () => {
+      const r = page(300, { ...row(`via-${FLOOR_VIA}+h2`, 550, 125), ttfbs: [120, 125, 130] });
+      r.page![0]!.cells.find((c) => c.cell === 'proxy+h2+intercept')!.ttfbs = [290, 300, 310];
+      expect(ttfb(r, 'HTTP/2')[1]).toBe(
+        '6.00× (300.0 vs 50.0 ms); floor (node:http2 minimal MITM, same run) 2.50× direct (125.0 ms): ' +
+          '2.50× of the 6.00× is below our code, Netlens 2.40× the floor (Netlens against the floor p = 0.10: not a significant difference)',
+      );
+    });
+
     it('says all of the gap is below our code when the floor is as slow as Netlens', () => {
       expect(ttfb(page(100, row(`via-${FLOOR_VIA}+h2`, 550, 120)), 'HTTP/2')[1]).toContain('all of the 2.00× is below our code');
     });
@@ -210,6 +219,24 @@ describe('bench report: issue 17 goals', () => {
       expect(measured).toBe(
         '1.10× (1100 vs 1000 ms); floor (node:http2 minimal MITM, same run) 0.99× the tunnel (990 ms); ' +
           "+100 ms of load against +140 ms on a core for the proxy's main thread per load",
+      );
+    });
+
+    it("tests Netlens's runs against the floor's when the runs are known (Mann-Whitney U)", () => {
+      const runs = (r: PageRow, loads: number[], ttfbs = loads): PageRow => ({ ...r, loads, ttfbs });
+      const measured = (netlens: number[], floor: number[]) =>
+        load([
+          row('proxy+h1+tunnel', 1000, 21),
+          runs(row('proxy+h1+intercept', 1100, 25), netlens),
+          runs(row(`via-${FLOOR_VIA}+h1`, 1000, 22), floor),
+        ])[1];
+      // Every Netlens run slower than every floor run: the smallest p five runs against five can give.
+      expect(measured([1100, 1110, 1090, 1120, 1105], [1000, 990, 1010, 1005, 995])).toBe(
+        '1.10× (1100 vs 1000 ms); floor (node:http2 minimal MITM, same run) 1.00× the tunnel (1000 ms) ' +
+          '(Netlens against the floor p = 0.01: a significant difference)',
+      );
+      expect(measured([1100, 900, 1050, 980, 1105], [1000, 1090, 1010, 1005, 995])).toContain(
+        '(Netlens against the floor p = 0.84: not a significant difference)',
       );
     });
 
