@@ -17,7 +17,7 @@ import { runWrk } from './load/wrk.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
-import { chargeToNearest, summarizeGc, type CpuProfile, type GcStat } from './lib/profile-breakdown.js';
+import { chargeAllocations, chargeToNearest, type AllocNode, summarizeGc, type CpuProfile, type GcStat } from './lib/profile-breakdown.js';
 
 const USAGE = `Usage: npx tsx bench/profile.ts [https|plain|h2] [seconds] [minimal]
 
@@ -37,6 +37,8 @@ Arguments:
 Environment:
   NETLENS_PROFILE_RECORD=0   profile Netlens without recording
   NETLENS_PROFILE_NODE_ARGS='--flag …' extra node/V8 flags for the profiled process
+  NETLENS_PROFILE_ALLOC=1    also sample allocations (V8's sampling heap profiler): KB allocated per request by the
+                             nearest Netlens (or floor) function; the sampling adds CPU of its own
   NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
 `;
@@ -53,6 +55,8 @@ const seconds = intArg(argv[1], 8, 'seconds', USAGE, 1, 3600);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
 const gcFile = path.join(profDir, 'gc.json');
+// Allocation sampling (alloc-profile-preload.mjs) costs CPU of its own: only when asked, and read its CPU figures with that in mind.
+const allocFile = process.env.NETLENS_PROFILE_ALLOC === '1' ? path.join(profDir, 'alloc.json') : undefined;
 fs.mkdirSync(profDir, { recursive: true });
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
@@ -71,11 +75,18 @@ const proxy = await startChild<{ port: number }>(
     `--cpu-prof-dir=${profDir}`,
     '--import',
     path.join(BENCH_DIR, 'lib', 'gc-profile-preload.mjs'),
+    ...(allocFile ? ['--import', path.join(BENCH_DIR, 'lib', 'alloc-profile-preload.mjs')] : []),
     ...(process.env.NETLENS_PROFILE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ...(process.argv[4] === 'minimal' ? ['--import', 'tsx'] : []),
     ...subject,
   ],
-  { env: { NODE_EXTRA_CA_CERTS: ca.certPath, NETLENS_GC_PROFILE_FILE: gcFile } },
+  {
+    env: {
+      NODE_EXTRA_CA_CERTS: ca.certPath,
+      NETLENS_GC_PROFILE_FILE: gcFile,
+      ...(allocFile ? { NETLENS_ALLOC_PROFILE_FILE: allocFile } : {}),
+    },
+  },
 );
 /** Requests the load completed (from its RESULT line, or wrk's count), for the per-request readings. */
 let requests: number | undefined;
@@ -215,5 +226,17 @@ if (requests) {
           ? `; each found ${g.youngBeforeMB.toFixed(1)} MB young and kept ${kept.toFixed(2)} MB (${g.copiedMB.toFixed(2)} copied, ${g.promotedMB.toFixed(2)} promoted): ${perReq.toFixed(1)} KB per request`
           : ''),
     );
+  }
+}
+if (allocFile && requests) {
+  if (!fs.existsSync(allocFile)) console.log('\nallocations: no sampling profile written');
+  else {
+    const ours = (url: string) => url.includes('/bench/') || url.includes('/proxy/src/');
+    const head = (JSON.parse(fs.readFileSync(allocFile, 'utf8')) as { head: AllocNode }).head;
+    const { total, by } = chargeAllocations(head, requests, ours);
+    console.log(
+      `\nallocated per request (sampled, freed objects included): ${total.toFixed(1)} KB, by the nearest Netlens (or floor) function:`,
+    );
+    for (const [k, kb] of by.slice(0, 30)) console.log(`${kb.toFixed(2).padStart(8)} KB  ${k}`);
   }
 }

@@ -19,6 +19,7 @@ import type { NetlensEvent } from '../proxy/src/api/contract.js';
 import { defaultDataDir } from '../proxy/src/options.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { keepWasmOnBaselineTier } from '../proxy/src/upstream/wasm-tiering.js';
+import { useFastAsyncBind } from '../proxy/src/upstream/async-bind.js';
 import { EVENT_CHANNEL, MENU_CHANNEL, type MenuMessage } from './channels.js';
 import { registerApi } from './ipc.js';
 import { buildMenuTemplate } from './menu.js';
@@ -40,6 +41,8 @@ import {
 // The proxy runs in this process: set before it opens an upstream connection (wasm-tiering.ts). At run time, not
 // with app.commandLine.appendSwitch('js-flags', …): that switch reaches renderers, not the main process once started.
 keepWasmOnBaselineTier();
+// HTTP/2 upstream requests without Node's costly AsyncResource.bind, where it still has it (async-bind.ts).
+useFastAsyncBind();
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
 // This process's entry point: the core finds package.json and the renderer under the app's root,

@@ -56,6 +56,42 @@ export function chargeToNearest(
   return { busy, by: [...by].sort((a, b) => b[1] - a[1]) };
 }
 
+/** A node of V8's sampling heap profile (HeapProfiler.stopSampling): bytes sampled at this stack, and its callees. */
+export interface AllocNode {
+  callFrame: { functionName: string; url: string };
+  selfSize: number;
+  children: AllocNode[];
+}
+
+/**
+ * KB allocated per request, by the nearest frame whose URL `isOurs` accepts ("function (file)"), else by the
+ * allocating Node function ("[node] function"), as chargeToNearest splits CPU time. `total` is the sum.
+ */
+export function chargeAllocations(
+  head: AllocNode,
+  requests: number,
+  isOurs: (url: string) => boolean,
+): { total: number; by: [string, number][] } {
+  const by = new Map<string, number>();
+  let total = 0;
+  const n = Math.max(1, requests);
+  // Depth-first with the nearest own frame carried down (no recursion: stacks can be deep).
+  const stack: { node: AllocNode; ours: string | undefined }[] = [{ node: head, ours: undefined }];
+  while (stack.length) {
+    const { node, ours: above } = stack.pop()!;
+    const { functionName, url } = node.callFrame;
+    const ours = isOurs(url) ? `${functionName || '(anonymous)'} (${fileOf(url)})` : above;
+    if (node.selfSize > 0) {
+      const key = ours ?? `[node] ${functionName || '(anonymous)'}`;
+      const kb = node.selfSize / 1024 / n;
+      by.set(key, (by.get(key) ?? 0) + kb);
+      total += kb;
+    }
+    for (const c of node.children) stack.push({ node: c, ours });
+  }
+  return { total, by: [...by].sort((a, b) => b[1] - a[1]) };
+}
+
 function fileOf(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
 }

@@ -12,6 +12,7 @@ import { appPathsFor, setAppPaths } from '../../proxy/src/app-paths.js';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
+import { useFastAsyncBind } from '../../proxy/src/upstream/async-bind.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
@@ -28,6 +29,7 @@ const here = path.dirname(fs.realpathSync(process.argv[1]!));
 setAppPaths(appPathsFor({ root: path.resolve(here, '../..'), bundleDir: here }));
 // As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
 keepWasmOnBaselineTier();
+useFastAsyncBind();
 const recording = record === '1';
 const proxy = await startProxy({
   port: 0,

@@ -11,6 +11,7 @@ import { appPaths } from '../app-paths.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
 import { isErrorCode } from '../errors.js';
 import { keepWasmOnBaselineTier } from '../upstream/wasm-tiering.js';
+import { useFastAsyncBind } from '../upstream/async-bind.js';
 
 export { appPathsFor, setAppPaths } from '../app-paths.js';
 
@@ -57,6 +58,8 @@ function stopSignal(): { promise: Promise<NodeJS.Signals>; dispose(): void } {
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   // Before any command can open an upstream connection: ~10 MB less resident memory (wasm-tiering.ts).
   keepWasmOnBaselineTier();
+  // HTTP/2 upstream requests without Node 20's costly AsyncResource.bind (async-bind.ts).
+  useFastAsyncBind();
   const [first, ...rest] = argv;
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
     io.stdout.write(globalHelp() + '\n');

@@ -8,6 +8,7 @@ import { serveLabChild } from './child-process.js';
 import { LOOP_RESOLUTION_MS, loopDelaySummary, proxyMetrics } from './measure.js';
 import type { ProxyRunOptions, ProxyRunResult } from './proxy-process.js';
 import { ErrorCodes } from '../errors.js';
+import { useFastAsyncBind } from '../upstream/async-bind.js';
 
 interface Run {
   proxy: ProxyHandle;
@@ -15,6 +16,10 @@ interface Run {
   exchanges: Exchange[];
   loopDelay: ReturnType<typeof monitorEventLoopDelay>;
 }
+
+// This process is Netlens's own (the proxy under test, as the CLI runs it): HTTP/2 upstream requests without Node's
+// costly AsyncResource.bind (async-bind.ts). The WebAssembly tier flag comes on its command line (proxy-process.ts).
+useFastAsyncBind();
 
 let run: Run | undefined;
 

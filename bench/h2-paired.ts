@@ -1,0 +1,154 @@
+/**
+ * `npx tsx bench/h2-paired.ts [--rounds N] [--seconds S] A B` — two HTTP/2 intercepting proxies side by side under
+ * the lab's page shape (bench/load/h2-burst.ts: bursts of 200 image GETs with Chromium's headers over one HTTP/2
+ * connection through the proxy's CONNECT), windows alternating A, B, B, A, … in one run.
+ *
+ * Why: a proxy's CPU per request drifts by ±15–25% between runs a minute apart on this machine, more than the
+ * changes being decided (issue 17's HTTP/2 path). Two windows seconds apart drift far less, so each round gives one
+ * ratio B/A and the median of the rounds is the answer, with their range beside it.
+ *
+ * A subject is `netlens` (this tree, bundled, recording and the socket timeline on, as the app runs), `netlens-bare`
+ * (recording and timeline off), `floor` (bench/peers/node-minimal-h2-mitm.ts, bundled), or `saved:NAME`, a Netlens
+ * bundle kept by `--save NAME` from another tree (dist/bench/netlens-peer-saved-NAME.mjs), for comparing code changes,
+ * or `peer:FILE`, any script under bench/ that serves as the floor does (argv <dataDir>, READY with its port).
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
+import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
+import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
+import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
+import { BENCH_DIR, ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
+import { median } from './lib/stats.js';
+import { exitOnHelp, intArg, usageError } from './lib/usage.js';
+
+const USAGE = `Usage: npx tsx bench/h2-paired.ts [--rounds N] [--seconds S] A B
+       npx tsx bench/h2-paired.ts --save NAME
+
+Two HTTP/2 intercepting proxies under bursts of 200 image requests, measured in
+alternating windows; prints the median ratio B/A of proxy CPU per request and of
+the median request latency in a burst, with the rounds' range.
+
+Subjects:
+  netlens        this tree's Netlens, bundled, recording and timeline on
+  netlens-bare   the same with recording and the socket timeline off
+  floor          the node:http2 minimal MITM (bench/peers/node-minimal-h2-mitm.ts)
+  saved:NAME     a Netlens bundle kept earlier with --save NAME
+  peer:FILE      a script under bench/ started as the floor is (e.g. peer:peers/node-minimal-h2-mitm.ts)
+
+Options:
+  --rounds N     rounds of one window each (default 8)
+  --seconds S    seconds per window (default 2)
+  --save NAME    bundle this tree's Netlens as saved:NAME and exit
+`;
+exitOnHelp(USAGE);
+
+const { values, positionals } = parseArgs({
+  options: { rounds: { type: 'string' }, seconds: { type: 'string' }, save: { type: 'string' } },
+  allowPositionals: true,
+});
+const savedPath = (name: string) => path.join(ROOT_DIR, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
+
+if (values.save !== undefined) {
+  if (!/^[\w.-]+$/.test(values.save)) usageError(`--save takes a plain name (letters, digits, . _ -), got "${values.save}"`, USAGE);
+  fs.copyFileSync(await bundleNetlensPeer(), savedPath(values.save));
+  console.log(`saved as saved:${values.save} (${savedPath(values.save)})`);
+  process.exit(0);
+}
+if (positionals.length !== 2) usageError('give two subjects, A and B', USAGE);
+const rounds = intArg(values.rounds, 8, '--rounds', USAGE, 1, 100);
+const seconds = intArg(values.seconds, 2, '--seconds', USAGE, 1, 60);
+for (const s of positionals) {
+  const known = s.startsWith('saved:')
+    ? fs.existsSync(savedPath(s.slice(6)))
+    : s.startsWith('peer:')
+      ? fs.existsSync(path.join(BENCH_DIR, s.slice(5)))
+      : ['netlens', 'netlens-bare', 'floor'].includes(s);
+  if (!known) usageError(`unknown subject "${s}" (netlens, netlens-bare, floor, saved:NAME kept with --save, peer:FILE)`, USAGE);
+}
+
+// The lab's test site runs from the source tree's lab children.
+setAppPaths(appPathsFor({ root: ROOT_DIR }));
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-h2-paired-'));
+const ca = loadOrCreateCA(dataDir);
+
+async function start(subject: string): Promise<Child<{ port: number }>> {
+  if (subject === 'floor' || subject.startsWith('peer:')) {
+    const file = subject === 'floor' ? 'peers/node-minimal-h2-mitm.ts' : subject.slice(5);
+    const bundle = await bundleBenchEntry(file, `paired-peer-${proxies.length}`);
+    return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir]);
+  }
+  const bundle = subject.startsWith('saved:') ? savedPath(subject.slice(6)) : await bundleNetlensPeer();
+  const on = subject === 'netlens-bare' ? '0' : '1';
+  return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir, '1', on, on], {
+    env: { NODE_EXTRA_CA_CERTS: ca.certPath },
+  });
+}
+
+interface Window {
+  cpuUsPerRequest: number;
+  p50Ms: number;
+  requests: number;
+}
+
+const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
+const proxies: Child<{ port: number }>[] = [];
+try {
+  for (const s of positionals) proxies.push(await start(s));
+  const window = (proxy: Child<{ port: number }>, ms: number) =>
+    new Promise<Window>((resolve, reject) => {
+      const cfg = {
+        origin: site.url,
+        proxy: `http://127.0.0.1:${proxy.info.port}`,
+        proxyPid: proxy.pid,
+        caFiles: [ca.certPath],
+        burst: 200,
+        durationMs: ms,
+      };
+      const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
+      execFile(cmd, args, { cwd: ROOT_DIR, timeout: ms + 30_000 }, (err, stdout, stderr) => {
+        const line = /^RESULT (.*)$/m.exec(stdout)?.[1];
+        if (!line) return reject(new Error(`h2-burst gave no result: ${(stderr || err?.message || stdout).trim().slice(-400)}`));
+        const r = JSON.parse(line) as { proxyCpuUsPerRequest: number; p50Ms: number; requests: number };
+        resolve({ cpuUsPerRequest: r.proxyCpuUsPerRequest, p50Ms: r.p50Ms, requests: r.requests });
+      });
+    });
+  // Warm-up: both proxies' code optimised by V8 before the first measured window (not measured).
+  console.log(`warming up ${positionals.join(' and ')} …`);
+  for (const p of proxies) await window(p, 3000);
+  const ratios: { cpu: number; p50: number }[] = [];
+  for (let r = 0; r < rounds; r++) {
+    // Alternate which goes first, so drift within a round falls on both sides.
+    const order = r % 2 === 0 ? [0, 1] : [1, 0];
+    const got: Window[] = [];
+    for (const i of order) got[i] = await window(proxies[i]!, seconds * 1000);
+    const [a, b] = got as [Window, Window];
+    ratios.push({ cpu: b.cpuUsPerRequest / a.cpuUsPerRequest, p50: b.p50Ms / a.p50Ms });
+    console.log(
+      `round ${r + 1}/${rounds}: CPU/request ${a.cpuUsPerRequest.toFixed(0)} vs ${b.cpuUsPerRequest.toFixed(0)} µs (${(b.cpuUsPerRequest / a.cpuUsPerRequest).toFixed(3)}), ` +
+        `burst p50 ${a.p50Ms.toFixed(1)} vs ${b.p50Ms.toFixed(1)} ms, ${a.requests} / ${b.requests} requests`,
+    );
+  }
+  const line = (label: string, xs: number[]) =>
+    `${label} B/A: median ${median(xs).toFixed(3)} (rounds ${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`;
+  console.log(`\nA = ${positionals[0]}, B = ${positionals[1]}, ${rounds} rounds of ${seconds} s windows`);
+  console.log(
+    line(
+      'proxy CPU per request',
+      ratios.map((x) => x.cpu),
+    ),
+  );
+  console.log(
+    line(
+      'median request latency in a burst',
+      ratios.map((x) => x.p50),
+    ),
+  );
+} finally {
+  for (const p of proxies) await p.kill();
+  await site.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
