@@ -49,4 +49,19 @@ describe('npm run bench harness', () => {
     expect(report).toContain('## What the socket timeline costs');
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }, 100_000);
+
+  it('bench/h2-paired.ts measures two proxies in alternating windows and prints their ratios', async () => {
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'bench/h2-paired.ts', '--rounds', '2', '--seconds', '1', 'floor', 'netlens-bare'],
+        { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
+        (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+      );
+    });
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/round 2\/2: CPU\/request \d+ vs \d+ µs/);
+    expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3} \(rounds \d+\.\d{3}–\d+\.\d{3}\)/);
+    expect(stdout).toMatch(/median request latency in a burst B\/A: median \d+\.\d{3}/);
+  }, 100_000);
 });

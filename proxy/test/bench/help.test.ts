@@ -49,6 +49,7 @@ const SCRIPTS = [
   'bench/servers/origin.ts',
   'bench/load/https-client.ts',
   'bench/load/h2-burst.ts',
+  'bench/h2-paired.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
   ...fs
     .readdirSync(path.join(ROOT, 'bench/peers'))
@@ -91,6 +92,8 @@ describe('--help everywhere', () => {
       ['bench/run.ts', ['--rounds', 'many'], /--rounds must be a whole number from 1 to 1000 \(got "many"\)/],
       ['bench/run.ts', ['--only', 'plain,video'], /--only takes plain,https,large,page \(got "video"\)/],
       ['bench/profile.ts', ['http3'], /the load is https, plain or h2 \(got "http3"\)/],
+      ['bench/h2-paired.ts', ['netlens', 'mitmproxy'], /unknown subject "mitmproxy"/],
+      ['bench/h2-paired.ts', ['netlens'], /give two subjects, A and B/],
       ['bench/soak/soak.ts', ['--requests', 'lots'], /--requests must be a whole number from 1 to 100000000 \(got "lots"\)/],
       ['bench/soak/journal-stop.ts', ['1', '2', '3'], /unexpected argument "3"/],
       ['scripts/test.js', ['--e2e-only'], /unexpected argument: --e2e-only/],

@@ -3,7 +3,14 @@
  * frame on the stack, and what scavenges found and kept, on hand-made inputs with known answers.
  */
 import { describe, expect, it } from 'vitest';
-import { chargeToNearest, summarizeGc, type CpuProfile, type GcStat } from '../../../bench/lib/profile-breakdown.js';
+import {
+  chargeAllocations,
+  chargeToNearest,
+  summarizeGc,
+  type AllocNode,
+  type CpuProfile,
+  type GcStat,
+} from '../../../bench/lib/profile-breakdown.js';
 
 const frame = (id: number, functionName: string, url: string, hitCount: number, children: number[] = []) => ({
   id,
@@ -47,6 +54,32 @@ describe('chargeToNearest', () => {
     const { by } = chargeToNearest(profile, 10, () => false);
     expect(by.find(([k]) => k === '[node] request')?.[1]).toBeCloseTo(15);
     expect(by.find(([k]) => k === '[node] deprecate')?.[1]).toBeCloseTo(5);
+  });
+});
+
+describe('chargeAllocations', () => {
+  const node = (functionName: string, url: string, selfSize: number, children: AllocNode[] = []): AllocNode => ({
+    callFrame: { functionName, url },
+    selfSize,
+    children,
+  });
+  // 10 requests; sizes in bytes, so 1,024 bytes is 0.1 KB per request.
+  const head = node('(root)', '', 0, [
+    // handleRequest → node:http2 request → ClientHttp2Stream: all of it is handleRequest's.
+    node('handleRequest', 'file:///x/dist/bench/netlens-peer-1.mjs', 1024, [
+      node('request', 'node:internal/http2/core', 2048, [node('ClientHttp2Stream', 'node:internal/http2/core', 4096)]),
+    ]),
+    // Node's own allocations with no proxy frame above them stay Node's.
+    node('onSessionHeaders', 'node:internal/http2/core', 3072),
+  ]);
+
+  it('charges allocations to the proxy function whose stack made them, the rest to the allocating Node function', () => {
+    const { total, by } = chargeAllocations(head, 10, (url) => url.includes('netlens-peer-'));
+    expect(total).toBeCloseTo(1);
+    expect(Object.fromEntries(by.map(([k, v]) => [k, Number(v.toFixed(3))]))).toEqual({
+      'handleRequest (netlens-peer-1.mjs)': 0.7,
+      '[node] onSessionHeaders': 0.3,
+    });
   });
 });
 

@@ -58,7 +58,8 @@ describe('useFastAsyncBind', () => {
     expect(als.run('at call', () => (bound() as { store: string }).store)).toBe('at creation');
 
     // With thisArg: bound to it whatever the caller's this.
-    const withThis = resource.bind(probe as Fn, self) as Fn;
+    // (Node takes a thisArg; @types/node leaves it out.)
+    const withThis = (resource.bind as unknown as (fn: Fn, thisArg: unknown) => Fn).call(resource, probe as Fn, self);
     expect(als.run('at call', () => withThis.call({ name: 'ignored' }, 3, 4))).toEqual({ store: 'at creation', self, args: [3, 4] });
     // The static form goes through the prototype's bind.
     const staticBound = als.run('static', () => AsyncResource.bind(() => als.getStore()));
