@@ -2,6 +2,10 @@
  * bench/profile.ts's per-request readings (bench/lib/profile-breakdown.ts): samples charged to the nearest proxy
  * frame on the stack, and what scavenges found and kept, on hand-made inputs with known answers.
  */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   chargeAllocations,
@@ -72,6 +76,29 @@ describe('chargeAllocations', () => {
     // Node's own allocations with no proxy frame above them stay Node's.
     node('onSessionHeaders', 'node:internal/http2/core', 3072),
   ]);
+
+  it('the preload (bench/lib/alloc-profile-preload.mjs) writes a sampling profile that counts freed objects too', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-alloc-'));
+    const file = path.join(dir, 'alloc.json');
+    const preload = path.resolve(import.meta.dirname, '../../../bench/lib/alloc-profile-preload.mjs');
+    // Some 20 MB of short-lived objects (kept a moment, so V8 cannot optimise them away), all garbage by the end:
+    // only a profile that counts freed objects sees them.
+    const script =
+      'const keep = []; function churn() { for (let i = 0; i < 5e5; i++) { keep.push({ i, a: [i] }); if (keep.length > 1000) keep.length = 0; } } churn(); keep.length = 0;';
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--import', preload, '-e', script],
+        { env: { ...process.env, NETLENS_ALLOC_PROFILE_FILE: file } },
+        (err) => (err ? reject(err) : resolve()),
+      ),
+    );
+    const head = (JSON.parse(fs.readFileSync(file, 'utf8')) as { head: AllocNode }).head;
+    const { total, by } = chargeAllocations(head, 1, () => false);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(total).toBeGreaterThan(4 * 1024);
+    expect(by.find(([k]) => k === '[node] churn')?.[1]).toBeGreaterThan(4 * 1024);
+  });
 
   it('charges allocations to the proxy function whose stack made them, the rest to the allocating Node function', () => {
     const { total, by } = chargeAllocations(head, 10, (url) => url.includes('netlens-peer-'));
