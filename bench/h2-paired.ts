@@ -12,7 +12,6 @@
  * bundle kept by `--save NAME` from another tree (dist/bench/netlens-peer-saved-NAME.mjs), for comparing code changes,
  * or `peer:FILE`, any script under bench/ that serves as the floor does (argv <dataDir>, READY with its port).
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,8 @@ import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
-import { BENCH_DIR, ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
+import { BENCH_DIR, ROOT_DIR, startChild, type Child } from './lib/child.js';
+import { runH2Burst } from './load/run-h2-burst.js';
 import { median } from './lib/stats.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
 
@@ -98,24 +98,12 @@ const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
 const proxies: Child<{ port: number }>[] = [];
 try {
   for (const s of positionals) proxies.push(await start(s));
-  const window = (proxy: Child<{ port: number }>, ms: number) =>
-    new Promise<Window>((resolve, reject) => {
-      const cfg = {
-        origin: site.url,
-        proxy: `http://127.0.0.1:${proxy.info.port}`,
-        proxyPid: proxy.pid,
-        caFiles: [ca.certPath],
-        burst: 200,
-        durationMs: ms,
-      };
-      const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
-      execFile(cmd, args, { cwd: ROOT_DIR, timeout: ms + 30_000 }, (err, stdout, stderr) => {
-        const line = /^RESULT (.*)$/m.exec(stdout)?.[1];
-        if (!line) return reject(new Error(`h2-burst gave no result: ${(stderr || err?.message || stdout).trim().slice(-400)}`));
-        const r = JSON.parse(line) as { proxyCpuUsPerRequest: number; p50Ms: number; requests: number };
-        resolve({ cpuUsPerRequest: r.proxyCpuUsPerRequest, p50Ms: r.p50Ms, requests: r.requests });
-      });
-    });
+  const window = async (proxy: Child<{ port: number }>, ms: number): Promise<Window> => {
+    const run = { origin: site.url, proxyPort: proxy.info.port, proxyPid: proxy.pid, caFiles: [ca.certPath], durationMs: ms };
+    const { output, result: r } = await runH2Burst(run);
+    if (!r) throw new Error(`h2-burst gave no result: ${output.trim().slice(-400)}`);
+    return { cpuUsPerRequest: r.proxyCpuUsPerRequest, p50Ms: r.p50Ms, requests: r.requests };
+  };
   // Warm-up: both proxies' code optimised by V8 before the first measured window (not measured).
   console.log(`warming up ${positionals.join(' and ')} …`);
   for (const p of proxies) await window(p, 3000);

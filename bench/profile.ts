@@ -14,6 +14,7 @@ import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
+import { runH2Burst } from './load/run-h2-burst.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
@@ -95,21 +96,16 @@ try {
     // The lab's page shape: HTTP/2 on both legs, bursts of 200 small images from the test site.
     const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
     try {
-      const cfg = {
+      const { output, result } = await runH2Burst({
         origin: site.url,
-        proxy: `http://127.0.0.1:${proxy.info.port}`,
+        proxyPort: proxy.info.port,
         proxyPid: proxy.pid,
         caFiles: [ca.certPath],
-        burst: 200,
         durationMs: seconds * 1000,
         bareHeaders: process.env.NETLENS_PROFILE_BARE_HEADERS === '1',
-      };
-      const [cmd, args] = tsArgs('load/h2-burst.ts', [JSON.stringify(cfg)]);
-      const out = await new Promise<string>((resolve) =>
-        execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
-      );
-      console.log(out.trim());
-      requests = resultRequests(out);
+      });
+      console.log(output.trim());
+      requests = result?.requests ?? 0;
     } finally {
       await site.close();
     }
