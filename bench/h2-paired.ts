@@ -94,12 +94,15 @@ interface Window {
   requests: number;
 }
 
-const site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
 const proxies: Child<{ port: number }>[] = [];
+let site: Awaited<ReturnType<typeof startTestSiteProcess>> | undefined;
 try {
+  // Started inside the try: a failure here must still remove the data directory.
+  site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
+  const origin = site.url;
   for (const s of positionals) proxies.push(await start(s));
   const window = async (proxy: Child<{ port: number }>, ms: number): Promise<Window> => {
-    const run = { origin: site.url, proxyPort: proxy.info.port, proxyPid: proxy.pid, caFiles: [ca.certPath], durationMs: ms };
+    const run = { origin, proxyPort: proxy.info.port, proxyPid: proxy.pid, caFiles: [ca.certPath], durationMs: ms };
     const { output, result: r } = await runH2Burst(run);
     if (!r) throw new Error(`h2-burst gave no result: ${output.trim().slice(-400)}`);
     return { cpuUsPerRequest: r.proxyCpuUsPerRequest, p50Ms: r.p50Ms, requests: r.requests };
@@ -137,6 +140,6 @@ try {
   );
 } finally {
   for (const p of proxies) await p.kill();
-  await site.close();
+  await site?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
