@@ -75,13 +75,15 @@ setAppPaths(appPathsFor({ root: ROOT_DIR }));
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-h2-paired-'));
 const ca = loadOrCreateCA(dataDir);
 
+let thisTree: Promise<string> | undefined;
 async function start(subject: string): Promise<Child<{ port: number }>> {
   if (subject === 'floor' || subject.startsWith('peer:')) {
     const file = subject === 'floor' ? 'peers/node-minimal-h2-mitm.ts' : subject.slice(5);
     const bundle = await bundleBenchEntry(file, `paired-peer-${proxies.length}`);
     return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir]);
   }
-  const bundle = subject.startsWith('saved:') ? savedPath(subject.slice(6)) : await bundleNetlensPeer();
+  // One bundle of this tree for both subjects when both are it (netlens and netlens-bare).
+  const bundle = subject.startsWith('saved:') ? savedPath(subject.slice(6)) : await (thisTree ??= bundleNetlensPeer());
   const on = subject === 'netlens-bare' ? '0' : '1';
   return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir, '1', on, on], {
     env: { NODE_EXTRA_CA_CERTS: ca.certPath },

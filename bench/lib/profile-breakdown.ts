@@ -46,14 +46,12 @@ export function chargeToNearest(
     if (hits === 0 || n.callFrame.functionName === IDLE) continue;
     let ours: ProfileNode | undefined;
     for (let a: ProfileNode | undefined = n; a && !ours; a = parent.get(a.id)) if (isOurs(a.callFrame.url)) ours = a;
-    const key = ours
-      ? `${ours.callFrame.functionName || '(anonymous)'} (${fileOf(ours.callFrame.url)})`
-      : `[node] ${n.callFrame.functionName || '(anonymous)'}`;
+    const key = ours ? ownKey(ours.callFrame) : nodeKey(n.callFrame);
     const us = (hits * usPerSample) / Math.max(1, requests);
     by.set(key, (by.get(key) ?? 0) + us);
     busy += us;
   }
-  return { busy, by: [...by].sort((a, b) => b[1] - a[1]) };
+  return { busy, by: largestFirst(by) };
 }
 
 /** A node of V8's sampling heap profile (HeapProfiler.stopSampling): bytes sampled at this stack, and its callees. */
@@ -79,22 +77,24 @@ export function chargeAllocations(
   const stack: { node: AllocNode; ours: string | undefined }[] = [{ node: head, ours: undefined }];
   while (stack.length) {
     const { node, ours: above } = stack.pop()!;
-    const { functionName, url } = node.callFrame;
-    const ours = isOurs(url) ? `${functionName || '(anonymous)'} (${fileOf(url)})` : above;
+    const ours = isOurs(node.callFrame.url) ? ownKey(node.callFrame) : above;
     if (node.selfSize > 0) {
-      const key = ours ?? `[node] ${functionName || '(anonymous)'}`;
+      const key = ours ?? nodeKey(node.callFrame);
       const kb = node.selfSize / 1024 / n;
       by.set(key, (by.get(key) ?? 0) + kb);
       total += kb;
     }
     for (const c of node.children) stack.push({ node: c, ours });
   }
-  return { total, by: [...by].sort((a, b) => b[1] - a[1]) };
+  return { total, by: largestFirst(by) };
 }
 
-function fileOf(url: string): string {
-  return url.slice(url.lastIndexOf('/') + 1);
-}
+type Frame = { functionName: string; url: string };
+/** A frame of the proxy's own code: "function (file)". */
+const ownKey = (f: Frame) => `${f.functionName || '(anonymous)'} (${f.url.slice(f.url.lastIndexOf('/') + 1)})`;
+/** A Node function charged for itself: "[node] function". */
+const nodeKey = (f: Frame) => `[node] ${f.functionName || '(anonymous)'}`;
+const largestFirst = (by: Map<string, number>): [string, number][] => [...by].sort((a, b) => b[1] - a[1]);
 
 /** One collection as `v8.GCProfiler`'s stop() reports it (the fields used here). */
 export interface GcStat {
