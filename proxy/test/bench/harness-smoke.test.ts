@@ -50,18 +50,30 @@ describe('npm run bench harness', () => {
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }, 100_000);
 
-  it('bench/h2-paired.ts measures two proxies in alternating windows and prints their ratios', async () => {
-    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'bench/h2-paired.ts', '--rounds', '2', '--seconds', '1', 'floor', 'netlens-bare'],
-        { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
-        (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
-      );
-    });
-    expect(code, stdout).toBe(0);
-    expect(stdout).toMatch(/round 2\/2: CPU\/request \d+ vs \d+ µs/);
-    expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3} \(rounds \d+\.\d{3}–\d+\.\d{3}\)/);
-    expect(stdout).toMatch(/median request latency in a burst B\/A: median \d+\.\d{3}/);
-  }, 100_000);
+  it('bench/h2-paired.ts keeps a bundle with --save, then measures it against the floor in alternating windows', async () => {
+    const pairedRun = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'bench/h2-paired.ts', ...args],
+          { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
+          (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+        );
+      });
+    const name = `smoke-${process.pid}`;
+    const saved = path.join(ROOT, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
+    try {
+      const save = await pairedRun(['--save', name]);
+      expect(save.code, save.stdout).toBe(0);
+      expect(save.stdout).toContain(`saved as saved:${name}`);
+      expect(fs.existsSync(saved)).toBe(true);
+      const { code, stdout } = await pairedRun(['--rounds', '2', '--seconds', '1', 'floor', `saved:${name}`]);
+      expect(code, stdout).toBe(0);
+      expect(stdout).toMatch(/round 2\/2: CPU\/request \d+ vs \d+ µs/);
+      expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3} \(rounds \d+\.\d{3}–\d+\.\d{3}\)/);
+      expect(stdout).toMatch(/median request latency in a burst B\/A: median \d+\.\d{3}/);
+    } finally {
+      fs.rmSync(saved, { force: true });
+    }
+  }, 120_000);
 });
