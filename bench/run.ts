@@ -25,13 +25,20 @@ import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-int
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
 import { cliIdle, IDLE_SETTLE_S, settledSince, type CliIdle } from './scenarios/cli-idle.js';
 import { pairedCosts, pairedTimelineLines, PAIRED_ROUNDS, PAIRED_WINDOW_MS, type PairedCost } from './scenarios/paired-cost.js';
-import { buildCli, PAGE_LATENCY_MS, pageLoad, pageTable, type PageResult, type ViaPeer } from './scenarios/page-load.js';
+import {
+  browserPriorityLabel,
+  buildCli,
+  PAGE_LATENCY_MS,
+  pageLoad,
+  pageTable,
+  type PageResult,
+  type ViaPeer,
+} from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
 import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
 import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
 import { machineInfo } from './report/machine.js';
 import { FLOOR_VIA } from './report/floor.js';
-import { PAGE_BROWSER_NICE } from './scenarios/page-load.js';
 import { writeReport } from './report/markdown.js';
 import { timelineCostLines } from './report/timeline-cost.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
@@ -109,8 +116,8 @@ const results: {
   rulesMatch?: RulesMatchCost;
   large?: LargeRow[];
   page?: PageResult[];
-  /** The first page again with the browsers at a lower CPU priority (lab --browser-nice): the proxy not queued behind them. */
-  pageNice?: PageResult;
+  /** The first page again with the browsers at their normal CPU priority (lab --browser-nice 0): the proxy queued behind them for a core. */
+  pageNormal?: PageResult;
   pageError?: string;
   largeMiB: number;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
@@ -292,14 +299,14 @@ try {
       for (const images of pageImages) {
         const page = await pageLoad(dataDir, pageRuns, images, via, log);
         results.page.push(page);
-        log(`\n${images} images:\n` + pageTable(page));
+        log(`\n${images} images, ${browserPriorityLabel(page)}:\n` + pageTable(page));
       }
-      // The same lab with the browser at a lower CPU priority (the floor's cells for comparison, not the other peers'):
-      // what the proxy costs when it is not queued behind the browser for a core (lab/cpu-use.ts shows the queueing).
+      // The same lab with the browser at its normal CPU priority (the lab lowers it by default; the floor's cells for
+      // comparison, not the other peers'): what the proxy's queue for a core behind Chromium adds (lab/cpu-use.ts shows it).
       if (!quick) {
         const floorOnly = via.filter((v) => v.name === FLOOR_VIA);
-        results.pageNice = await pageLoad(dataDir, pageRuns, pageImages[0]!, floorOnly, log, PAGE_BROWSER_NICE);
-        log(`\n${pageImages[0]} images, browser at nice ${PAGE_BROWSER_NICE}:\n` + pageTable(results.pageNice));
+        results.pageNormal = await pageLoad(dataDir, pageRuns, pageImages[0]!, floorOnly, log, 0);
+        log(`\n${pageImages[0]} images, ${browserPriorityLabel(results.pageNormal)}:\n` + pageTable(results.pageNormal));
       }
     } catch (err) {
       results.pageError = (err as Error).message;

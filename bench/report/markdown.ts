@@ -10,7 +10,7 @@ import { httpsTable } from '../scenarios/https-intercept.js';
 import { FLOOR_H1, FLOOR_H2, INTERCEPTING, INTERCEPTING_H1, largeTable } from '../scenarios/large-bodies.js';
 import { IDLE_SETTLE_S, type CliIdle } from '../scenarios/cli-idle.js';
 import { plainTable } from '../scenarios/plain-http.js';
-import { PAGE_LATENCY_MS, pageTable, type PageResult } from '../scenarios/page-load.js';
+import { browserPriorityLabel, PAGE_LATENCY_MS, pageTable, type PageResult } from '../scenarios/page-load.js';
 import { recordingCostText, type RecordingCost } from '../scenarios/recording.js';
 import type { RulesMatchCost } from '../scenarios/rules-match.js';
 import { fmtRatio, fmtUs, mdTable, median } from '../lib/stats.js';
@@ -35,7 +35,8 @@ export interface Report {
   largeMiB: number;
   /** One lab run per page (image count). */
   page?: PageResult[];
-  pageNice?: PageResult;
+  /** The first page again at the other browser priority (bench/run.ts: the normal one). */
+  pageNormal?: PageResult;
   pageError?: string;
   memory: { phase: string; rssMiB: number; hwmMiB: number }[];
   idle?: { name: string; rssMiB: number }[];
@@ -195,18 +196,18 @@ export function instrumentVerdicts(r: Report): Verdict[] {
       const ttfb = icpt && direct && direct.ttfbMs > 0 ? icpt.ttfbMs / direct.ttfbMs : undefined;
       // An HTTP/2 TTFB goal not met gets the floor's ratio from the same run: how much of the gap is below our code.
       const floor = proto === 'h2' && ttfb !== undefined && ttfb > 1.5 ? floorTtfbText(page, ttfb) : '';
-      // The same page with the browser at a lower CPU priority (bench/run.ts): how much of a goal not met is the queue for a core.
-      const nice = r.pageNice?.images === page.images ? r.pageNice : undefined;
-      const niceCell = (id: string) => nice?.cells.find((x) => x.cell === id && x.ok > 0);
+      // The same page with the browser at its normal CPU priority (bench/run.ts): how much the queue for a core behind Chromium adds.
+      const other = r.pageNormal?.images === page.images && r.pageNormal.browserNice !== page.browserNice ? r.pageNormal : undefined;
+      const otherCell = (id: string) => other?.cells.find((x) => x.cell === id && x.ok > 0);
       const niceTtfb = (() => {
-        const i = niceCell(`proxy+${proto}+intercept`);
-        const d = niceCell(`direct+${proto}`);
-        return i && d && d.ttfbMs > 0 ? `; browser at nice ${nice!.browserNice}: ${fmtRatio(i.ttfbMs / d.ttfbMs)}` : '';
+        const i = otherCell(`proxy+${proto}+intercept`);
+        const d = otherCell(`direct+${proto}`);
+        return i && d && d.ttfbMs > 0 ? `; ${browserPriorityLabel(other!)}: ${fmtRatio(i.ttfbMs / d.ttfbMs)}` : '';
       })();
       const niceLoad = (() => {
-        const i = niceCell(`proxy+${proto}+intercept`);
-        const t = niceCell(`proxy+${proto}+tunnel`);
-        return i && t ? `; browser at nice ${nice!.browserNice}: ${fmtRatio(i.loadMs / t.loadMs)}` : '';
+        const i = otherCell(`proxy+${proto}+intercept`);
+        const t = otherCell(`proxy+${proto}+tunnel`);
+        return i && t ? `; ${browserPriorityLabel(other!)}: ${fmtRatio(i.loadMs / t.loadMs)}` : '';
       })();
       out[out.length - 1]![1] += load !== undefined ? niceLoad : '';
       out.push([
@@ -296,7 +297,7 @@ const VIA_PEER_TEXT: Record<string, string> = {
 };
 
 /** The page-load tables, one per page, with what the cells are. */
-function pageSection(pages: PageResult[], nice?: PageResult): string {
+function pageSection(pages: PageResult[], other?: PageResult): string {
   const peers = [...new Map(pages.flatMap((p) => p.via).map((v) => [v.name, v])).values()];
   const how = peers.map((v) => VIA_PEER_TEXT[v.name]).filter(Boolean);
   const list = peers.map((v) => `${v.name}${v.intercepts ? ' (intercepting)' : v.intercepts === false ? ' (tunnelling)' : ''}`).join(', ');
@@ -314,16 +315,16 @@ function pageSection(pages: PageResult[], nice?: PageResult): string {
     "\"proxy main thread\" is the lab's proxy process's event loop per page load, median over the runs, from the Linux scheduler's " +
       'accounting (`lab/cpu-use.ts`): time on a core and time runnable but queued for one; "browser CPU" is all of Chromium\'s processes.',
     '',
-    ...pages.flatMap((p) => [`### ${p.images.toLocaleString('en-US')} images`, '', pageTable(p), '']),
-    ...(nice
+    ...pages.flatMap((p) => [`### ${p.images.toLocaleString('en-US')} images, ${browserPriorityLabel(p)}`, '', pageTable(p), '']),
+    ...(other
       ? [
-          `### ${nice.images.toLocaleString('en-US')} images, browser at nice ${nice.browserNice} (\`netlens lab --browser-nice ${nice.browserNice}\`)`,
+          `### ${other.images.toLocaleString('en-US')} images, ${browserPriorityLabel(other)} (\`netlens lab --browser-nice ${other.browserNice ?? 0}\`)`,
           '',
-          'The same page and cells (with the floor), every browser at a lower CPU priority: on Linux the nice value of the ' +
-            "browser's autogroup, which the scheduler weighs before any process's own, so the proxy and the test site " +
-            'run when their data arrives instead of queueing behind Chromium. What is left is what the proxy itself costs.',
+          "The same page and cells (with the floor), every browser at the priority the lab does not use by default. The lab runs the browser at nice 10 (on Linux the nice value of the browser's autogroup, which the scheduler weighs before any process's own), " +
+            'so the proxy and the test site run when their data arrives, as servers and a network elsewhere would. At the normal priority they queue behind ' +
+            "Chromium for a core on this machine's two cores, and that queue is added to every response they relay.",
           '',
-          pageTable(nice),
+          pageTable(other),
           '',
         ]
       : []),
@@ -387,7 +388,7 @@ Generated by \`${r.command}\` on ${m.date} (${r.elapsedS.toFixed(0)} s). ${r.qui
         r.memory.map((x) => [x.phase, `${x.rssMiB.toFixed(1)} MiB`, `${x.hwmMiB.toFixed(1)} MiB`]),
       )}\n`,
     );
-  if (r.page?.length) parts.push(pageSection(r.page, r.pageNice));
+  if (r.page?.length) parts.push(pageSection(r.page, r.pageNormal));
   if (r.pageError) parts.push(`## Page load\n\nFailed in this run: ${r.pageError}\n`);
   if (r.idle?.length)
     parts.push(

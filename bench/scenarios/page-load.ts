@@ -16,8 +16,10 @@ import type { RunCpu } from '../../proxy/src/lab/types.js';
 const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
 /** Added latency per response and per new connection on the test site (the page shape issue 17's goals name). */
 export const PAGE_LATENCY_MS = 20;
-/** `--browser-nice` of the bench's second 200-image lab (bench/run.ts): low enough that the proxy is rarely queued behind it. */
-export const PAGE_BROWSER_NICE = 10;
+/** "browser at nice 10" / "browser at normal priority": the `--browser-nice` a page's lab ran with. */
+export function browserPriorityLabel(page: Pick<PageResult, 'browserNice'>): string {
+  return page.browserNice ? `browser at nice ${page.browserNice}` : 'browser at normal priority';
+}
 /** The lab's default per-load timeout, which bounds the whole lab below. */
 const LOAD_TIMEOUT_MS = 60_000;
 
@@ -49,7 +51,7 @@ export interface PageResult {
   interception?: { cell: string; versus: string; ratio: number; p: number; significant: boolean }[];
   /** The peers loaded as external proxies, as the lab's probe saw them. */
   via: { name: string; intercepts?: boolean }[];
-  /** `netlens lab --browser-nice`: the browsers ran at this lower CPU priority (absent: the normal one). */
+  /** `netlens lab --browser-nice`: the browsers ran at this lower CPU priority (absent: the normal one), as the lab's results say. */
   browserNice?: number;
 }
 
@@ -70,11 +72,12 @@ export function pageLoad(
   images: number,
   via: ViaPeer[],
   log: (s: string) => void,
-  browserNice = 0,
+  /** `--browser-nice` for the lab; absent: the lab's default (lab/limits.ts). */
+  browserNice?: number,
 ): Promise<PageResult> {
   // Each peer's h1 and h2 cells after Netlens's, in the order the table lists them.
   const cells = [...NETLENS_CELLS, ...via.flatMap((v) => [`via-${v.name}+h1`, `via-${v.name}+h2`])];
-  const label = `${images} images${browserNice ? `, browser at nice ${browserNice}` : ''}`;
+  const label = `${images} images${browserNice !== undefined ? `, --browser-nice ${browserNice}` : ''}`;
   const args = [
     path.join(ROOT_DIR, 'bin', 'netlens.js'),
     'lab',
@@ -92,7 +95,7 @@ export function pageLoad(
     '--timeout-ms',
     String(LOAD_TIMEOUT_MS),
     ...via.flatMap((v) => ['--via', `${v.name}=${v.url}`]),
-    ...(browserNice ? ['--browser-nice', String(browserNice)] : []),
+    ...(browserNice !== undefined ? ['--browser-nice', String(browserNice)] : []),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -125,7 +128,7 @@ export function pageLoad(
       }
       resolve({
         images,
-        ...(browserNice ? { browserNice } : {}),
+        ...(result.config?.browserNice ? { browserNice: result.config.browserNice } : {}),
         browser: result.machine.browser.version,
         via: (result.via ?? []).map((v) => ({ name: v.name, intercepts: v.intercepts })),
         interception: (result.effects ?? [])
@@ -163,6 +166,7 @@ export function pageLoad(
 /** The parts of the lab's results.json this scenario reads. */
 interface LabJson {
   machine: { browser: { version: string } };
+  config?: { browserNice?: number };
   effects?: {
     dimension: string;
     cell: string;

@@ -167,9 +167,13 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
   try {
     // Measuring with a priority the caller asked for and did not get would mislead: fail the launch.
     if (priorityError)
-      throw new NetlensError(ErrorCodes.BROWSER_LAUNCH, `Cannot lower the browser's CPU priority: ${priorityError.message}`, {
-        cause: priorityError,
-      });
+      throw new NetlensError(
+        ErrorCodes.BROWSER_LAUNCH,
+        `Cannot lower the browser's CPU priority: ${priorityError.message}. Run the lab with --browser-nice 0 to keep the normal priority.`,
+        {
+          cause: priorityError,
+        },
+      );
     const wsEndpoint = await waitForDevTools(child, userDataDir, options.startTimeoutMs ?? 20_000, options.signal);
     const port = Number(new URL(wsEndpoint).port);
     return { pid: child.pid!, port, wsEndpoint, userDataDir, chromePath, args, exited, close, ...(priority ? { priority } : {}) };

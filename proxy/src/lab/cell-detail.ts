@@ -4,7 +4,7 @@
  * (no Node imports): the renderer imports it too.
  */
 import { cellSettings } from './cells.js';
-import type { AlignmentBreakdown, CellBreakdown, CellResult, CpuUse } from './types.js';
+import type { AlignmentBreakdown, CellBreakdown, CellResult, CpuUse, LabResult } from './types.js';
 
 export type BreakdownPart = keyof AlignmentBreakdown;
 
@@ -93,6 +93,12 @@ function cpuPart(name: string, u: CpuUse): string {
   const main = u.mainThreadCpuMs !== undefined ? `main thread ${n(u.mainThreadCpuMs)}, ` : '';
   const waited = u.mainThreadWaitMs !== undefined ? u.mainThreadWaitMs : u.waitMs;
   return `${name} ${n(u.cpuMs)} (${main}waited ${n(waited)} for a core)`;
+}
+
+/** "browsers at nice 10" or "browsers at normal priority": what `--browser-nice` the run had. */
+export function browserPriorityText(result: Pick<LabResult, 'config'>): string {
+  const nice = result.config?.browserNice;
+  return nice ? `browsers at nice ${nice}` : 'browsers at normal priority';
 }
 
 /**

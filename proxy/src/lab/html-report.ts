@@ -12,6 +12,7 @@ import { readRunDir } from './history.js';
 import { targetLabel } from './history.js';
 import {
   BREAKDOWN_SEGMENTS,
+  browserPriorityText,
   isNaiveRelay,
   cpuText,
   matchedText,
@@ -190,6 +191,7 @@ function machineTable(result: LabResult): string {
     ['CPU', `${m.cpus ?? '?'} × ${m.cpuModel ?? '?'}`],
     ['Memory', m.totalMemoryMB !== undefined ? `${m.totalMemoryMB} MB` : '?'],
     ['Load average at start', Array.isArray(m.loadAverage) ? m.loadAverage.join(', ') : '?'],
+    ['Browser priority', `${browserPriorityText(result)} (--browser-nice)`],
   ];
   return `<table>${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v ?? '?')}</td></tr>`).join('')}</table>`;
 }

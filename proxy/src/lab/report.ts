@@ -6,7 +6,7 @@ import { baselineFor } from './cells.js';
 import { minPValue, NOISY_CV } from './limits.js';
 import type { CellResult, LabProgress, LabResult, MetricStats } from './types.js';
 import { cellVerdict, isNoisy } from './verdict.js';
-import { cpuText, stallCountText } from './cell-detail.js';
+import { browserPriorityText, cpuText, stallCountText } from './cell-detail.js';
 
 const ms = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
 
@@ -137,7 +137,7 @@ export function formatCpu(result: LabResult): string[] {
   if (!rows.length) return [];
   return [
     '',
-    'CPU during the page load (median per run, the Linux scheduler\'s accounting; "waited" = runnable but queued for a core):',
+    `CPU during the page load (${browserPriorityText(result)}; median per run, the Linux scheduler's accounting; "waited" = runnable but queued for a core):`,
     ...rows.map(([id, text]) => `  ${id.padEnd(Math.max(...rows.map((r) => r[0].length)))}  ${text}`),
   ];
 }

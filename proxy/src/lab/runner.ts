@@ -66,6 +66,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
   if (config.quietMs !== undefined) usage(limitProblem('quietMs', config.quietMs, 'quiet time (ms)'));
   if (config.timeoutMs !== undefined) usage(limitProblem('timeoutMs', config.timeoutMs, 'page load timeout (ms)'));
   if (config.browserNice !== undefined) usage(limitProblem('browserNice', config.browserNice, "browser's nice value"));
+  const browserNice = config.browserNice ?? LAB_LIMITS.browserNice.default;
   const via = validateVia(config.via ?? []);
   const viaNames = via.map((v) => v.name);
   const variants = validateVariants(config.variants ?? []);
@@ -122,7 +123,7 @@ export function resolveLabConfig(config: LabConfig): ResolvedConfig {
     ...(config.chromePath ? { chromePath: config.chromePath } : {}),
     ...(config.upstreamCA?.length ? { upstreamCAs: config.upstreamCA.length } : {}),
     ...(config.insecure ? { insecure: true } : {}),
-    ...(config.browserNice ? { browserNice: config.browserNice } : {}),
+    ...(browserNice ? { browserNice } : {}),
   };
 }
 

@@ -176,7 +176,7 @@ export interface LabConfig {
   insecure?: boolean;
   /**
    * Run every cell's browser at this lower CPU priority (nice 1–19; browser/priority.ts), so that on a machine
-   * with few cores the proxy and the test site are not queued behind it. Default 0: the normal priority.
+   * with few cores the proxy and the test site are not queued behind it. Default 10 (limits.ts); 0: the normal priority.
    */
   browserNice?: number;
 }
@@ -380,7 +380,7 @@ export interface LabResult {
     /** How many --upstream-ca files were trusted (the PEMs themselves stay out of results.json). */
     upstreamCAs?: number;
     insecure?: boolean;
-    /** The browsers' lower CPU priority (absent: the normal one). */
+    /** The browsers' lower CPU priority (absent: the normal one; results written before 2026-11-27 ran at it unless told). */
     browserNice?: number;
     /** SPKI hash of the https origin's leaf key that the direct cells' browsers trusted (with --upstream-ca or --insecure). */
     originSpkiHash?: string;

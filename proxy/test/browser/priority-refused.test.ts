@@ -32,6 +32,8 @@ describe.skipIf(!chromePath || !linux)('a lower browser priority the system refu
     );
     expect(err?.code).toBe('NL_BROWSER_LAUNCH');
     expect(err?.message).toMatch(/Cannot lower the browser's CPU priority: setpriority: EACCES/);
+    // The lab lowers it by default: the message says how to run without.
+    expect(err?.message).toMatch(/--browser-nice 0/);
     expect(profileDirs()).toEqual(before);
     // No Chromium started by this launch is still running.
     const chromes = fs

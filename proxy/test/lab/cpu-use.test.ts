@@ -115,6 +115,10 @@ describe('per cell', () => {
     expect(formatCpu(result)).toEqual([]);
     result.cells[0].cpu = { browser: { cpuMs: 500, waitMs: 20 } };
     expect(formatCpu(result).join('\n')).toContain('direct+h2  browser 500 ms (waited 20 ms for a core)');
+    // The header says at what priority the browsers ran (--browser-nice), since the waits depend on it.
+    expect(formatCpu(result).join('\n')).toContain('browsers at normal priority;');
+    result.config.browserNice = 10;
+    expect(formatCpu(result).join('\n')).toContain('browsers at nice 10;');
   });
 });
 

@@ -53,6 +53,13 @@ describe('HTML report: stalls and breakdown per cell', () => {
     expect(html.match(/data-cpu>/g)).toHaveLength(2);
   });
 
+  it("names the browsers' CPU priority in the machine table (--browser-nice)", () => {
+    expect(html).toContain('<th>Browser priority</th><td>browsers at normal priority (--browser-nice)</td>');
+    const niced = fakeResult(NAGLE_STORY);
+    niced.config.browserNice = 10;
+    expect(renderHtmlReport(niced)).toContain('<th>Browser priority</th><td>browsers at nice 10 (--browser-nice)</td>');
+  });
+
   it('gives the five parts of the breakdown per cell, as a table and a stacked bar with a legend', () => {
     const row = cellsText(detailRow(html, 'proxy+h1+intercept+naive+nagle'));
     expect(row).toMatch(/ 2\.0 ms 6\.0 ms 2\.0 ms 22\.0 ms 44\.0 ms 15\/15 in 5 runs /);

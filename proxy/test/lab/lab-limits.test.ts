@@ -89,6 +89,10 @@ describe('one set of lab limits', () => {
     expect(resolved.baseline).toBe(LAB_DEFAULTS.baseline);
     expect(resolved.quietMs).toBe(LAB_LIMITS.quietMs.default);
     expect(resolved.timeoutMs).toBe(LAB_LIMITS.timeoutMs.default);
+    // The browser runs below the proxy and the site unless told otherwise; 0 asks for the normal priority.
+    expect(resolved.browserNice).toBe(10);
+    expect(resolveLabConfig({ target: site, cells: ['direct+h2'], browserNice: 0 }).browserNice).toBeUndefined();
+    expect(resolveLabConfig({ target: site, cells: ['direct+h2'], browserNice: 3 }).browserNice).toBe(3);
   });
 
   it('the CLI help shows every range', async () => {

@@ -89,9 +89,9 @@ Flags:
   --quiet-ms MS          network idle after load that ends a run (default ${LAB_LIMITS.quietMs.default}, ${limitRange('quietMs')})
   --timeout-ms MS        give up on one page load after MS (default ${LAB_LIMITS.timeoutMs.default}, ${limitRange('timeoutMs')})
   --alpha A              significance level (default 0.05)
-  --browser-nice N       run every cell's browser at a lower CPU priority (${limitRange('browserNice')}, default 0 =
-                         normal), so on a machine with few cores the proxy and the test site are
-                         not queued behind it (Linux: the browser's autogroup; docs/lab.md)
+  --browser-nice N       run every cell's browser at this lower CPU priority (${limitRange('browserNice')}, default
+                         ${LAB_LIMITS.browserNice.default}; 0 = the normal one), so on a machine with few cores the proxy and
+                         the test site are not queued behind it (Linux: the browser's autogroup; docs/lab.md)
   --upstream-ca FILE     with an https --url: also trust this CA (PEM) for the origin; repeatable.
                          Proxy cells verify upstream with it; before the first run the lab
                          checks the origin's certificate with it and the direct cells'
