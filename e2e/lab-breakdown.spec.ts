@@ -58,6 +58,8 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   );
   await expect(row('direct+h1').getByTestId('lab-cpu')).toContainText('browser 1820 ms');
   await expect(card.getByTestId('lab-cpu')).toHaveCount(2);
+  // The priority the browsers ran at, since the waits depend on it (this results file predates the default: normal).
+  await expect(card.getByTestId('lab-browser-priority')).toHaveText('browsers at normal priority');
 
   // Naive-relay cells: tagged in both tables, striped in the charts; the others not.
   const mainRow = (cell: string) => page.locator(`[data-testid="lab-table-row"][data-cell="${cell}"]`);
@@ -90,6 +92,7 @@ test('a lab run shows stalls and the browser/proxy breakdown per cell; naive-rel
   expect(html).toContain('189 (184–194)');
   expect(html).toContain('No breakdown: no alignment was made (direct cell)');
   expect(html).toContain('CPU per load: browser 1850 ms (waited 950 ms for a core) · proxy 182 ms');
+  expect(html).toContain('<th>Browser priority</th><td>browsers at normal priority (--browser-nice)</td>');
   const report = await page.context().newPage();
   await report.goto(`file://${file}`);
   await report.locator('svg.stacked').scrollIntoViewIfNeeded();

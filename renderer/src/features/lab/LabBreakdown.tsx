@@ -4,7 +4,7 @@
  */
 import { useMemo } from 'react';
 import type { LabResult } from '../../../../proxy/src/api/contract';
-import { BREAKDOWN_SEGMENTS, NAIVE_RELAY_NOTE } from '../../../../proxy/src/lab/cell-detail';
+import { BREAKDOWN_SEGMENTS, browserPriorityText, NAIVE_RELAY_NOTE } from '../../../../proxy/src/lab/cell-detail';
 import { formatMs } from '../../lib/format';
 import { labDetailRows } from '../../lib/lab-detail';
 
@@ -104,7 +104,10 @@ export function LabBreakdown({ result }: { result: LabResult }) {
         The breakdown cuts each matched request’s browser time into five parts; each part is the median over the cell’s aligned runs of the
         run’s median, so their sum is close to, not exactly, a median request’s time. CPU per load (Linux) = median per run of the time each
         process spent on a core from navigation to network quiet, and how long its main thread (all of the browser’s threads) waited
-        runnable for one: a proxy that waited longer than it ran measured the machine’s contention as much as itself.
+        runnable for one: a proxy that waited longer than it ran measured the machine’s contention as much as itself. This run:{' '}
+        <span data-testid="lab-browser-priority">{browserPriorityText(result)}</span> (the lab lowers the browser’s priority by default, so
+        the proxy and the test site, which stand in for a network and servers elsewhere, do not queue behind it;{' '}
+        <code>--browser-nice 0</code> in the CLI keeps the normal one).
       </p>
     </div>
   );
