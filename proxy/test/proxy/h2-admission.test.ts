@@ -13,6 +13,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIT_PER_TURN, createAdmission } from '../../src/server/h2-admission.js';
 import { ErrorCodes } from '../../src/errors.js';
+import { H2_MAX_CONCURRENT_STREAMS } from '../../src/server/intercept-servers.js';
 import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, until, type Origin, type TestProxy } from './harness.js';
 import { clientFrames, rawH2Exchange } from '../reliability/raw-h2.js';
 import { eventually, fdCount, sleep } from '../reliability/lifecycle-helpers.js';
@@ -67,13 +68,24 @@ describe('HTTP/2 bursts through interception', () => {
   let origin: Origin;
   let tp: TestProxy;
   const seen: string[] = [];
+  let held = 0;
+  let maxHeld = 0;
 
   beforeAll(async () => {
     origin = await httpsOrigin(ca, { h2: true }, (req, res) => {
       seen.push(req.url ?? '');
       req.resume();
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('ok');
+      };
+      // '/held/': answered 100 ms later, so that requests pile up at the origin as far as the proxy lets them.
+      if (!req.url?.startsWith('/held/')) return answer();
+      maxHeld = Math.max(maxHeld, ++held);
+      setTimeout(() => {
+        held--;
+        answer();
+      }, 100);
     });
     tp = await testProxy({ dataDir, intercept: true, http2: true, upstreamCA: [ca.certPem] });
   }, 30_000);
@@ -122,6 +134,34 @@ describe('HTTP/2 bursts through interception', () => {
       const blocked = (from: number, to: number) =>
         median(done.filter((x) => inRange(Number(/\/burst\/(\d+)$/.exec(x.request.url)?.[1]), from, to)).map((x) => x.timings!.blocked));
       expect(blocked(n - ADMIT_PER_TURN, n)).toBeGreaterThan(blocked(0, ADMIT_PER_TURN));
+    } finally {
+      session.close();
+    }
+  });
+
+  it(`advertises ${H2_MAX_CONCURRENT_STREAMS} concurrent streams, as Chrome assumes of an origin that advertises none; more requests wait in the client`, async () => {
+    const socket = await tunnel();
+    const session = http2.connect(origin.url, { createConnection: () => socket });
+    try {
+      await new Promise((r) => session.once('remoteSettings', r));
+      // The browser must schedule its requests as it would against the origin: 1,000 let Chrome keep 256 open (its cap).
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(100);
+      const n = H2_MAX_CONCURRENT_STREAMS + 50;
+      const statuses = await Promise.all(
+        Array.from(
+          { length: n },
+          (_, i) =>
+            new Promise<number>((resolve, reject) => {
+              const req = session.request({ ':path': `/held/${i}` });
+              req.on('response', (h) => resolve(Number(h[':status'])));
+              req.on('error', reject);
+              req.resume();
+            }),
+        ),
+      );
+      expect(statuses).toEqual(Array(n).fill(200));
+      // Held 100 ms each: the first hundred were all open at the origin at once, and never more than that.
+      expect(maxHeld).toBe(H2_MAX_CONCURRENT_STREAMS);
     } finally {
       session.close();
     }
