@@ -31,8 +31,9 @@ export const LAB_LIMITS = {
    * Default 10: the lab measures the page, and the test site, the latency it adds and the proxy
    * stand in for a network and servers that are elsewhere in real use. Run at the browser's
    * priority on a machine with few cores they queue behind Chromium, and the lab measured that
-   * queue as the proxy's cost (docs/lab.md: an intercepting HTTP/2 cell's median TTFB 5.6× direct
-   * at nice 0, 1.0× at nice 10, 2 cores). On a machine with cores to spare it changes nothing.
+   * queue as the proxy's cost (docs/benchmarks.md, 2 cores, 200 images: the intercepting cells' proxy
+   * waited 101 ms (HTTP/2) and 271 ms (HTTP/1.1) per load for a core at nice 0, 32 and 48 ms at
+   * nice 10). On a machine with cores to spare it changes nothing.
    */
   browserNice: { min: 0, max: 19, default: 10 },
   /** With --url: a browser HAR with fewer entries fails the run. */
