@@ -23,7 +23,14 @@ async function bystander(): Promise<{ url: string; seen: string[]; close(): Prom
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((r) => server.close(() => r())) };
+  // closeAllConnections: Chromium may hold a connection it opened ahead of a request it never made, which server.close()
+  // waits for (Node closes only connections idle after a request) until its header timeout: the test timed out in CI once.
+  const close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}`, seen, close };
 }
 
 test('the token never reaches another server on 127.0.0.1 and is not in the address or history after load', async ({
