@@ -198,21 +198,19 @@ export function instrumentVerdicts(r: Report): Verdict[] {
       const floor = proto === 'h2' && ttfb !== undefined && ttfb > 1.5 ? floorTtfbText(page, ttfb) : '';
       // The same page with the browser at its normal CPU priority (bench/run.ts): how much the queue for a core behind Chromium adds.
       const other = r.pageNormal?.images === page.images && r.pageNormal.browserNice !== page.browserNice ? r.pageNormal : undefined;
-      const otherCell = (id: string) => other?.cells.find((x) => x.cell === id && x.ok > 0);
-      const niceTtfb = (() => {
-        const i = otherCell(`proxy+${proto}+intercept`);
-        const d = otherCell(`direct+${proto}`);
-        return i && d && d.ttfbMs > 0 ? `; ${browserPriorityLabel(other!)}: ${fmtRatio(i.ttfbMs / d.ttfbMs)}` : '';
-      })();
-      const niceLoad = (() => {
-        const i = otherCell(`proxy+${proto}+intercept`);
-        const t = otherCell(`proxy+${proto}+tunnel`);
-        return i && t ? `; ${browserPriorityLabel(other!)}: ${fmtRatio(i.loadMs / t.loadMs)}` : '';
-      })();
-      out[out.length - 1]![1] += load !== undefined ? niceLoad : '';
+      // "; browser at normal priority: 1.20×": the intercepting cell against `versus` on that page, when it ran.
+      const otherRatio = (versus: string, metric: 'loadMs' | 'ttfbMs') => {
+        const cellOf = (id: string) => other?.cells.find((x) => x.cell === id && x.ok > 0);
+        const i = cellOf(`proxy+${proto}+intercept`);
+        const v = cellOf(versus);
+        return i && v && v[metric] > 0 ? `; ${browserPriorityLabel(other!)}: ${fmtRatio(i[metric] / v[metric])}` : '';
+      };
+      out[out.length - 1]![1] += load !== undefined ? otherRatio(`proxy+${proto}+tunnel`, 'loadMs') : '';
       out.push([
         `median TTFB through interception ≤ 1.5× direct (${name}, ${page.images} images)`,
-        ttfb !== undefined ? `${fmtRatio(ttfb)} (${icpt!.ttfbMs.toFixed(1)} vs ${direct!.ttfbMs.toFixed(1)} ms)${floor}${niceTtfb}` : '–',
+        ttfb !== undefined
+          ? `${fmtRatio(ttfb)} (${icpt!.ttfbMs.toFixed(1)} vs ${direct!.ttfbMs.toFixed(1)} ms)${floor}${otherRatio(`direct+${proto}`, 'ttfbMs')}`
+          : '–',
         ok(ttfb !== undefined ? ttfb <= 1.5 : undefined),
       ]);
     }

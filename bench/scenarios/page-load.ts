@@ -11,6 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../lib/child.js';
 import { fmtRatio, mdTable } from '../lib/stats.js';
+import { priorityText } from '../../proxy/src/lab/cell-detail.js';
 import type { RunCpu } from '../../proxy/src/lab/types.js';
 
 const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'direct+h2', 'proxy+h2+tunnel', 'proxy+h2+intercept'];
@@ -18,7 +19,7 @@ const NETLENS_CELLS = ['direct+h1', 'proxy+h1+tunnel', 'proxy+h1+intercept', 'di
 export const PAGE_LATENCY_MS = 20;
 /** "browser at nice 10" / "browser at normal priority": the `--browser-nice` a page's lab ran with. */
 export function browserPriorityLabel(page: Pick<PageResult, 'browserNice'>): string {
-  return page.browserNice ? `browser at nice ${page.browserNice}` : 'browser at normal priority';
+  return `browser ${priorityText(page.browserNice)}`;
 }
 /** The lab's default per-load timeout, which bounds the whole lab below. */
 const LOAD_TIMEOUT_MS = 60_000;

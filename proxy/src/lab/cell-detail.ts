@@ -95,10 +95,14 @@ function cpuPart(name: string, u: CpuUse): string {
   return `${name} ${n(u.cpuMs)} (${main}waited ${n(waited)} for a core)`;
 }
 
+/** "at nice 10" or "at normal priority": a `--browser-nice` value in words (0 or absent: the normal one). */
+export function priorityText(nice: number | undefined): string {
+  return nice ? `at nice ${nice}` : 'at normal priority';
+}
+
 /** "browsers at nice 10" or "browsers at normal priority": what `--browser-nice` the run had. */
 export function browserPriorityText(result: Pick<LabResult, 'config'>): string {
-  const nice = result.config?.browserNice;
-  return nice ? `browsers at nice ${nice}` : 'browsers at normal priority';
+  return `browsers ${priorityText(result.config?.browserNice)}`;
 }
 
 /**
