@@ -46,8 +46,9 @@ function versusFloor(netlens: readonly number[] | undefined, floor: readonly num
 /**
  * What to add to a page-load goal that is not met (interception over the blind tunnel, `netlensRatio`): the floor's
  * page load through its own proxy against the same tunnel, and how much more the intercepting proxy's main thread ran
- * per load than the tunnel's (the lab's CPU accounting): when the extra load time is about that CPU, the proxy's
- * work sits on the page's critical path. Empty when neither was measured.
+ * per load than the tunnel's (the lab's CPU accounting), and the floor's main thread the same way: when the extra load
+ * time is about that CPU, the proxy's work sits on the page's critical path, and the floor's share of it is what a
+ * minimal Node MITM spends too. Empty when neither was measured.
  */
 export function floorLoadText(page: PageResult, proto: 'h1' | 'h2', netlensRatio: number): string {
   const cell = (id: string) => page.cells.find((c) => c.cell === id && c.ok > 0);
@@ -56,6 +57,7 @@ export function floorLoadText(page: PageResult, proto: 'h1' | 'h2', netlensRatio
   if (!tunnel || !icpt) return '';
   let out = '';
   const floor = page.cells.find((c) => c.cell === `via-${FLOOR_VIA}+${proto}`);
+  const floorCpu = floor && floor.ok > 0 ? floor.proxyCpuMs : undefined;
   if (floor && floor.ok > 0 && floor.loadMs > 0) {
     const ratio = floor.loadMs / tunnel.loadMs;
     out += `; floor (${FLOOR_NAME}, same run) ${fmtRatio(ratio)} the tunnel (${floor.loadMs.toFixed(0)} ms)`;
@@ -66,6 +68,12 @@ export function floorLoadText(page: PageResult, proto: 'h1' | 'h2', netlensRatio
     const extraCpu = icpt.proxyCpuMs - tunnel.proxyCpuMs;
     const extraLoad = icpt.loadMs - tunnel.loadMs;
     out += `; +${extraLoad.toFixed(0)} ms of load against +${extraCpu.toFixed(0)} ms on a core for the proxy's main thread per load`;
+    // The floor's process is found by its port (lab/listener-pids.ts): what a minimal MITM's event loop spends on the same page.
+    if (floorCpu !== undefined) {
+      const floorExtra = floorCpu - tunnel.proxyCpuMs;
+      const share = extraCpu > 0 && floorExtra > 0 ? `, ${Math.round((100 * floorExtra) / extraCpu)}% of Netlens's` : '';
+      out += ` (the floor's: ${floorExtra >= 0 ? '+' : ''}${floorExtra.toFixed(0)} ms over the tunnel's${share})`;
+    }
   }
   return out;
 }

@@ -310,7 +310,8 @@ function pageSection(pages: PageResult[], other?: PageResult): string {
     '',
     `\`netlens lab\` from the CLI bundle, one lab per page. Each run is a fresh browser and, for \`proxy\` cells, a fresh recording Netlens in its own process (the lab's proxy process, which writes the proxy-side HAR, warmed up before the first run with unmeasured loads of the page: \`lab/warm-up.ts\`), as is the test site.${peerText} Ratios are to the direct cell with the same protocol; p is the lab's Mann-Whitney U test; "browser saw" is the protocol in the browser's HARs.`,
     '',
-    "\"proxy main thread\" is the lab's proxy process's event loop per page load, median over the runs, from the Linux scheduler's " +
+    "\"proxy main thread\" is the lab's proxy process's event loop per page load (for a peer's cells, the peer's process, which the lab finds by " +
+      "the port it listens on: `lab/listener-pids.ts`; a Python or Node proxy's main thread is its event loop too), median over the runs, from the Linux scheduler's " +
       'accounting (`lab/cpu-use.ts`): time on a core and time runnable but queued for one; "browser CPU" is all of Chromium\'s processes.',
     '',
     ...pages.flatMap((p) => [`### ${p.images.toLocaleString('en-US')} images, ${browserPriorityLabel(p)}`, '', pageTable(p), '']),

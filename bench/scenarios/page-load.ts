@@ -34,7 +34,10 @@ export interface PageRow {
   p: number;
   /** Protocols the browser saw over the successful runs (from its HARs), e.g. "h2" or "http/1.1". */
   protocols: string;
-  /** Median per run (the lab's `cpu`, Linux): the lab's proxy process's main thread on a core and queued for one; Netlens cells only. */
+  /**
+   * Median per run (the lab's `cpu`, Linux): the proxy process's main thread on a core and queued for one. Netlens
+   * cells, and the peers' via cells (the lab finds a peer's process by its port, lab/listener-pids.ts).
+   */
   proxyCpuMs?: number;
   proxyWaitMs?: number;
   /** The browser's process tree, the same way. */

@@ -109,11 +109,32 @@ export function cpuUse(before: CpuSample | undefined, after: CpuSample | undefin
   return use;
 }
 
-/** Samples the browser (as a tree), the proxy and the site now; `finish()` gives each one's use since. */
-export function startCpuWatch(pids: { browser?: number; proxy?: number; site?: number }): () => RunCpu | undefined {
+/**
+ * Several processes summed (an external proxy with worker processes sharing its socket); one process as
+ * sampleProcess, main thread included. Undefined when none of them can be read.
+ */
+export function sampleProcesses(pids: readonly number[]): CpuSample | undefined {
+  if (pids.length === 1) return sampleProcess(pids[0]!);
+  let total: CpuSample | undefined;
+  for (const pid of pids) {
+    const s = sampleProcess(pid);
+    if (!s) continue;
+    total ??= { cpuNs: 0, waitNs: 0 };
+    total.cpuNs += s.cpuNs;
+    total.waitNs += s.waitNs;
+  }
+  return total;
+}
+
+/**
+ * Samples the browser (as a tree), the proxy and the site now; `finish()` gives each one's use since. The proxy is
+ * the lab's proxy process, or the processes of an external proxy on this machine (via cells, listener-pids.ts).
+ */
+export function startCpuWatch(pids: { browser?: number; proxy?: number | readonly number[]; site?: number }): () => RunCpu | undefined {
+  const proxy = pids.proxy === undefined ? [] : typeof pids.proxy === 'number' ? [pids.proxy] : pids.proxy;
   const take = () => ({
     browser: pids.browser === undefined ? undefined : sampleTree(pids.browser),
-    proxy: pids.proxy === undefined ? undefined : sampleProcess(pids.proxy),
+    proxy: proxy.length ? sampleProcesses(proxy) : undefined,
     site: pids.site === undefined ? undefined : sampleProcess(pids.site),
   });
   const before = take();

@@ -44,6 +44,7 @@ import {
   type ViaProbe,
 } from './types.js';
 import { validateVia } from './via.js';
+import { isLoopbackHost, listenerPids } from './listener-pids.js';
 import { takesVariants, validateVariants, variantBaseDir, withVariantCells } from './variants.js';
 import { probeOriginTrust } from './origin-trust.js';
 import { probeOriginLeaf, probeViaProxy, type LeafCertificate } from './via-probe.js';
@@ -166,7 +167,7 @@ interface RunContext {
   harDir?: string;
   signal?: AbortSignal;
   /** Via cells: external proxy name → its URL and the leaf key hash it presents for the target. */
-  via: Map<string, { url: string; leafSpkiHash?: string }>;
+  via: Map<string, { url: string; leafSpkiHash?: string; pids?: number[] }>;
   /** Extra CAs for the origin (proxy cells verify upstream with them), and --insecure. */
   upstreamCA: string[];
   insecure: boolean;
@@ -242,9 +243,9 @@ async function runOne(ctx: RunContext, s: ScheduledRun): Promise<RunMeasurement>
       ],
       signal: ctx.signal,
     });
-    // Proxy cells: the lab's proxy process; via cells' external proxies are not ours to read.
-    const proxyPid = proxy ? (await ctx.proxyHost()).pid : undefined;
-    const cpuSince = startCpuWatch({ browser: browser.pid, proxy: proxyPid, site: ctx.sitePid });
+    // Proxy cells: the lab's proxy process; via cells: the external proxy's processes, when found on this machine.
+    const proxyPids = proxy ? (await ctx.proxyHost()).pid : via?.pids;
+    const cpuSince = startCpuWatch({ browser: browser.pid, proxy: proxyPids, site: ctx.sitePid });
     const capture = await capturePage(browser, {
       url: ctx.url,
       quietMs: ctx.config.quietMs,
@@ -326,7 +327,13 @@ async function probeVia(config: ResolvedConfig, url: string): Promise<ViaProbe[]
   const via = (config.via ?? []).filter((v) => used.has(v.name));
   const target = new URL(url);
   if (!via.length) return [];
-  if (target.protocol !== 'https:') return via.map((v) => ({ ...v, note: VIA_NOTE }));
+  // Its CPU per load is read like a Netlens proxy's when it runs here (listener-pids.ts).
+  const local = (v: { url: string }) => {
+    const u = new URL(v.url);
+    const pids = isLoopbackHost(u.hostname) ? listenerPids(Number(u.port || 80)) : [];
+    return pids.length ? { pids } : {};
+  };
+  if (target.protocol !== 'https:') return via.map((v) => ({ ...v, note: VIA_NOTE, ...local(v) }));
   const leaves: LeafCertificate[] = [];
   for (const v of via) leaves.push(await probeViaProxy(v, target));
   const origin = await probeOriginLeaf(target);
@@ -335,6 +342,7 @@ async function probeVia(config: ResolvedConfig, url: string): Promise<ViaProbe[]
     leafSpkiHash: leaves[i].spkiHash,
     ...(origin ? { intercepts: leaves[i].fingerprint256 !== origin.fingerprint256 } : {}),
     note: VIA_NOTE,
+    ...local(v),
   }));
 }
 
@@ -416,7 +424,7 @@ export async function runLab(config: LabConfig, options: RunLabOptions = {}): Pr
     originSpkiHash,
     proxyHost: () => (host ??= startProxyHost()),
     ...(site ? { sitePid: site.pid } : {}),
-    via: new Map(probes.map((p) => [p.name, { url: p.url, leafSpkiHash: p.leafSpkiHash }])),
+    via: new Map(probes.map((p) => [p.name, { url: p.url, leafSpkiHash: p.leafSpkiHash, pids: p.pids }])),
   };
   emit({ type: 'start', total: plan.length, cells: resolved.cells, url, expectedRequests });
   let aborted = false;

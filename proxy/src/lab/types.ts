@@ -109,6 +109,11 @@ export interface ViaProbe {
   intercepts?: boolean;
   /** Why its cells are not like Netlens cells (it is long-running and warm). */
   note: string;
+  /**
+   * The processes listening on its loopback port (Linux, the user's own processes; listener-pids.ts): their CPU
+   * use is each via run's `cpu.proxy`, read as a Netlens proxy's is. Absent for a proxy on another host or not found.
+   */
+  pids?: number[];
 }
 
 /** What the lab loads: the built-in test site (started by the lab) or any URL. */
@@ -239,7 +244,8 @@ export interface RunMeasurement {
   eventLoopDelayMs?: { p50: number; p99: number; max: number };
   /**
    * CPU used during the page load (navigation to network quiet) by the browser's processes, the
-   * lab's proxy process (proxy cells) and the test site's (lab/cpu-use.ts). Linux only; absent elsewhere.
+   * lab's proxy process (proxy cells) or the external proxy's processes when they run on this machine
+   * (via cells, `ViaProbe.pids`), and the test site's (lab/cpu-use.ts). Linux only; absent elsewhere.
    */
   cpu?: RunCpu;
   /** HAR files, relative to the lab's outDir. */

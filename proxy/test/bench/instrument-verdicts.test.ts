@@ -235,6 +235,21 @@ describe('bench report: issue 17 goals', () => {
       );
     });
 
+    it("adds the floor's own main-thread CPU over the tunnel's when the lab read it, and its share of Netlens's", () => {
+      const measured = (floorCpu: number) =>
+        load([
+          withCpu(row('proxy+h1+tunnel', 1000, 21), 50),
+          withCpu(row('proxy+h1+intercept', 1100, 25), 190),
+          withCpu(row(`via-${FLOOR_VIA}+h1`, 990, 22), floorCpu),
+        ])[1];
+      expect(measured(155)).toBe(
+        '1.10× (1100 vs 1000 ms); floor (node:http2 minimal MITM, same run) 0.99× the tunnel (990 ms); ' +
+          "+100 ms of load against +140 ms on a core for the proxy's main thread per load (the floor's: +105 ms over the tunnel's, 75% of Netlens's)",
+      );
+      // A floor cheaper than the tunnel: no share to give.
+      expect(measured(40)).toMatch(/\(the floor's: -10 ms over the tunnel's\)$/);
+    });
+
     it("tests Netlens's runs against the floor's when the runs are known (Mann-Whitney U)", () => {
       const runs = (r: PageRow, loads: number[], ttfbs = loads): PageRow => ({ ...r, loads, ttfbs });
       const measured = (netlens: number[], floor: number[]) =>

@@ -67,6 +67,8 @@ async function deadUrl(): Promise<string> {
 const answering = (answer: string) => (s: net.Socket) => s.once('data', () => s.write(answer));
 
 const target = new URL('https://127.0.0.1:9/');
+/** What the lab finds listening on a via URL served by this very process (lab/listener-pids.ts; Linux only). */
+const ownPids = process.platform === 'linux' ? { pids: [process.pid] } : {};
 
 describe('probeViaProxy', () => {
   let good: ProxyHandle;
@@ -181,7 +183,8 @@ describe('runLab with a broken external proxy', () => {
       via: [{ name: 'corp', url }],
       dataDir: path.join(dir, 'data'),
     });
-    expect(result.via).toEqual([{ name: 'corp', url, note: expect.stringMatching(/warm/) }]);
+    // The fake proxy listens in this process: the lab found it there (Linux), as it finds a peer's process.
+    expect(result.via).toEqual([{ name: 'corp', url, note: expect.stringMatching(/warm/), ...ownPids }]);
     expect(result.cells[0].runs[0].ok).toBe(false);
   }, 30_000);
 });
@@ -246,10 +249,31 @@ describe.skipIf(!chromePath)('runLab through an external proxy (real Chromium, a
 
   it("trusted the key the probe saw, which is the external proxy's, not the lab's", () => {
     expect(result.via).toEqual([
-      { name: 'x', url: via.address.url, leafSpkiHash: via.ca.leafSpkiHash, intercepts: true, note: expect.stringMatching(/warm/) },
+      {
+        name: 'x',
+        url: via.address.url,
+        leafSpkiHash: via.ca.leafSpkiHash,
+        intercepts: true,
+        note: expect.stringMatching(/warm/),
+        ...ownPids,
+      },
     ]);
     expect(via.ca.leafSpkiHash).not.toBe(labCA.leafSpkiHash);
     expect(result.config.via).toEqual([{ name: 'x', url: via.address.url }]);
+  });
+
+  it("read the external proxy's CPU per load like a Netlens proxy's, where it runs on this machine (Linux)", () => {
+    for (const c of result.cells.slice(1)) {
+      const cpu = c.runs[0].cpu?.proxy;
+      if (process.platform !== 'linux') expect(cpu, c.id).toBeUndefined();
+      else {
+        // The external proxy here is this test's own process, so its figures are the lab's work too: only their shape is checked.
+        expect(cpu, c.id).toMatchObject({ cpuMs: expect.any(Number), waitMs: expect.any(Number), mainThreadCpuMs: expect.any(Number) });
+        expect(cpu!.cpuMs).toBeGreaterThan(0);
+        expect(c.cpu?.proxy?.cpuMs, c.id).toBe(cpu!.cpuMs);
+      }
+    }
+    expect(result.cells[0].runs[0].cpu?.proxy).toBeUndefined(); // direct: no proxy at all
   });
 
   it('compares via cells with direct of the same protocol, and effects pair only the two via cells', () => {

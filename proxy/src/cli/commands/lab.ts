@@ -75,6 +75,7 @@ Flags:
                          repeatable. It must support CONNECT for https pages; the
                          lab's throwaway browser profiles trust the certificate it
                          presents for the page. It is not restarted between runs (warm).
+                         On 127.0.0.1 (Linux) its CPU per load is read like Netlens's.
   --variant NAME=FILE    what if: also run every proxy cell with the rules in FILE (docs/rules.md),
                          as cell <cell>~NAME, compared with <cell> (ratio, p, delta under
                          "Effects"); repeatable. FILE is read and validated once, before any run
