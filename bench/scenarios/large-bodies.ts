@@ -22,6 +22,11 @@ export interface LargeRow {
   /** Largest rise of the proxy's RSS during one transfer, over the rounds. */
   rssGrowthMiB: number;
   peakRssMiB: number;
+  /**
+   * Median over the rounds of the proxy process's CPU time (all threads, /proc/<pid>/stat) per transfer, in seconds:
+   * beside a floor's, how much of a transfer's cost is the proxy's own work rather than TLS and the kernel's.
+   */
+  proxyCpuS?: number;
 }
 
 /** Intercepted HTTPS with curl's default (HTTP/2) client leg: the row issue 17's goal is about. */
@@ -67,7 +72,7 @@ export async function largeBodies(
   const fd = fs.openSync(file, 'w');
   for (let i = 0; i < bytes / chunk.length; i++) fs.writeSync(fd, chunk);
   fs.closeSync(fd);
-  const samples = new Map<string, { s: number[]; growth: number[]; peak: number[] }>();
+  const samples = new Map<string, { s: number[]; growth: number[]; peak: number[]; cpu: number[] }>();
   try {
     for (let r = 0; r < rounds; r++) {
       for (const direction of ['upload', 'download'] as const) {
@@ -86,6 +91,7 @@ export async function largeBodies(
             if (via) args.push('-x', `http://127.0.0.1:${via.info.port}`);
             if (scheme === 'https' && (leg === 'h1' || leg === 'floor')) args.push('--http1.1');
             const before = via?.memory().rssMiB ?? 0;
+            const cpuBefore = via?.cpuMs();
             let peak = before;
             const poll = via
               ? setInterval(() => {
@@ -119,11 +125,12 @@ export async function largeBodies(
                       ? INTERCEPTING
                       : INTERCEPTING_H1;
             const k = `${direction} ${scheme} ${condition}`;
-            const s = samples.get(k) ?? { s: [], growth: [], peak: [] };
+            const s = samples.get(k) ?? { s: [], growth: [], peak: [], cpu: [] };
             s.s.push(seconds);
             if (via) {
               s.growth.push(peak - before);
               s.peak.push(peak);
+              if (cpuBefore !== undefined) s.cpu.push((via.cpuMs() - cpuBefore) / 1000);
             }
             samples.set(k, s);
             log(
@@ -155,6 +162,7 @@ export async function largeBodies(
           ratio: directS / seconds,
           rssGrowthMiB: Math.max(...s.growth),
           peakRssMiB: Math.max(...s.peak),
+          ...(s.cpu.length ? { proxyCpuS: median(s.cpu) } : {}),
         });
       }
     }
@@ -164,7 +172,17 @@ export async function largeBodies(
 
 export function largeTable(rows: LargeRow[], bytes: number): string {
   return mdTable(
-    ['transfer', 'scheme', 'condition', 'time', 'MiB/s', '× direct', 'proxy RSS growth (max over rounds)', 'proxy peak RSS'],
+    [
+      'transfer',
+      'scheme',
+      'condition',
+      'time',
+      'MiB/s',
+      '× direct',
+      'proxy CPU per transfer',
+      'proxy RSS growth (max over rounds)',
+      'proxy peak RSS',
+    ],
     rows.map((r) => [
       `${r.direction} ${bytes / 2 ** 20} MiB`,
       r.scheme,
@@ -172,6 +190,7 @@ export function largeTable(rows: LargeRow[], bytes: number): string {
       `${r.seconds.toFixed(2)} s`,
       r.mibPerS.toFixed(0),
       fmtRatio(r.ratio),
+      r.proxyCpuS === undefined ? '–' : `${r.proxyCpuS.toFixed(2)} s`,
       r.condition === 'direct' ? '–' : fmtMiB(r.rssGrowthMiB),
       r.condition === 'direct' ? '–' : fmtMiB(r.peakRssMiB),
     ]),

@@ -310,6 +310,35 @@ describe('bench report: issue 17 goals', () => {
     expect(verdict([large('direct', 1), large(INTERCEPTING, 0.25)])[1]).toBe('0.25×');
   });
 
+  it("a large-body goal not met gives each proxy's CPU per transfer beside its speed, where it was measured", () => {
+    const large = (condition: string, ratio: number, proxyCpuS?: number): LargeRow => ({
+      direction: 'upload',
+      scheme: 'https',
+      condition,
+      ratio,
+      mibPerS: 1,
+      seconds: 1 / ratio,
+      rssGrowthMiB: 0,
+      peakRssMiB: 0,
+      ...(proxyCpuS === undefined ? {} : { proxyCpuS }),
+    });
+    const [, measured] = instrumentVerdicts(
+      report({
+        large: [
+          large('direct', 1),
+          large(INTERCEPTING, 0.27, 0.9),
+          large(FLOOR_H2, 0.31, 0.8),
+          large(INTERCEPTING_H1, 0.38, 0.64),
+          large(FLOOR_H1, 0.44),
+        ],
+      }),
+    ).find(([goal]) => goal.startsWith('intercepted 256 MiB upload'))!;
+    expect(measured).toBe(
+      '0.27× (0.90 s of proxy CPU); node:http2 minimal MITM (same HTTP/2 leg) 0.31× (0.80 s of proxy CPU); ' +
+        'client HTTP/1.1: Netlens 0.38× (0.64 s of proxy CPU), node:https minimal MITM 0.44× (same rounds)',
+    );
+  });
+
   it("judges the CLI's idle memory next to the bench's Netlens, and leaves it out when it was not measured", () => {
     const rows = (cliIdle?: CliIdle) => verdicts(report({ cliIdle })).filter(([goal]) => goal.includes('netlens proxy'));
     expect(rows({ startedMiB: 50, afterChecksMiB: 58 })).toEqual([
