@@ -2,7 +2,7 @@
  * Where the time of a large transfer goes: the bench's large-body transfers (curl, direct and
  * through the bundled recording Netlens), interleaved, with each process's CPU (curl, proxy,
  * origin) per transfer. Not part of `npm run bench`; a profiling aid.
- *   npx tsx bench/large-profile.ts [--mib 256] [--rounds 3] [--only up-http,up-https,down-http,down-https] [--h1]
+ *   npx tsx bench/large-profile.ts [--mib 256] [--rounds 3] [--only up-http,up-https,down-http,down-https] [--h1] [--floor]
  * Prints the proxy's pid after start, so strace/perf can attach (--pause S waits S seconds first).
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startChild, tsArgs } from './lib/child.js';
-import { bundleNetlensPeer } from './lib/bundle.js';
+import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 
 const { values } = parseArgs({
@@ -25,6 +25,11 @@ const { values } = parseArgs({
     'node-args': { type: 'string', default: '' },
     /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
     base: { type: 'string' },
+    /**
+     * Measure the bench's floor for the client leg in the same rounds instead (as "base"): the node:http2 minimal MITM
+     * with HTTP/1.1 upstream (curl's default HTTP/2 leg), or with --h1 the node:https minimal MITM.
+     */
+    floor: { type: 'boolean', default: false },
   },
 });
 const bytes = Number(values.mib) * 2 ** 20;
@@ -37,13 +42,22 @@ const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin
 const bundle = await bundleNetlensPeer();
 const nodeArgs = values['node-args'] ? values['node-args'].split(' ') : [];
 const proxy = await startChild<{ port: number }>('netlens', process.execPath, [...nodeArgs, bundle, dataDir, '1', values.record!, '1']);
-const baseProxy = values.base
-  ? await startChild<{ port: number }>('netlens-base', process.execPath, [...nodeArgs, values.base, dataDir, '1', values.record!, '1'])
-  : undefined;
+const floorArgs = async () =>
+  values.h1
+    ? [await bundleBenchEntry('peers/node-minimal-mitm.ts', 'node-floor'), dataDir]
+    : [await bundleBenchEntry('peers/node-minimal-h2-mitm.ts', 'node-h2-floor'), dataDir, 'h1-upstream'];
+const baseProxy = values.floor
+  ? // The floors trust the origin through Node's extra CA list, as the bench starts them (bench/peers/index.ts).
+    await startChild<{ port: number }>('floor', process.execPath, [...nodeArgs, ...(await floorArgs())], {
+      env: { NODE_EXTRA_CA_CERTS: ca.certPath },
+    })
+  : values.base
+    ? await startChild<{ port: number }>('netlens-base', process.execPath, [...nodeArgs, values.base, dataDir, '1', values.record!, '1'])
+    : undefined;
 console.log(`proxy pid ${proxy.pid}, origin pid ${origin.pid}${baseProxy ? `, base pid ${baseProxy.pid}` : ''}`);
 const proxies = baseProxy
   ? [
-      { name: 'base', p: baseProxy },
+      { name: values.floor ? 'floor' : 'base', p: baseProxy },
       { name: 'new ', p: proxy },
     ]
   : [{ name: 'proxy', p: proxy }];
@@ -145,7 +159,9 @@ function smaps(pid: number): string {
     .join(', ');
 }
 await new Promise((r) => setTimeout(r, 1000));
-for (const { p } of proxies) {
+// The floors report no memory on SIGUSR2 (it would end them): Netlens bundles only.
+const netlens = proxies.filter(({ name }) => name !== 'floor');
+for (const { p } of netlens) {
   p.proc.stderr!.on('data', (d: Buffer) =>
     process.stdout.write(
       d
@@ -159,7 +175,7 @@ for (const { p } of proxies) {
   p.proc.kill('SIGUSR2');
 }
 await new Promise((r) => setTimeout(r, 500));
-for (const { name, p } of proxies) console.log(`${name} RSS after: ${rss(p.pid).toFixed(1)} MiB (${smaps(p.pid)})`);
+for (const { name, p } of netlens) console.log(`${name} RSS after: ${rss(p.pid).toFixed(1)} MiB (${smaps(p.pid)})`);
 await baseProxy?.kill();
 await proxy.kill();
 await origin.kill();
