@@ -1,40 +1,62 @@
 /**
- * Where the time of a large transfer goes: the bench's large-body transfers (curl, direct and
- * through the bundled recording Netlens), interleaved, with each process's CPU (curl, proxy,
- * origin) per transfer. Not part of `npm run bench`; a profiling aid.
- *   npx tsx bench/large-profile.ts [--mib 256] [--rounds 3] [--only up-http,up-https,down-http,down-https] [--h1] [--floor]
- * Prints the proxy's pid after start, so strace/perf can attach (--pause S waits S seconds first).
+ * Where the time of a large transfer goes (see USAGE): the bench's large-body transfers, interleaved, with each
+ * process's CPU per transfer; with --floor the client leg's floor in the same rounds, so a gap between Netlens and the
+ * floor is measured on the same machine minutes apart at most (issue 17's large bodies).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { startChild, tsArgs } from './lib/child.js';
 import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
+import { intArg, scriptArgs, usageError } from './lib/usage.js';
 
-const { values } = parseArgs({
-  options: {
-    mib: { type: 'string', default: '256' },
-    rounds: { type: 'string', default: '3' },
-    only: { type: 'string', default: 'up-http,up-https,down-http,down-https' },
-    h1: { type: 'boolean', default: false },
-    pause: { type: 'string', default: '0' },
-    record: { type: 'string', default: '1' },
-    'node-args': { type: 'string', default: '' },
-    /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
-    base: { type: 'string' },
-    /**
-     * Measure the bench's floor for the client leg in the same rounds instead (as "base"): the node:http2 minimal MITM
-     * with HTTP/1.1 upstream (curl's default HTTP/2 leg), or with --h1 the node:https minimal MITM.
-     */
-    floor: { type: 'boolean', default: false },
-  },
+const USAGE = `Usage: npx tsx bench/large-profile.ts [flags]
+
+The bench's large-body transfers (curl, direct and through the bundled recording
+Netlens), interleaved, with each process's CPU per transfer (curl, proxy, origin),
+the proxy's RSS, and the medians per condition. A profiling aid, not part of
+npm run bench; it prints the proxy's pid first so perf or strace can attach.
+
+Flags:
+  --mib N          size of each transfer in MiB (default 256)
+  --rounds N       rounds (default 3)
+  --only LIST      transfers: up-http,up-https,down-http,down-https (default all)
+  --h1             curl --http1.1 (the intercepted client leg over HTTP/1.1)
+  --floor          also measure the bench's floor for that client leg in the same rounds:
+                   the node:http2 minimal MITM (HTTP/1.1 upstream), with --h1 the node:https one
+  --base FILE      also measure another Netlens bundle in the same rounds (A/B of a change)
+  --pause S        wait S seconds after start (to attach a profiler)
+  --record 0|1     recording on the Netlens proxies (default 1)
+  --node-args STR  node/V8 flags for the proxies, space-separated
+`;
+const TRANSFERS = ['up-http', 'up-https', 'down-http', 'down-https'];
+
+const { values } = scriptArgs(USAGE, {
+  mib: { type: 'string', default: '256' },
+  rounds: { type: 'string', default: '3' },
+  only: { type: 'string', default: 'up-http,up-https,down-http,down-https' },
+  h1: { type: 'boolean', default: false },
+  pause: { type: 'string', default: '0' },
+  record: { type: 'string', default: '1' },
+  'node-args': { type: 'string', default: '' },
+  /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
+  base: { type: 'string' },
+  /**
+   * Measure the bench's floor for the client leg in the same rounds instead (as "base"): the node:http2 minimal MITM
+   * with HTTP/1.1 upstream (curl's default HTTP/2 leg), or with --h1 the node:https minimal MITM.
+   */
+  floor: { type: 'boolean', default: false },
 });
-const bytes = Number(values.mib) * 2 ** 20;
-const rounds = Number(values.rounds);
+const bytes = intArg(values.mib, 256, '--mib', USAGE, 1, 65536) * 2 ** 20;
+const rounds = intArg(values.rounds, 3, '--rounds', USAGE, 1, 1000);
 const only = new Set(values.only!.split(','));
+const unknown = [...only].filter((t) => !TRANSFERS.includes(t));
+if (unknown.length) usageError(`--only takes ${TRANSFERS.join(',')} (got "${unknown.join(',')}")`, USAGE);
+if (values.floor && values.base) usageError('--floor and --base each add a second proxy: give one of them', USAGE);
+if (!['0', '1'].includes(values.record!)) usageError(`--record takes 0 or 1 (got "${values.record}")`, USAGE);
+if (!/^\d+(\.\d+)?$/.test(values.pause!)) usageError(`--pause takes seconds (got "${values.pause}")`, USAGE);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-large-'));
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);

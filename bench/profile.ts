@@ -42,6 +42,7 @@ Environment:
                              nearest Netlens (or floor) function; the sampling adds CPU of its own
   NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
+  NETLENS_PROFILE_CONCURRENCY=N  https: N keep-alive connections instead of 16 (1: each exchange alone, as in a page load)
 `;
 exitOnHelp(USAGE);
 // Entry point: the test site runs as a lab child process, found through the app paths.
@@ -126,7 +127,7 @@ try {
       proxy: `http://127.0.0.1:${proxy.info.port}`,
       proxyPid: proxy.pid,
       caFiles: [ca.certPath],
-      concurrency: 16,
+      concurrency: Number(process.env.NETLENS_PROFILE_CONCURRENCY) || 16,
       durationMs: seconds * 1000,
     };
     const [cmd, args] = tsArgs('load/https-client.ts', [JSON.stringify(cfg)]);

@@ -50,6 +50,7 @@ const SCRIPTS = [
   'bench/load/https-client.ts',
   'bench/load/h2-burst.ts',
   'bench/h2-paired.ts',
+  'bench/large-profile.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
   ...fs
     .readdirSync(path.join(ROOT, 'bench/peers'))
@@ -94,6 +95,8 @@ describe('--help everywhere', () => {
       ['bench/profile.ts', ['http3'], /the load is https, plain or h2 \(got "http3"\)/],
       ['bench/h2-paired.ts', ['netlens', 'mitmproxy'], /unknown subject "mitmproxy"/],
       ['bench/h2-paired.ts', ['netlens'], /give two subjects, A and B/],
+      ['bench/large-profile.ts', ['--only', 'up-https,sideways'], /--only takes up-http,up-https,down-http,down-https \(got "sideways"\)/],
+      ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
       ['bench/soak/soak.ts', ['--requests', 'lots'], /--requests must be a whole number from 1 to 100000000 \(got "lots"\)/],
       ['bench/soak/journal-stop.ts', ['1', '2', '3'], /unexpected argument "3"/],
       ['scripts/test.js', ['--e2e-only'], /unexpected argument: --e2e-only/],
