@@ -280,9 +280,11 @@ describe('bench report: issue 17 goals', () => {
     });
   });
 
-  it('a large-body goal not met gives each client leg through Netlens and through its floor, same rounds', () => {
-    const large = (condition: string, ratio: number): LargeRow => ({
-      direction: 'download',
+  /** A large-body table row of an intercepted transfer, `ratio` × direct, with the proxy's CPU when given. */
+  const largeRow =
+    (direction: LargeRow['direction']) =>
+    (condition: string, ratio: number, proxyCpuS?: number): LargeRow => ({
+      direction,
       scheme: 'https',
       condition,
       ratio,
@@ -290,7 +292,11 @@ describe('bench report: issue 17 goals', () => {
       seconds: 1 / ratio,
       rssGrowthMiB: 0,
       peakRssMiB: 0,
+      ...(proxyCpuS === undefined ? {} : { proxyCpuS }),
     });
+
+  it('a large-body goal not met gives each client leg through Netlens and through its floor, same rounds', () => {
+    const large = largeRow('download');
     const verdict = (rows: LargeRow[]) =>
       instrumentVerdicts(report({ large: rows })).find(([goal]) => goal.startsWith('intercepted 256 MiB download'))!;
     expect(verdict([large('direct', 1), large(INTERCEPTING, 0.25), large(INTERCEPTING_H1, 0.3), large(FLOOR_H1, 0.32)])).toEqual([
@@ -311,17 +317,7 @@ describe('bench report: issue 17 goals', () => {
   });
 
   it("a large-body goal not met gives each proxy's CPU per transfer beside its speed, where it was measured", () => {
-    const large = (condition: string, ratio: number, proxyCpuS?: number): LargeRow => ({
-      direction: 'upload',
-      scheme: 'https',
-      condition,
-      ratio,
-      mibPerS: 1,
-      seconds: 1 / ratio,
-      rssGrowthMiB: 0,
-      peakRssMiB: 0,
-      ...(proxyCpuS === undefined ? {} : { proxyCpuS }),
-    });
+    const large = largeRow('upload');
     const [, measured] = instrumentVerdicts(
       report({
         large: [
