@@ -13,6 +13,14 @@ const profileDirs = () =>
     .readdirSync(os.tmpdir())
     .filter((d) => d.startsWith(`netlens-chrome-${process.pid}-`))
     .sort();
+/** Chrome's process-singleton directory of a running browser's profile (its SingletonSocket's), or undefined. */
+const singletonOf = (userDataDir: string) => {
+  try {
+    return fs.readlinkSync(`${userDataDir}/SingletonSocket`).replace(/\/SingletonSocket$/, '');
+  } catch {
+    return undefined;
+  }
+};
 
 /** A page with 3 images, one added 300 ms after load, and a resource that fails. */
 let server: http.Server;
@@ -59,11 +67,16 @@ describe.skipIf(!chromePath)('launchBrowser + capturePage (real Chromium)', () =
     // Captive-portal checks (a Google URL fetched through the proxy on slow loads) are off in the profile.
     const prefs = JSON.parse(fs.readFileSync(`${b.userDataDir}/Default/Preferences`, 'utf8'));
     expect(prefs.alternate_error_pages?.enabled).toBe(false);
+    // Chrome's singleton socket lives in a directory of its own under TMPDIR, which a signalled Chrome leaves behind.
+    const singleton = singletonOf(b.userDataDir);
+    expect(singleton).toMatch(new RegExp(`^${os.tmpdir()}/(org\\.chromium\\.Chromium|com\\.google\\.Chrome)`));
+    expect(fs.existsSync(singleton!)).toBe(true);
     await b.close();
     await b.close(); // idempotent
     expect(alive(b.pid)).toBe(false);
     expect(fs.existsSync(b.userDataDir)).toBe(false);
     expect(profileDirs()).toEqual(before);
+    expect(fs.existsSync(singleton!)).toBe(false);
   });
 
   it('runs the browser, and the processes it forks, at the lower CPU priority asked for (--browser-nice)', async () => {
@@ -189,9 +202,11 @@ describe.skipIf(!chromePath)('browser lifetime is tied to ours', () => {
     const path = await import('node:path');
     // A separate Node process launches Chrome, prints its PID, then is SIGKILLed (no exit hooks run).
     const script = `
+      import fs from 'node:fs';
       import { launchBrowser } from ${JSON.stringify(path.resolve('proxy/src/browser/launch.ts'))};
       const b = await launchBrowser({ chromePath: ${JSON.stringify(chromePath)} });
-      console.log(JSON.stringify({ pid: b.pid, dir: b.userDataDir }));
+      const singleton = fs.readlinkSync(b.userDataDir + '/SingletonSocket').replace(/\\/SingletonSocket$/, '');
+      console.log(JSON.stringify({ pid: b.pid, dir: b.userDataDir, singleton }));
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -204,15 +219,17 @@ describe.skipIf(!chromePath)('browser lifetime is tied to ours', () => {
       });
       child.once('exit', (code) => reject(new Error(`launcher exited early (${code})`)));
     });
-    const { pid, dir } = JSON.parse(line) as { pid: number; dir: string };
+    const { pid, dir, singleton } = JSON.parse(line) as { pid: number; dir: string; singleton: string };
+    expect(fs.existsSync(singleton)).toBe(true);
     expect(alive(pid)).toBe(true);
     child.kill('SIGKILL');
     // Bounded wait for Chrome to notice its DevTools pipe closed.
     for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
     expect(alive(pid)).toBe(false);
-    // Its profile is swept by the next launch (its owner is dead).
+    // Its profile is swept by the next launch (its owner is dead), with Chrome's singleton directory.
     const b = await launchBrowser({ chromePath });
     await b.close();
     expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.existsSync(singleton)).toBe(false);
   }, 30_000);
 });
