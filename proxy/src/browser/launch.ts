@@ -82,10 +82,15 @@ function singletonDir(userDataDir: string): string | undefined {
   return path.dirname(dir) === path.resolve(os.tmpdir()) && SINGLETON_DIR.test(path.basename(dir)) ? dir : undefined;
 }
 
-/** Removes a profile and Chrome's singleton directory beside it (synchronously: the exit hook and the sweep). */
-function removeProfileSync(userDataDir: string): void {
+/** Removes Chrome's singleton directory of a profile (a socket and a link: small enough to remove synchronously). */
+function removeSingletonDir(userDataDir: string): void {
   const singleton = singletonDir(userDataDir);
   if (singleton) fs.rmSync(singleton, { recursive: true, force: true });
+}
+
+/** Removes a profile and Chrome's singleton directory beside it (synchronously: the exit hook and the sweep). */
+function removeProfileSync(userDataDir: string): void {
+  removeSingletonDir(userDataDir);
   fs.rmSync(userDataDir, { recursive: true, force: true, maxRetries: 2 });
 }
 
@@ -186,8 +191,7 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
         killGroup(child.pid, 'SIGKILL');
       }
       for (const stream of child.stdio) stream?.destroy();
-      const singleton = singletonDir(userDataDir);
-      if (singleton) await fs.promises.rm(singleton, { recursive: true, force: true });
+      removeSingletonDir(userDataDir);
       // Chrome may still flush files while exiting: retry the removal a few times.
       await fs.promises.rm(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       live.delete(entry);

@@ -15,6 +15,7 @@
  * looked up: a local process on the same port would be someone else.
  */
 import fs from 'node:fs';
+import { isLoopbackAddress } from '../server/client-guard.js';
 
 /** TCP_LISTEN in the kernel's `st` column. */
 const LISTEN = '0A';
@@ -54,10 +55,10 @@ const read = (file: string): string => {
   }
 };
 
-/** True for the host part of a URL that names this machine's loopback interface. */
+/** True for the host part of a URL that names this machine's loopback interface (a name, or an address as the proxy's client guard judges one). */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h);
+  return h === 'localhost' || isLoopbackAddress(h);
 }
 
 /**
