@@ -24,6 +24,12 @@ import { isHeaderName } from './header-name.js';
 export interface EntryOptions {
   /** Id of the page this exchange belongs to, when known. */
   pageref?: string;
+  /**
+   * The response's HAR content and the request's postData, made when the exchange was recorded
+   * (exchange-line.ts keeps them instead of the body bytes): used instead of the bodies when given.
+   */
+  content?: HarContent;
+  postData?: HarPostData;
 }
 
 /** Millisecond values keep microseconds: enough for loopback timings, short in JSON. */
@@ -43,9 +49,9 @@ export function harHttpVersion(p: HttpProtocol | undefined): string {
 }
 
 /**
- * The recorder writes this entry's JSON without building it (entry-line.ts, same bytes): a field
- * added, removed or moved here, in harRequest/harResponse or in the timings must be changed there
- * too; entry-line.test.ts compares the two on exchanges that set every optional field.
+ * The recorder's journal keeps the exchange (exchange-line.ts) and its entry is made here when the
+ * journal is read: a field of the Exchange that this function starts to read must be kept there too
+ * (exchange-line.test.ts compares the entry read back with this one on exchanges that set every field).
  */
 export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEntry {
   const timings = harTimings(x);
@@ -53,8 +59,8 @@ export function exchangeToEntry(x: Exchange, options: EntryOptions = {}): HarEnt
     ...(options.pageref ? { pageref: options.pageref } : {}),
     startedDateTime: x.startedDateTime,
     time: timeOf(timings),
-    request: harRequest(x),
-    response: harResponse(x),
+    request: harRequest(x, options.postData),
+    response: harResponse(x, options.content),
     cache: {},
     timings,
   };
@@ -114,7 +120,8 @@ export function harTimings(x: Exchange): HarTimings {
 }
 
 /** A phase in ms as HAR keeps it, -1 when it did not happen. */
-const opt = (n: number): number => (n >= 0 ? roundMs(n) : -1);
+/** A phase in milliseconds, or -1 when it did not happen; a value that is not a finite number was not measured. */
+const opt = (n: number): number => (n >= 0 && n < Infinity ? roundMs(n) : -1);
 
 const nameValues = (headers: RawHeaders): HarNameValue[] => headers.map(([name, value]) => ({ name, value }));
 
@@ -149,7 +156,7 @@ export function requestTarget(x: Exchange): string {
   return originForm(x.request.url);
 }
 
-function harRequest(x: Exchange): HarRequest {
+function harRequest(x: Exchange, recordedPostData?: HarPostData): HarRequest {
   const r = x.request;
   const headersSize = headSize(r.httpVersion, `${r.method} ${requestTarget(x)} ${harHttpVersion(r.httpVersion)}`, r.headers);
   const req: HarRequest = {
@@ -162,7 +169,7 @@ function harRequest(x: Exchange): HarRequest {
     headersSize,
     bodySize: r.body.size,
   };
-  const post = harPostData(r);
+  const post = recordedPostData ?? harPostData(r);
   if (post) req.postData = post;
   return req;
 }
@@ -181,7 +188,7 @@ export function harPostData(r: RequestRecord): HarPostData | undefined {
   return post;
 }
 
-function harResponse(x: Exchange): HarResponse {
+function harResponse(x: Exchange, recordedContent?: HarContent): HarResponse {
   const r = x.response;
   if (!r) {
     // No response arrived (see `_error`): status 0 as Chrome writes for failed requests.
@@ -205,7 +212,7 @@ function harResponse(x: Exchange): HarResponse {
     httpVersion: harHttpVersion(r.httpVersion),
     cookies: responseCookies(r.headers, x.startedDateTime),
     headers: nameValues(r.headers),
-    content: harContent(x),
+    content: recordedContent ?? harContent(x),
     redirectURL: header(r.headers, 'location') ?? '',
     headersSize,
     bodySize: r.body.size,

@@ -11,16 +11,20 @@
  * what a crash can lose is that batch (recorder.ts).
  *
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
- *   {"t":"meta","format":"netlens-journal/1",...}
+ *   {"t":"meta","format":"netlens-journal/2",...}
  *   {"t":"page","page":{...HAR page}}            a later line with the same id replaces it
- *   {"t":"entry","s":<epoch ms>,"entry":{...HAR entry}}
+ *   {"t":"x","s":<epoch ms>,"x":[...]}          an exchange as the recorder wrote it (exchange-line.ts);
+ *                                                its HAR entry is made when the journal is read
+ *   {"t":"entry","s":<epoch ms>,"entry":{...HAR entry}}   an entry as it is (imports, copies)
+ * Version 1 journals (before 2026-11-27) have no "x" lines; both read the same.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HarCreator, HarEntry, HarHead, HarPage } from './types.js';
 import { NETLENS_CREATOR, RawJsonEntry, writeHar, type WriteResult } from './writer.js';
+import { entryFromExchangeRecord } from './exchange-line.js';
 
-export const JOURNAL_FORMAT = 'netlens-journal/1';
+export const JOURNAL_FORMAT = 'netlens-journal/2';
 
 export interface JournalMeta {
   t: 'meta';
@@ -199,7 +203,7 @@ export interface JournalScan {
   connections?: Record<string, unknown>;
 }
 
-const LINE_HEAD = /^\{"t":"(meta|page|entry|connections)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
+const LINE_HEAD = /^\{"t":"(meta|page|entry|x|connections)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
@@ -216,7 +220,7 @@ export async function scanJournal(file: string): Promise<JournalScan> {
       if (line.length > 0) scan.damagedLines++;
       return;
     }
-    if (head[1] === 'entry') {
+    if (head[1] === 'entry' || head[1] === 'x') {
       scan.entries.push(offset, line.length, Number(head[2] ?? 0));
       return;
     }
@@ -287,6 +291,32 @@ async function* journalLines(file: string, scan: JournalScan, order: 'started' |
   }
 }
 
+/**
+ * The HAR entry of a parsed journal line: an entry line's entry, or the entry made from an exchange
+ * line (exchange-line.ts). Undefined for a line that is neither, or that cannot be converted.
+ */
+export function entryOfRecord(record: unknown): HarEntry | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const r = record as { t?: unknown; entry?: unknown; x?: unknown };
+  if (r.t === 'x') {
+    try {
+      return entryFromExchangeRecord(r.x);
+    } catch {
+      return undefined;
+    }
+  }
+  return r.entry && typeof r.entry === 'object' && !Array.isArray(r.entry) ? (r.entry as HarEntry) : undefined;
+}
+
+function parseLine(line: string | undefined): unknown {
+  if (line === undefined) return undefined;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The journal's entries (parsed), in start order or as written; damaged lines are skipped and counted. */
 export async function* journalEntries(
   file: string,
@@ -295,13 +325,8 @@ export async function* journalEntries(
   order: 'started' | 'written' = 'started',
 ): AsyncGenerator<HarEntry> {
   for await (const line of journalLines(file, scan, order)) {
-    let record: { entry?: HarEntry } | undefined;
-    try {
-      record = line === undefined ? undefined : JSON.parse(line);
-    } catch {
-      record = undefined;
-    }
-    if (record?.entry && typeof record.entry === 'object') yield record.entry;
+    const entry = entryOfRecord(parseLine(line));
+    if (entry) yield entry;
     else onDamaged?.();
   }
 }
@@ -312,19 +337,21 @@ const ENTRY_KEY = '"entry":';
  * The journal's entries as their JSON text, for writing a HAR without
  * re-serializing each entry (which was half of the remaining cost of a stop).
  * Each line is still parsed once, so a damaged line is skipped, never copied
- * into the HAR where it would break the whole file.
+ * into the HAR where it would break the whole file. An exchange line's entry is
+ * made from it (exchange-line.ts) and serialized.
  */
 async function* journalEntryJson(file: string, scan: JournalScan, onDamaged: () => void): AsyncGenerator<RawJsonEntry> {
   for await (const line of journalLines(file, scan, 'started')) {
-    let record: { entry?: unknown } | undefined;
-    try {
-      record = line === undefined ? undefined : JSON.parse(line);
-    } catch {
-      record = undefined;
+    const record = parseLine(line) as { t?: unknown } | undefined;
+    if (record?.t === 'x') {
+      const entry = entryOfRecord(record);
+      if (entry) yield new RawJsonEntry(JSON.stringify(entry));
+      else onDamaged();
+      continue;
     }
-    // Lines are written by entryRecord: {"t":"entry","s":N,"entry":{...}} — the entry is everything after its key.
+    // Entry lines are written by entryRecord: {"t":"entry","s":N,"entry":{...}} — the entry is everything after its key.
     const at = line?.indexOf(ENTRY_KEY) ?? -1;
-    if (!record?.entry || typeof record.entry !== 'object' || at < 0 || line![at + ENTRY_KEY.length] !== '{') {
+    if (!entryOfRecord(record) || at < 0 || line![at + ENTRY_KEY.length] !== '{') {
       onDamaged();
       continue;
     }

@@ -1,6 +1,6 @@
 /**
- * The HAR recorder: subscribes to the proxy's event stream and appends one HAR
- * entry per finished exchange to a journal on disk (see journal.ts). Memory
+ * The HAR recorder: subscribes to the proxy's event stream and appends one line
+ * per finished exchange to a journal on disk (see journal.ts). Memory
  * stays bounded: nothing is kept per exchange after it is written, except a
  * pageref for exchanges still in flight.
  *
@@ -8,11 +8,11 @@
  * exchange is pushed on a pending list and the proxy's event handler returns.
  * At the end of the event-loop turn (setImmediate) the turn's exchanges are
  * serialized as journal lines (so they die young, see serialize()), straight
- * from the Exchange into one reusable UTF-8 batch buffer (entry-line.ts: the
- * bytes JSON.stringify of the HAR entry would give, without building the entry;
- * the recorder's cost fell from 11.3–12.4 to 7.1–8.3 µs per exchange with it, and to
- * 6.2-6.8 us with fewer allocations per line: numbers in integer arithmetic, text bodies
- * escaped from their bytes, no URL parse or lower-cased header name per exchange).
+ * from the Exchange into one reusable UTF-8 batch buffer. A line is the exchange
+ * in a compact form (exchange-line.ts); its HAR entry is made when the journal is
+ * read. Writing the HAR entry's JSON instead cost ~5.5 µs per exchange even as
+ * hand-written bytes, the compact line ~2.4 µs (issue 17's history: 11.3–12.4 µs
+ * with entries built and stringified, 7.1–8.3 with their bytes written directly).
  * The batch is written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
  * after the batch's first line, or at once when FLUSH_MAX_PENDING exchanges (or
  * FLUSH_MAX_BYTES of captured body or of text) are waiting. Under load one
@@ -33,7 +33,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { writeEntryLine } from './entry-line.js';
+import { writeExchangeLine } from './exchange-line.js';
 import { JsonBytes } from './json-bytes.js';
 import { connectionsRecord, JournalWriter, pageRecord } from './journal.js';
 import type { Timeline } from '../timeline/recorder.js';
@@ -140,7 +140,7 @@ export class HarRecorder {
       const start = out.pos;
       try {
         if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
-        else writeEntryLine(out, item.x, item.pageref);
+        else writeExchangeLine(out, item.x, item.pageref);
         out.byte(10);
       } catch (err) {
         out.pos = start;

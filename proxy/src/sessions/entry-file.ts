@@ -13,7 +13,7 @@
  * when they were imported or written by Netlens.
  */
 import fs from 'node:fs';
-import { EntryIndex, scanJournal } from '../har/journal.js';
+import { EntryIndex, entryOfRecord, scanJournal } from '../har/journal.js';
 import { JsonCapper } from './capped-json.js';
 import type { HarEntry, HarPage } from '../har/types.js';
 
@@ -182,7 +182,7 @@ export class EntryFile {
     readonly file: string,
     entries: Iterable<{ offset: number; length: number }>,
     readonly pages: HarPage[],
-    /** Journal lines are `{"t":"entry","entry":{…}}`; HAR ranges are the entry itself. */
+    /** Journal lines are `{"t":"entry","entry":{…}}` or exchange lines (`{"t":"x",…}`); HAR ranges are the entry itself. */
     private readonly wrapped: boolean,
     /** The socket timeline's `log` fields (`_connections`…), when the session has them. */
     readonly timeline?: Record<string, unknown>,
@@ -255,9 +255,10 @@ export class EntryFile {
       entry?: HarEntry;
     } & HarEntry;
     if (!this.wrapped) return value;
-    // (A journal line's own keys are never long: the cut cannot touch "entry".)
-    if (!value.entry) throw new EntryFileError(`${this.file}: a journal line without an entry`);
-    return value.entry;
+    // (A journal line's own keys and an exchange line's layout are never long: the cut cannot touch them.)
+    const entry = entryOfRecord(value);
+    if (!entry) throw new EntryFileError(`${this.file}: a journal line without an entry`);
+    return entry;
   }
 
   private async whole(fh: fs.promises.FileHandle, ref: { offset: number; length: number }): Promise<string> {

@@ -99,6 +99,7 @@ describe('--help everywhere', () => {
       ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
       ['bench/soak/soak.ts', ['--requests', 'lots'], /--requests must be a whole number from 1 to 100000000 \(got "lots"\)/],
       ['bench/soak/journal-stop.ts', ['1', '2', '3'], /unexpected argument "3"/],
+      ['bench/soak/journal-stop.ts', ['--lines', 'har'], /--lines is exchange or entry \(got "har"\)/],
       ['scripts/test.js', ['--e2e-only'], /unexpected argument: --e2e-only/],
       ['scripts/build-cli.mjs', ['--watch'], /unexpected argument: --watch/],
     ];

@@ -9,11 +9,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/events.js';
-import { entryRecord, exportJournal, JournalWriter } from '../../src/har/journal.js';
+import { entryRecord, exportJournal, journalEntries, JournalWriter, scanJournal } from '../../src/har/journal.js';
+import { BadExchangeRecord, entryFromExchangeRecord, exchangeLine } from '../../src/har/exchange-line.js';
+import { exchangeToEntry } from '../../src/har/entry.js';
+import { EntryFile } from '../../src/sessions/entry-file.js';
+import { splitCut } from '../../src/sessions/capped-json.js';
 import { FLUSH_MAX_PENDING, HarRecorder } from '../../src/har/recorder.js';
 import type { HarEntry } from '../../src/har/types.js';
 import { tempDataDir } from '../proxy/harness.js';
-import { makeExchange } from './make-exchange.js';
+import { body, makeExchange } from './make-exchange.js';
 
 function entry(i: number, started: number, size: number): HarEntry {
   return {
@@ -89,6 +93,63 @@ describe('journal → HAR', () => {
   });
 });
 
+describe("exchange lines (the recorder's compact lines) in a journal", () => {
+  it('reads them beside entry lines (a journal of either version), and skips and counts the ones it cannot read', async () => {
+    const dir = tempDataDir();
+    const file = path.join(dir, 'x.journal');
+    const j = JournalWriter.create(file, { created: new Date().toISOString() });
+    const xs = [0, 1, 2].map((i) => makeExchange({ startedDateTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i * 2)).toISOString() }));
+    const old = entry(9, Date.UTC(2026, 0, 1, 0, 0, 3), 5);
+    j.appendBytes(Buffer.from(exchangeLine(xs[0]!) + '\n' + exchangeLine(xs[1]!, 'page_1') + '\n'), 2);
+    j.appendRecords([entryRecord(old)]);
+    j.appendBytes(Buffer.from(exchangeLine(xs[2]!) + '\n'), 1);
+    const line = JSON.parse(exchangeLine(xs[0]!)) as { x: unknown[] };
+    const damaged = [
+      { ...line, x: [2, ...line.x.slice(1)] }, // a later layout version
+      { ...line, x: line.x.slice(0, 22) }, // too short
+      { ...line, x: [...line.x.slice(0, 18), ['name-without-value'], ...line.x.slice(19)] },
+      { ...line, x: [...line.x.slice(0, 21), [200, 'OK'], ...line.x.slice(22)] },
+      { ...line, x: [...line.x.slice(0, 13), 'not timings', ...line.x.slice(14)] },
+      { ...line, x: 'not a list' },
+    ];
+    for (const d of damaged) fs.appendFileSync(file, JSON.stringify(d) + '\n');
+    j.close();
+    const scan = await scanJournal(file);
+    expect(scan.entries.length).toBe(4 + damaged.length);
+    let skipped = 0;
+    const read: HarEntry[] = [];
+    for await (const e of journalEntries(file, scan, () => skipped++)) read.push(e);
+    expect(skipped).toBe(damaged.length);
+    const want = [exchangeToEntry(xs[0]!), exchangeToEntry(xs[1]!, { pageref: 'page_1' }), old, exchangeToEntry(xs[2]!)];
+    expect(read.map((e) => JSON.stringify(e))).toEqual(want.map((e) => JSON.stringify(e)));
+    for (const d of damaged) expect(() => entryFromExchangeRecord(d.x)).toThrow(BadExchangeRecord);
+    // The HAR of a stop: the same entries, in start order; the damaged lines counted, not copied.
+    const r = await exportJournal(file, path.join(dir, 'x.har'));
+    expect(r).toMatchObject({ entries: 4, skipped: damaged.length });
+    const har = JSON.parse(fs.readFileSync(path.join(dir, 'x.har'), 'utf8')) as { log: { entries: HarEntry[] } };
+    expect(har.log.entries).toEqual(want.map((e) => JSON.parse(JSON.stringify(e))));
+  });
+
+  it('a session read with long strings cut (the session view) cuts the body text of an exchange line as of an entry line', async () => {
+    const dir = tempDataDir();
+    const file = path.join(dir, 'cut.journal');
+    const j = JournalWriter.create(file, { created: new Date().toISOString() });
+    const big = 'b'.repeat(100_000);
+    const x = makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body(big) });
+    j.appendBytes(Buffer.from(exchangeLine(x) + '\n'), 1);
+    j.close();
+    const file2 = await EntryFile.journal(file);
+    expect(file2.count).toBe(1);
+    const whole = await file2.entry(0);
+    expect(whole.response.content.text).toBe(big);
+    const cut = await file2.entry(0, 1000);
+    const { text, fullBytes } = splitCut(cut.response.content.text!);
+    expect(text).toBe('b'.repeat(1000));
+    expect(fullBytes).toBe(100_000);
+    expect(cut.request.url).toBe(x.request.url);
+  });
+});
+
 describe('recorder loss window', () => {
   it(`never holds more than ${FLUSH_MAX_PENDING} finished exchanges unwritten, even within one event-loop turn`, () => {
     const events = new EventStream();
@@ -98,7 +159,7 @@ describe('recorder loss window', () => {
       fs
         .readFileSync(rec.journalFile, 'utf8')
         .split('\n')
-        .filter((l) => l.startsWith('{"t":"entry"')).length;
+        .filter((l) => l.startsWith('{"t":"x"')).length;
     for (let i = 1; i <= FLUSH_MAX_PENDING * 3 + 5; i++) {
       events.emit({ type: 'complete', exchange: makeExchange({ id: `x${i}` }) });
       // Synchronously, in the same turn: what is on disk trails by less than the bound.

@@ -1,0 +1,456 @@
+/**
+ * An exchange's journal line: the exchange itself in a compact positional form,
+ * `{"t":"x","s":<epoch ms>,"x":[…]}`, written by the recorder on the event loop.
+ * The HAR entry is made from it when the journal is read (entryFromExchangeRecord,
+ * with entry.ts's exchangeToEntry: one place decides what an entry holds).
+ *
+ * Why not the HAR entry itself: writing the entry's JSON cost ~5.5 µs per
+ * exchange even as hand-written bytes (entry-line.ts until 2026-11-27): ~45 keys,
+ * `{"name":…,"value":…}` per header, cookies and query string parsed, head sizes
+ * counted. Issue 17 asks recording on vs off to stay within 5% of the proxy's CPU
+ * per request (~150 µs under load), and recording cost ~11 µs in situ. The compact
+ * line is the exchange's own strings and numbers (~45% of the entry's bytes);
+ * everything derived (cookies, query string, head sizes, HAR timings, IPv6
+ * brackets) is computed on read, where stopping a recording pays it once.
+ *
+ * What is still done here: the response body becomes HAR `content` (and a request
+ * body `postData`) at once, so a journal line never holds body bytes that need
+ * more than JSON to read back (the session view reads lines with long strings cut,
+ * see sessions/capped-json.ts, which works on the content's text as written).
+ *
+ * Layout of `x` (version 1; the reader refuses any other):
+ *   [1, pageref|null, id, clientConnectionId, upstreamConnectionId|null, startedDateTime,
+ *    transport, clientProtocol, upstreamProtocol|null, nagle, retries, upstreamConnectionNew|null,
+ *    serverIPAddress|null,
+ *    [blocked, dns, connect, ssl, send, wait, receive, total],          the exchange's timings, as measured
+ *    [receiveRequest, proxyOverhead, respond, total],                   its client timings
+ *    method, url, request httpVersion, [name, value, name, value, …], request body size, postData|null,
+ *    [status, statusText, httpVersion, [name, value, …], body size, content] | null,
+ *    {tunnelBytes, websocket, replayed, rules, mocked, breakpoint, error} | null]   the rare fields, when set
+ *
+ * exchangeRecord builds that array; writeExchangeLine writes the same bytes as
+ * JSON.stringify of it without building it (json-bytes.ts: keys pre-encoded, short
+ * plain strings copied as they are checked). A value of a type the fast path does
+ * not expect throws NotPlain and the line is made the generic way, so odd input
+ * never changes the output. exchange-line.test.ts holds both to that, and the
+ * entry read back to exchangeToEntry of the exchange.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { ClientTimings, Exchange, RawHeaders, Timings } from '../model.js';
+import type { HarContent, HarEntry, HarPostData } from './types.js';
+import { exchangeToEntry, harContent, harPostData, header } from './entry.js';
+import { JsonBytes, NOT_PLAIN } from './json-bytes.js';
+import { isTextMime } from './body.js';
+
+/** The layout version, first in every `x` array. */
+export const EXCHANGE_LINE_VERSION = 1;
+
+const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
+const K_LINE_FIRST = bytes('{"t":"x","s":');
+const K_X_VERSION = bytes(`,"x":[${EXCHANGE_LINE_VERSION},`);
+const NULL_COMMA = bytes('null,');
+const K_SIZE_FIRST = bytes('{"size":');
+const K_MIMETYPE = bytes(',"mimeType":');
+const K_COMPRESSION = bytes(',"compression":');
+const K_TEXT = bytes(',"text":');
+const K_ENCODING = bytes(',"encoding":');
+const CLOSE_LINE = bytes(']}');
+const TRUE_COMMA = bytes('true,');
+const FALSE_COMMA = bytes('false,');
+
+/**
+ * Plain-ASCII header names seen → their `"name",` bytes: names repeat from exchange
+ * to exchange, and one lookup replaces copying the name char by char. Bounded.
+ */
+const NAME_KEYS = new Map<string, Buffer>();
+const MAX_NAME_KEYS = 1024;
+
+/** Raw headers as `[name, value, name, value, …]`. */
+function headersJson(o: JsonBytes, headers: RawHeaders): void {
+  o.byte(91);
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i];
+    if (i > 0) o.byte(44);
+    const name = h[0];
+    const key = typeof name === 'string' ? NAME_KEYS.get(name) : undefined;
+    if (key === undefined) {
+      const start = o.pos;
+      const n = o.str(name);
+      o.byte(44);
+      if (n >= 0 && NAME_KEYS.size < MAX_NAME_KEYS) NAME_KEYS.set(name as string, Buffer.from(o.buf.subarray(start, o.pos)));
+    } else o.lit(key);
+    o.str(h[1]);
+  }
+  o.byte(93);
+}
+
+/** A string, or null for undefined (the fields the layout allows to be absent); then a comma. */
+function optStr(o: JsonBytes, s: string | undefined): void {
+  if (s === undefined) o.lit(NULL_COMMA);
+  else {
+    o.str(s);
+    o.byte(44);
+  }
+}
+
+function numComma(o: JsonBytes, n: number): void {
+  o.num(n);
+  o.byte(44);
+}
+
+function boolComma(o: JsonBytes, b: unknown): void {
+  if (b === true) o.lit(TRUE_COMMA);
+  else if (b === false) o.lit(FALSE_COMMA);
+  else throw NOT_PLAIN;
+}
+
+/** harContent's object, keys in the order harContent sets them. */
+function contentJson(o: JsonBytes, c: HarContent): void {
+  o.lit(K_SIZE_FIRST);
+  o.num(c.size);
+  o.lit(K_MIMETYPE);
+  o.str(c.mimeType);
+  if (c.compression !== undefined) {
+    o.lit(K_COMPRESSION);
+    o.num(c.compression);
+  }
+  if (c.text !== undefined) {
+    o.lit(K_TEXT);
+    o.str(c.text);
+  }
+  if (c.encoding !== undefined) {
+    o.lit(K_ENCODING);
+    o.str(c.encoding);
+  }
+  o.opt('_truncated', c._truncated);
+  o.opt('_capturedSize', c._capturedSize);
+  o.opt('_decodingError', c._decodingError);
+  o.byte(125);
+}
+
+/**
+ * harContent's object for the common case, written from the body's bytes: a whole (not truncated), not
+ * content-encoded body of a text MIME type that is valid UTF-8 without binary control characters gives
+ * `{size, mimeType, text}` with `text` the body decoded (body.ts bodyText). Returns false, having written
+ * nothing, for every other body: the caller then writes harContent's object.
+ */
+function textContentJson(o: JsonBytes, x: Exchange): boolean {
+  const r = x.response!;
+  const body = r.body;
+  const data = body.bytes;
+  if (body.truncated || !(data.length > 0) || header(r.headers, 'content-encoding') !== undefined) return false;
+  const mimeType = header(r.headers, 'content-type') ?? 'x-unknown';
+  if (!isTextMime(mimeType) || !isUtf8(data)) return false;
+  const start = o.pos;
+  o.lit(K_SIZE_FIRST);
+  o.num(body.size);
+  o.lit(K_MIMETYPE);
+  o.str(mimeType);
+  o.lit(K_TEXT);
+  if (!o.utf8(data)) {
+    o.pos = start;
+    return false;
+  }
+  o.byte(125);
+  return true;
+}
+
+/** The rare fields, as the layout's last element (undefined when none is set: the line has null). */
+function extras(x: Exchange): Record<string, unknown> | undefined {
+  if (!x.tunnelBytes && !x.websocket && x.replayed === undefined && !x.rules?.length && !x.mocked && !x.breakpoint && !x.error)
+    return undefined;
+  const e: Record<string, unknown> = {};
+  if (x.tunnelBytes) e.tunnelBytes = { up: x.tunnelBytes.up, down: x.tunnelBytes.down };
+  if (x.websocket) e.websocket = true;
+  if (x.replayed !== undefined) e.replayed = x.replayed;
+  if (x.rules?.length) e.rules = x.rules.map((r) => ({ ...r, actions: [...r.actions] }));
+  if (x.mocked) e.mocked = true;
+  if (x.breakpoint) e.breakpoint = { ...x.breakpoint };
+  if (x.error) e.error = { code: x.error.code, message: x.error.message, side: x.error.side };
+  return e;
+}
+
+const TIMING_KEYS = ['blocked', 'dns', 'connect', 'ssl', 'send', 'wait', 'receive', 'total'] as const;
+const CLIENT_TIMING_KEYS = ['receiveRequest', 'proxyOverhead', 'respond', 'total'] as const;
+
+const flat = (headers: RawHeaders): string[] => headers.flatMap(([name, value]) => [name, value]);
+
+/** The line's `s`: the start in epoch milliseconds (0 when startedDateTime does not parse), for indexing unparsed. */
+const startOf = (x: Exchange): number => {
+  const started = isoMs(x.startedDateTime);
+  return Number.isNaN(started) ? 0 : started;
+};
+
+/** The `x` array of an exchange's line, built (the generic path; writeExchangeLine writes its JSON directly). */
+export function exchangeRecord(x: Exchange, pageref?: string): unknown[] {
+  const r = x.request;
+  const s = x.response;
+  return [
+    EXCHANGE_LINE_VERSION,
+    pageref ?? null,
+    x.id,
+    x.clientConnectionId,
+    x.upstreamConnectionId ?? null,
+    x.startedDateTime,
+    x.transport,
+    x.clientProtocol,
+    x.upstreamProtocol ?? null,
+    x.nagle,
+    x.retries,
+    x.upstreamConnectionNew ?? null,
+    x.serverIPAddress ?? null,
+    TIMING_KEYS.map((k) => x.timings[k]),
+    CLIENT_TIMING_KEYS.map((k) => x.clientTimings?.[k]),
+    r.method,
+    r.url,
+    r.httpVersion,
+    flat(r.headers),
+    r.body.size,
+    harPostData(r) ?? null,
+    s ? [s.status, s.statusText, s.httpVersion, flat(s.headers), s.body.size, harContent(x)] : null,
+    extras(x) ?? null,
+  ];
+}
+
+/**
+ * Appends the journal line of an exchange (no newline) to `o`: `{"t":"x","s":…,"x":[…]}`.
+ * On an error nothing is appended and the error is thrown.
+ */
+export function writeExchangeLine(o: JsonBytes, x: Exchange, pageref?: string): void {
+  const start = o.pos;
+  try {
+    fastExchangeLine(o, x, pageref);
+  } catch (err) {
+    o.pos = start;
+    if (err !== NOT_PLAIN) throw err;
+    o.text(JSON.stringify({ t: 'x', s: startOf(x), x: exchangeRecord(x, pageref) }));
+  }
+}
+
+const scratch = new JsonBytes();
+
+/** The journal line of an exchange as a string (no newline); the recorder writes bytes with writeExchangeLine. */
+export function exchangeLine(x: Exchange, pageref?: string): string {
+  scratch.reset();
+  writeExchangeLine(scratch, x, pageref);
+  return scratch.bytes().toString('utf8');
+}
+
+/** The line the fast way; throws NOT_PLAIN on a value of an unexpected type. Order is exchangeRecord's. */
+function fastExchangeLine(o: JsonBytes, x: Exchange, pageref: string | undefined): void {
+  o.lit(K_LINE_FIRST);
+  o.num(startOf(x));
+  o.lit(K_X_VERSION);
+  optStr(o, pageref);
+  o.str(x.id);
+  o.byte(44);
+  o.str(x.clientConnectionId);
+  o.byte(44);
+  optStr(o, x.upstreamConnectionId);
+  o.str(x.startedDateTime);
+  o.byte(44);
+  o.str(x.transport);
+  o.byte(44);
+  o.str(x.clientProtocol);
+  o.byte(44);
+  optStr(o, x.upstreamProtocol);
+  boolComma(o, x.nagle);
+  numComma(o, x.retries);
+  if (x.upstreamConnectionNew === undefined) o.lit(NULL_COMMA);
+  else boolComma(o, x.upstreamConnectionNew);
+  optStr(o, x.serverIPAddress);
+  const t = x.timings;
+  o.byte(91);
+  numComma(o, t.blocked);
+  numComma(o, t.dns);
+  numComma(o, t.connect);
+  numComma(o, t.ssl);
+  numComma(o, t.send);
+  numComma(o, t.wait);
+  numComma(o, t.receive);
+  o.num(t.total);
+  o.byte(93);
+  o.byte(44);
+  const c = x.clientTimings;
+  if (!c) throw NOT_PLAIN;
+  o.byte(91);
+  numComma(o, c.receiveRequest);
+  numComma(o, c.proxyOverhead);
+  numComma(o, c.respond);
+  o.num(c.total);
+  o.byte(93);
+  o.byte(44);
+  const r = x.request;
+  o.str(r.method);
+  o.byte(44);
+  o.str(r.url);
+  o.byte(44);
+  o.str(r.httpVersion);
+  o.byte(44);
+  headersJson(o, r.headers);
+  o.byte(44);
+  numComma(o, r.body.size);
+  if (r.body.size > 0) {
+    const post = harPostData(r);
+    if (post) o.text(JSON.stringify(post));
+    else o.ascii('null');
+  } else o.ascii('null');
+  o.byte(44);
+  const s = x.response;
+  if (!s) o.ascii('null');
+  else {
+    o.byte(91);
+    numComma(o, s.status);
+    o.str(s.statusText);
+    o.byte(44);
+    o.str(s.httpVersion);
+    o.byte(44);
+    headersJson(o, s.headers);
+    o.byte(44);
+    numComma(o, s.body.size);
+    if (!textContentJson(o, x)) contentJson(o, harContent(x));
+    o.byte(93);
+  }
+  o.byte(44);
+  const e = extras(x);
+  if (e) o.text(JSON.stringify(e));
+  else o.ascii('null');
+  o.lit(CLOSE_LINE);
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+/** Thrown for an `x` array that is not a layout this version reads: the journal reader counts the line as damaged. */
+export class BadExchangeRecord extends Error {}
+
+function bad(what: string): never {
+  throw new BadExchangeRecord(`a journal exchange record is not in layout ${EXCHANGE_LINE_VERSION}: ${what}`);
+}
+
+/*
+ * Values are taken as written, not checked: the writer wrote them from an Exchange, and exchangeToEntry
+ * makes of them what it made of the exchange (a reader that meets a line it cannot convert counts it as
+ * damaged). What JSON cannot hold comes back as the writer's JSON left it: undefined was written as null
+ * and is undefined again; a number that was not finite was written as null and is NaN again.
+ */
+const orUndefined = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+const orNaN = (v: unknown): number => (v === null ? NaN : (v as number));
+
+function headersOf(v: unknown): RawHeaders {
+  if (!Array.isArray(v) || v.length % 2 !== 0) bad('headers are not a list of names and values');
+  const out: RawHeaders = [];
+  for (let i = 0; i < v.length; i += 2) out.push([v[i], v[i + 1]]);
+  return out;
+}
+
+function numbers<K extends string>(v: unknown, keys: readonly K[]): Record<K, number> {
+  if (!Array.isArray(v) || v.length !== keys.length) bad(`timings are not a list of ${keys.length} numbers`);
+  const out = {} as Record<K, number>;
+  keys.forEach((k, i) => (out[k] = orNaN(v[i])));
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The rare fields an exchange line can carry (extras()): nothing else of the object is taken. */
+function extrasOf(v: unknown): Partial<Exchange> {
+  if (v === null) return {};
+  if (!isObject(v)) bad('the rare fields are not an object');
+  const out: Partial<Exchange> = {};
+  if (v.tunnelBytes !== undefined) out.tunnelBytes = v.tunnelBytes as Exchange['tunnelBytes'];
+  if (v.websocket !== undefined) out.websocket = v.websocket as boolean;
+  if (v.replayed !== undefined) out.replayed = v.replayed as boolean;
+  if (v.rules !== undefined) out.rules = v.rules as Exchange['rules'];
+  if (v.mocked !== undefined) out.mocked = v.mocked as boolean;
+  if (v.breakpoint !== undefined) out.breakpoint = v.breakpoint as Exchange['breakpoint'];
+  if (v.error !== undefined) out.error = v.error as Exchange['error'];
+  return out;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The HAR entry of an exchange line's `x` array: what exchangeToEntry gave for the exchange
+ * when it was recorded. Throws BadExchangeRecord for an array of another layout.
+ */
+export function entryFromExchangeRecord(a: unknown): HarEntry {
+  if (!Array.isArray(a) || a.length !== 23 || a[0] !== EXCHANGE_LINE_VERSION) bad('not an array of 23 values that starts with 1');
+  const post = a[20];
+  if (post !== null && !isObject(post)) bad('postData is not an object or null');
+  const res = a[21];
+  let content: HarContent | undefined;
+  let response: Exchange['response'];
+  if (res !== null) {
+    if (!Array.isArray(res) || res.length !== 6 || !isObject(res[5])) bad('the response is not a list of 6 values ending in content');
+    content = res[5] as unknown as HarContent;
+    response = {
+      status: orNaN(res[0]),
+      statusText: orUndefined(res[1]),
+      httpVersion: orUndefined(res[2]),
+      headers: headersOf(res[3]),
+      body: { size: orNaN(res[4]), bytes: NO_BYTES, truncated: false },
+    };
+  }
+  const x: Exchange = {
+    id: orUndefined(a[2]),
+    clientConnectionId: orUndefined(a[3]),
+    upstreamConnectionId: orUndefined(a[4]),
+    startedDateTime: orUndefined(a[5]),
+    transport: orUndefined(a[6]),
+    clientProtocol: orUndefined(a[7]),
+    upstreamProtocol: orUndefined(a[8]),
+    nagle: orUndefined(a[9]),
+    retries: orNaN(a[10]),
+    upstreamConnectionNew: orUndefined(a[11]),
+    serverIPAddress: orUndefined(a[12]),
+    timestamps: { start: 0 },
+    timings: numbers(a[13], TIMING_KEYS) as Timings,
+    clientTimings: numbers(a[14], CLIENT_TIMING_KEYS) as ClientTimings,
+    request: {
+      method: orUndefined(a[15]),
+      url: orUndefined(a[16]),
+      httpVersion: orUndefined(a[17]),
+      headers: headersOf(a[18]),
+      body: { size: orNaN(a[19]), bytes: NO_BYTES, truncated: false },
+    },
+    response,
+    ...extrasOf(a[22]),
+  };
+  return exchangeToEntry(x, { pageref: orUndefined(a[1]), content, postData: orUndefined(post as HarPostData | null) });
+}
+
+/** The minute `isoMs` saw last ('2026-11-26T06:55') and its epoch milliseconds. */
+let minute = '';
+let minuteMs = NaN;
+
+/**
+ * Date.parse of a startedDateTime, for the line's "s": an instant as toISOString writes it
+ * ('2026-11-26T06:55:10.123Z') is its minute's epoch milliseconds (cached: exchanges come minutes
+ * apart at most) plus its seconds and milliseconds. Anything else is Date.parse's.
+ */
+export function isoMs(iso: string): number {
+  if (
+    iso.length === 24 &&
+    iso.charCodeAt(4) === 45 &&
+    iso.charCodeAt(7) === 45 &&
+    iso.charCodeAt(10) === 84 &&
+    iso.charCodeAt(13) === 58 &&
+    iso.charCodeAt(16) === 58 &&
+    iso.charCodeAt(19) === 46 &&
+    iso.charCodeAt(23) === 90
+  ) {
+    const s1 = iso.charCodeAt(17) - 48;
+    const s2 = iso.charCodeAt(18) - 48;
+    const m1 = iso.charCodeAt(20) - 48;
+    const m2 = iso.charCodeAt(21) - 48;
+    const m3 = iso.charCodeAt(22) - 48;
+    if (s1 >= 0 && s1 <= 5 && s2 >= 0 && s2 <= 9 && m1 >= 0 && m1 <= 9 && m2 >= 0 && m2 <= 9 && m3 >= 0 && m3 <= 9) {
+      if (!iso.startsWith(minute) || minute.length !== 16) {
+        minute = iso.slice(0, 16);
+        minuteMs = Date.parse(`${minute}:00.000Z`);
+      }
+      if (!Number.isNaN(minuteMs)) return minuteMs + (s1 * 10 + s2) * 1000 + m1 * 100 + m2 * 10 + m3;
+    }
+  }
+  return Date.parse(iso);
+}
