@@ -43,6 +43,7 @@ Environment:
   NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
   NETLENS_PROFILE_CONCURRENCY=N  https: N keep-alive connections instead of 16 (1: each exchange alone, as in a page load)
+  NETLENS_PROFILE_TOP=N      how many functions the per-request list shows (default 30)
 `;
 exitOnHelp(USAGE);
 // Entry point: the test site runs as a lab child process, found through the app paths.
@@ -211,7 +212,7 @@ if (requests) {
   console.log(
     `\nper request (${requests} requests): ${busy.toFixed(1)} µs busy, charged to the nearest Netlens (or floor) function on the stack:`,
   );
-  for (const [k, us] of by.slice(0, 30)) console.log(`${us.toFixed(2).padStart(8)} µs  ${k}`);
+  for (const [k, us] of by.slice(0, Number(process.env.NETLENS_PROFILE_TOP ?? 30))) console.log(`${us.toFixed(2).padStart(8)} µs  ${k}`);
   const gc = fs.existsSync(gcFile) ? summarizeGc(JSON.parse(fs.readFileSync(gcFile, 'utf8')) as GcStat[]) : [];
   if (gc.length) console.log('\ngarbage collections (v8.GCProfiler):');
   for (const g of gc) {
