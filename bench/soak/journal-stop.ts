@@ -4,7 +4,7 @@
  * slightly out of order, as a busy proxy writes them) and times exportJournal,
  * which is what `Recording.stop()` spends its time in. The lines are the recorder's
  * exchange lines (har/exchange-line.ts, whose entries are made on read) or, with
- * `--lines entry`, HAR entry lines as the journal held before 2026-11-27 (and an import still does).
+ * `--lines entry`, HAR entry lines as the journal held before 2026-11-26 (and an import still does).
  * Run under `node --cpu-prof --import tsx` to see where the time goes.
  */
 import fs from 'node:fs';
@@ -23,7 +23,7 @@ What stopping a recording costs: writes a journal of N realistic exchanges (defa
 200000, bodies of bodyBytes, default 120) and times exportJournal.
 
   --lines exchange   the recorder's exchange lines, entries made on read (default)
-  --lines entry      HAR entry lines (journals before 2026-11-27, imports)
+  --lines entry      HAR entry lines (journals before 2026-11-26, imports)
 `;
 const args = scriptArgs(USAGE, { lines: { type: 'string', default: 'exchange' } }, 2);
 const lines = args.values.lines;

@@ -5,7 +5,7 @@
  * with entry.ts's exchangeToEntry: one place decides what an entry holds).
  *
  * Why not the HAR entry itself: writing the entry's JSON cost ~5.5 µs per
- * exchange even as hand-written bytes (entry-line.ts until 2026-11-27): ~45 keys,
+ * exchange even as hand-written bytes (entry-line.ts until 2026-11-26): ~45 keys,
  * `{"name":…,"value":…}` per header, cookies and query string parsed, head sizes
  * counted. Issue 17 asks recording on vs off to stay within 5% of the proxy's CPU
  * per request (~150 µs under load), and recording cost ~11 µs in situ. The compact

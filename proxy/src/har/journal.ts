@@ -16,7 +16,7 @@
  *   {"t":"x","s":<epoch ms>,"x":[...]}          an exchange as the recorder wrote it (exchange-line.ts);
  *                                                its HAR entry is made when the journal is read
  *   {"t":"entry","s":<epoch ms>,"entry":{...HAR entry}}   an entry as it is (imports, copies)
- * Version 1 journals (before 2026-11-27) have no "x" lines; both read the same.
+ * Version 1 journals (before 2026-11-26) have no "x" lines; both read the same.
  */
 import fs from 'node:fs';
 import path from 'node:path';
