@@ -77,9 +77,17 @@ function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buff
 const TEXT_MIME =
   /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|x-ndjson|manifest\+json)\b|image\/svg\+xml)/i;
 
+/** MIME types asked about → the answer: a recorder asks for every response, of a handful of types. Bounded. */
+const textMimeSeen = new Map<string, boolean>();
+const MAX_TEXT_MIME_SEEN = 256;
+
 /** Whether a MIME type names text (charset aside). */
 export function isTextMime(mimeType: string): boolean {
-  return TEXT_MIME.test(mimeType.trim());
+  const known = textMimeSeen.get(mimeType);
+  if (known !== undefined) return known;
+  const text = TEXT_MIME.test(mimeType.trim());
+  if (textMimeSeen.size < MAX_TEXT_MIME_SEEN) textMimeSeen.set(mimeType, text);
+  return text;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

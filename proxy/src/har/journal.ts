@@ -13,7 +13,7 @@
  * Line format (`t` and `s` first so a scan can index a line without parsing it):
  *   {"t":"meta","format":"netlens-journal/2",...}
  *   {"t":"page","page":{...HAR page}}            a later line with the same id replaces it
- *   {"t":"x","s":<epoch ms>,"x":[...]}          an exchange as the recorder wrote it (exchange-line.ts);
+ *   {"t":"x","d":"<startedDateTime>","x":[...]}  an exchange as the recorder wrote it (exchange-line.ts);
  *                                                its HAR entry is made when the journal is read
  *   {"t":"entry","s":<epoch ms>,"entry":{...HAR entry}}   an entry as it is (imports, copies)
  * Version 1 journals (before 2026-11-26) have no "x" lines; both read the same.
@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HarCreator, HarEntry, HarHead, HarPage } from './types.js';
 import { NETLENS_CREATOR, RawJsonEntry, writeHar, type WriteResult } from './writer.js';
-import { entryFromExchangeRecord } from './exchange-line.js';
+import { entryFromExchangeRecord, isoMs } from './exchange-line.js';
 
 export const JOURNAL_FORMAT = 'netlens-journal/2';
 
@@ -203,7 +203,8 @@ export interface JournalScan {
   connections?: Record<string, unknown>;
 }
 
-const LINE_HEAD = /^\{"t":"(meta|page|entry|x|connections)"(?:,"s":(-?\d+(?:\.\d+)?))?/;
+/** A line's type and, for an entry line, `s` (epoch ms) or, for an exchange line, `d` (its startedDateTime). */
+const LINE_HEAD = /^\{"t":"(meta|page|entry|x|connections)"(?:,"s":(-?\d+(?:\.\d+)?)|,"d":"([^"\\]{0,40})")?/;
 
 /** Indexes a journal in one streaming pass: entries are located (offset, length), not loaded. */
 export async function scanJournal(file: string): Promise<JournalScan> {
@@ -221,7 +222,8 @@ export async function scanJournal(file: string): Promise<JournalScan> {
       return;
     }
     if (head[1] === 'entry' || head[1] === 'x') {
-      scan.entries.push(offset, line.length, Number(head[2] ?? 0));
+      const started = head[3] !== undefined ? isoMs(head[3]) : Number(head[2] ?? 0);
+      scan.entries.push(offset, line.length, Number.isNaN(started) ? 0 : started);
       return;
     }
     try {
@@ -300,7 +302,7 @@ export function entryOfRecord(record: unknown): HarEntry | undefined {
   const r = record as { t?: unknown; entry?: unknown; x?: unknown };
   if (r.t === 'x') {
     try {
-      return entryFromExchangeRecord(r.x);
+      return entryFromExchangeRecord(r);
     } catch {
       return undefined;
     }

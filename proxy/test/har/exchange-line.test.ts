@@ -15,10 +15,7 @@ import { entryOfRecord } from '../../src/har/journal.js';
 import { body, makeExchange } from './make-exchange.js';
 import { JsonBytes } from '../../src/har/json-bytes.js';
 
-function generic(x: Exchange, pageref?: string): string {
-  const started = Date.parse(x.startedDateTime);
-  return JSON.stringify({ t: 'x', s: Number.isNaN(started) ? 0 : started, x: exchangeRecord(x, pageref) });
-}
+const generic = (x: Exchange, pageref?: string): string => JSON.stringify({ t: 'x', d: x.startedDateTime, x: exchangeRecord(x, pageref) });
 
 function expectSame(x: Exchange, pageref?: string): void {
   const fast = exchangeLine(x, pageref);

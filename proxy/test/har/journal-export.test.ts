@@ -93,6 +93,12 @@ describe('journal → HAR', () => {
   });
 });
 
+/** Positions in an exchange line's `x` array (exchange-line.ts, layout 1). */
+const TIMINGS = 12;
+const REQUEST_HEADERS = 17;
+const RESPONSE = 20;
+const replaced = (line: { x: unknown[] }, at: number, value: unknown) => ({ ...line, x: line.x.map((v, i) => (i === at ? value : v)) });
+
 describe("exchange lines (the recorder's compact lines) in a journal", () => {
   it('reads them beside entry lines (a journal of either version), and skips and counts the ones it cannot read', async () => {
     const dir = tempDataDir();
@@ -100,16 +106,17 @@ describe("exchange lines (the recorder's compact lines) in a journal", () => {
     const j = JournalWriter.create(file, { created: new Date().toISOString() });
     const xs = [0, 1, 2].map((i) => makeExchange({ startedDateTime: new Date(Date.UTC(2026, 0, 1, 0, 0, i * 2)).toISOString() }));
     const old = entry(9, Date.UTC(2026, 0, 1, 0, 0, 3), 5);
-    j.appendBytes(Buffer.from(exchangeLine(xs[0]!) + '\n' + exchangeLine(xs[1]!, 'page_1') + '\n'), 2);
+    // Written in completion order, not start order: the scan sorts by each line's start (an exchange line's `d`).
+    j.appendBytes(Buffer.from(exchangeLine(xs[2]!) + '\n' + exchangeLine(xs[0]!) + '\n'), 2);
     j.appendRecords([entryRecord(old)]);
-    j.appendBytes(Buffer.from(exchangeLine(xs[2]!) + '\n'), 1);
+    j.appendBytes(Buffer.from(exchangeLine(xs[1]!, 'page_1') + '\n'), 1);
     const line = JSON.parse(exchangeLine(xs[0]!)) as { x: unknown[] };
     const damaged = [
       { ...line, x: [2, ...line.x.slice(1)] }, // a later layout version
-      { ...line, x: line.x.slice(0, 22) }, // too short
-      { ...line, x: [...line.x.slice(0, 18), ['name-without-value'], ...line.x.slice(19)] },
-      { ...line, x: [...line.x.slice(0, 21), [200, 'OK'], ...line.x.slice(22)] },
-      { ...line, x: [...line.x.slice(0, 13), 'not timings', ...line.x.slice(14)] },
+      { ...line, x: line.x.slice(0, -1) }, // too short
+      replaced(line, REQUEST_HEADERS, ['name-without-value']),
+      replaced(line, RESPONSE, [200, 'OK']),
+      replaced(line, TIMINGS, 'not timings'),
       { ...line, x: 'not a list' },
     ];
     for (const d of damaged) fs.appendFileSync(file, JSON.stringify(d) + '\n');
@@ -122,7 +129,7 @@ describe("exchange lines (the recorder's compact lines) in a journal", () => {
     expect(skipped).toBe(damaged.length);
     const want = [exchangeToEntry(xs[0]!), exchangeToEntry(xs[1]!, { pageref: 'page_1' }), old, exchangeToEntry(xs[2]!)];
     expect(read.map((e) => JSON.stringify(e))).toEqual(want.map((e) => JSON.stringify(e)));
-    for (const d of damaged) expect(() => entryFromExchangeRecord(d.x)).toThrow(BadExchangeRecord);
+    for (const d of damaged) expect(() => entryFromExchangeRecord(d)).toThrow(BadExchangeRecord);
     // The HAR of a stop: the same entries, in start order; the damaged lines counted, not copied.
     const r = await exportJournal(file, path.join(dir, 'x.har'));
     expect(r).toMatchObject({ entries: 4, skipped: damaged.length });
