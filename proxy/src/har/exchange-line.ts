@@ -110,8 +110,33 @@ function optStr(o: JsonBytes, s: string | undefined): void {
   }
 }
 
+function strComma(o: JsonBytes, s: unknown): void {
+  o.str(s);
+  o.byte(44);
+}
+
+/** What a request and a response share after their first field: `text,version,[headers],size,`. */
+function messageTailJson(o: JsonBytes, text: unknown, version: unknown, headers: RawHeaders, noteContent: boolean, size: number): void {
+  strComma(o, text);
+  strComma(o, version);
+  headersJson(o, headers, noteContent);
+  o.byte(44);
+  numComma(o, size);
+}
+
 function numComma(o: JsonBytes, n: number): void {
   o.num(n);
+  o.byte(44);
+}
+
+/** `[n, n, …],`: the values of `keys` in `obj`, in their order (as exchangeRecord's `keys.map`). */
+function numbersJson<K extends string>(o: JsonBytes, obj: Record<K, number>, keys: readonly K[]): void {
+  o.byte(91);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) o.byte(44);
+    o.num(obj[keys[i]]);
+  }
+  o.byte(93);
   o.byte(44);
 }
 
@@ -260,52 +285,23 @@ function fastExchangeLine(o: JsonBytes, x: Exchange, pageref: string | undefined
   o.str(x.startedDateTime);
   o.lit(K_X_VERSION);
   optStr(o, pageref);
-  o.str(x.id);
-  o.byte(44);
-  o.str(x.clientConnectionId);
-  o.byte(44);
+  strComma(o, x.id);
+  strComma(o, x.clientConnectionId);
   optStr(o, x.upstreamConnectionId);
-  o.str(x.transport);
-  o.byte(44);
-  o.str(x.clientProtocol);
-  o.byte(44);
+  strComma(o, x.transport);
+  strComma(o, x.clientProtocol);
   optStr(o, x.upstreamProtocol);
   boolComma(o, x.nagle);
   numComma(o, x.retries);
   if (x.upstreamConnectionNew === undefined) o.lit(NULL_COMMA);
   else boolComma(o, x.upstreamConnectionNew);
   optStr(o, x.serverIPAddress);
-  const t = x.timings;
-  o.byte(91);
-  numComma(o, t.blocked);
-  numComma(o, t.dns);
-  numComma(o, t.connect);
-  numComma(o, t.ssl);
-  numComma(o, t.send);
-  numComma(o, t.wait);
-  numComma(o, t.receive);
-  o.num(t.total);
-  o.byte(93);
-  o.byte(44);
-  const c = x.clientTimings;
-  if (!c) throw NOT_PLAIN;
-  o.byte(91);
-  numComma(o, c.receiveRequest);
-  numComma(o, c.proxyOverhead);
-  numComma(o, c.respond);
-  o.num(c.total);
-  o.byte(93);
-  o.byte(44);
+  numbersJson(o, x.timings, TIMING_KEYS);
+  if (!x.clientTimings) throw NOT_PLAIN;
+  numbersJson(o, x.clientTimings, CLIENT_TIMING_KEYS);
   const r = x.request;
-  o.str(r.method);
-  o.byte(44);
-  o.str(r.url);
-  o.byte(44);
-  o.str(r.httpVersion);
-  o.byte(44);
-  headersJson(o, r.headers, false);
-  o.byte(44);
-  numComma(o, r.body.size);
+  strComma(o, r.method);
+  messageTailJson(o, r.url, r.httpVersion, r.headers, false, r.body.size);
   if (r.body.size > 0) {
     const post = harPostData(r);
     if (post) o.text(JSON.stringify(post));
@@ -317,13 +313,7 @@ function fastExchangeLine(o: JsonBytes, x: Exchange, pageref: string | undefined
   else {
     o.byte(91);
     numComma(o, s.status);
-    o.str(s.statusText);
-    o.byte(44);
-    o.str(s.httpVersion);
-    o.byte(44);
-    headersJson(o, s.headers, true);
-    o.byte(44);
-    numComma(o, s.body.size);
+    messageTailJson(o, s.statusText, s.httpVersion, s.headers, true, s.body.size);
     if (!textContentJson(o, x)) contentJson(o, harContent(x));
     o.byte(93);
   }
