@@ -12,7 +12,7 @@
  * `{"name":…,"value":…}` per header, cookies and query string parsed, head sizes
  * counted. Issue 17 asks recording on vs off to stay within 5% of the proxy's CPU
  * per request (~150 µs under load), and recording cost ~11 µs in situ. The compact
- * line is the exchange's own strings and numbers (~45% of the entry's bytes);
+ * line is the exchange's own strings and numbers (~40% of the entry's bytes);
  * everything derived (cookies, query string, head sizes, HAR timings, IPv6
  * brackets) is computed on read, where stopping a recording pays it once.
  *

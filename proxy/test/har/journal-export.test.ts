@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventStream } from '../../src/events.js';
-import { entryRecord, exportJournal, journalEntries, JournalWriter, scanJournal } from '../../src/har/journal.js';
+import { entryOfRecord, entryRecord, exportJournal, journalEntries, JournalWriter, scanJournal } from '../../src/har/journal.js';
 import { BadExchangeRecord, entryFromExchangeRecord, exchangeLine } from '../../src/har/exchange-line.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { EntryFile } from '../../src/sessions/entry-file.js';
@@ -130,6 +130,18 @@ describe("exchange lines (the recorder's compact lines) in a journal", () => {
     const want = [exchangeToEntry(xs[0]!), exchangeToEntry(xs[1]!, { pageref: 'page_1' }), old, exchangeToEntry(xs[2]!)];
     expect(read.map((e) => JSON.stringify(e))).toEqual(want.map((e) => JSON.stringify(e)));
     for (const d of damaged) expect(() => entryFromExchangeRecord(d)).toThrow(BadExchangeRecord);
+    // Hostile values in the right layout (a header value that is not a string, rare fields of the wrong
+    // types, a `__proto__` key): no entry, no exception out of the reader, nothing polluted.
+    const extrasAt = line.x.length - 1;
+    const hostile = [
+      replaced(line, REQUEST_HEADERS, ['Cookie', 5]),
+      replaced(line, extrasAt, { rules: 'not a list' }),
+      replaced(line, extrasAt, JSON.parse('{"__proto__":{"polluted":true},"error":{"code":"X","message":"m","side":"proxy"}}')),
+    ];
+    expect(entryOfRecord(hostile[0])).toBeUndefined();
+    expect(entryOfRecord(hostile[1])).toBeUndefined();
+    expect(entryOfRecord(hostile[2])?._errorCode).toBe('X');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // The HAR of a stop: the same entries, in start order; the damaged lines counted, not copied.
     const r = await exportJournal(file, path.join(dir, 'x.har'));
     expect(r).toMatchObject({ entries: 4, skipped: damaged.length });
