@@ -246,18 +246,33 @@ try {
     for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + httpsTable(results.https));
     const lines = timelineCostLines(results.https.map((r) => ({ ...r, workload: 'intercepted HTTPS GET' })));
-    // The same on/off pairs again, back to back in short rounds (paired-cost.ts): the goals are within the table's noise.
+    // The same on/off pairs again, in short alternating rounds (paired-cost.ts): the goals are within the table's noise.
+    // A second process for each condition, started in the reverse order (off ones first, then on): each side then has
+    // one process started early and one late, and one that served every phase and one fresh, as the other side has.
     const offs = [recordingOff, noTimeline].filter((c) => c !== undefined);
     if (offs.length) {
       log('\n== Feature costs, paired rounds (intercepted HTTPS)');
-      results.paired = await pairedCosts(
-        `https://localhost:${origin.info.httpsPort}/small`,
-        { name: 'netlens', child: netlens },
-        offs,
-        quick ? 2 : PAIRED_ROUNDS,
-        PAIRED_WINDOW_MS,
-        log,
-      );
+      const second = async (peer: P.Peer) => {
+        const child = await start(peer);
+        return child && { name: peer.name, child };
+      };
+      const offs2 = [];
+      for (const off of [...offs].reverse()) offs2.unshift(await second(off === recordingOff ? recordingOffPeer : noTimelinePeer));
+      const on2 = await second(P.netlens(true));
+      const balanced = on2 !== undefined && offs2.every((c) => c !== undefined);
+      if (!balanced) log('  a second process did not start: paired rounds with one process a side');
+      try {
+        results.paired = await pairedCosts(
+          `https://localhost:${origin.info.httpsPort}/small`,
+          balanced ? [{ name: 'netlens', child: netlens }, on2!] : [{ name: 'netlens', child: netlens }],
+          offs.map((off, i) => (balanced ? [off, offs2[i]!] : [off])),
+          quick ? 2 : PAIRED_ROUNDS,
+          PAIRED_WINDOW_MS,
+          log,
+        );
+      } finally {
+        for (const c of [on2, ...offs2]) await c?.child.kill();
+      }
       lines.push(...pairedTimelineLines(results.paired));
     }
     results.timelineCost.push(...lines);

@@ -1,8 +1,10 @@
 /**
- * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1> [<timeline 0|1>]
+ * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1|events> [<timeline 0|1>]
  * record=1: a HarRecorder subscribes and writes every exchange as a HAR entry
  * (bodies captured up to the default cap), as the app does.
  * record=0: no subscriber and bodyCaptureLimit 0: forwarding only.
+ * record=events: bodies captured as when recording and a subscriber that drops every event: what recording costs
+ * the proxy outside the recorder (bench/https-paired.ts `events-only`).
  * timeline=0: the socket timeline off (default on, as the app runs), to measure its cost.
  */
 import fs from 'node:fs';
@@ -16,7 +18,7 @@ import { useFastAsyncBind } from '../../proxy/src/upstream/async-bind.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
-exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1> [<timeline 0|1>]
+exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1|events> [<timeline 0|1>]
 
 A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
 Run "npm run bench -- --help" for the benchmark itself.
@@ -31,14 +33,16 @@ setAppPaths(appPathsFor({ root: path.resolve(here, '../..'), bundleDir: here }))
 keepWasmOnBaselineTier();
 useFastAsyncBind();
 const recording = record === '1';
+const eventsOnly = record === 'events';
 const proxy = await startProxy({
   port: 0,
   host: '127.0.0.1',
   dataDir,
   intercept: intercept === '1',
   timeline: timeline !== '0',
-  ...(recording ? {} : { bodyCaptureLimit: 0 }),
+  ...(recording || eventsOnly ? {} : { bodyCaptureLimit: 0 }),
 });
+if (eventsOnly) proxy.events.subscribe(() => undefined);
 let recorder: HarRecorder | undefined;
 let journalDir: string | undefined;
 if (recording) {

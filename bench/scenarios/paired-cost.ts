@@ -1,22 +1,27 @@
 /**
  * What a feature costs Netlens, measured as pairs: the recording Netlens against the same Netlens with one
- * feature off (recording, the socket timeline), back to back in many short rounds, each round giving one
- * ratio. On a shared two-core machine a proxy's CPU per request drifts by ±10–25% between runs a minute
- * apart (docs/benchmarks.md), more than the 5% and 10% these goals allow; a ratio of two windows a few
- * seconds apart cancels the slow part of that drift, and the median of the rounds' ratios (with their range)
- * is what the goals table judges. The order within a pair alternates every round.
+ * feature off (recording, the socket timeline), in many short rounds, each round giving one ratio. On a shared
+ * two-core machine a proxy's CPU per request drifts by ±10–25% between runs a minute apart (docs/benchmarks.md),
+ * and by up to ±20% between windows seconds apart, more than the 5% and 10% these goals allow; so one client
+ * process (bench/load/https-paired-client.ts), warm on both proxies, alternates half-second windows between
+ * them, the order within a round alternating, and the median of the rounds' ratios (with their range) is what
+ * the goals table judges.
  */
+import { execFile } from 'node:child_process';
 import { fmtRatio, median } from '../lib/stats.js';
-import { runClient, type ClientResult, type HttpsCondition } from './https-intercept.js';
+import { ROOT_DIR, tsArgs } from '../lib/child.js';
+import type { HttpsCondition } from './https-intercept.js';
+import type { PairedWindow } from '../load/https-paired-client.js';
 import { TIMELINE_OFF } from '../report/timeline-cost.js';
 
 /**
- * Rounds and measured window per condition: 8 × 2 levels × 2 pairs × 2 windows of ~4.5 s (client start, 1 s warm-up,
- * window), ~5 minutes. Two 2 s windows of the same proxy seconds apart still differ by up to ±20% here (2026-11-26, with
- * the proxies pinned to one core and the client and origin to the other as well), so the median needs the rounds.
+ * Rounds and measured window per condition: 40 × 2 windows of 0.5 s, plus 1 s of warm-up each, per level and pair:
+ * ~3 minutes for 2 levels × 2 pairs. Until 2026-11-27 a round was two 2 s windows, each from a fresh client process
+ * (~4.5 s apiece with its start and warm-up), 8 rounds: rounds of the same pair of proxies ranged 0.75–1.52×.
  */
-export const PAIRED_ROUNDS = 8;
-export const PAIRED_WINDOW_MS = 2000;
+export const PAIRED_ROUNDS = 40;
+export const PAIRED_WINDOW_MS = 500;
+const PAIRED_WARMUP_MS = 1000;
 
 export interface PairedCost {
   connections: number;
@@ -28,41 +33,80 @@ export interface PairedCost {
   rpsRatios: number[];
 }
 
-const cpuPerReq = (r: ClientResult) => (r.requests ? (r.proxyCpuMs * 1000) / r.requests : NaN);
+/**
+ * One paired client run: `rounds` rounds, each a window of one process of side A and one of side B (A's i-th
+ * process with B's i-th, pairs in turn, each pair in both orders). Start the sides' processes A B B A
+ * (bench/load/https-paired-client.ts says why).
+ */
+export function runPairedClient(
+  url: string,
+  a: HttpsCondition[],
+  b: HttpsCondition[],
+  caFiles: string[],
+  concurrency: number,
+  rounds: number,
+  windowMs: number,
+  rate?: number,
+): Promise<PairedWindow[][]> {
+  if (a.length === 0 || a.length !== b.length) throw new Error('paired rounds need as many processes on each side, at least one');
+  const proxies = [...a, ...b].map((c) => {
+    if (!c.child) throw new Error(`paired rounds need proxies; ${c.name} is not one`);
+    return { url: `http://127.0.0.1:${c.child.info.port}`, pid: c.child.pid };
+  });
+  const pairs = a.map((_, i) => [i, a.length + i]);
+  const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs, rate };
+  const [cmd, args] = tsArgs('load/https-paired-client.ts', [JSON.stringify(cfg)]);
+  // Bounded: execFile kills the client (by its PID) if it overruns.
+  const timeout = 2 * (proxies.length * PAIRED_WARMUP_MS + rounds * 2 * windowMs) + 60_000;
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: ROOT_DIR, timeout, killSignal: 'SIGKILL', maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      const m = stdout.match(/^RESULT (.*)$/m);
+      if (m) return resolve((JSON.parse(m[1]!) as { rounds: PairedWindow[][] }).rounds);
+      reject(new Error(`paired client failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
+    });
+  });
+}
 
+export const cpuPerReq = (w: PairedWindow) => (w.requests ? w.cpuNs / 1000 / w.requests : NaN);
+export const rps = (w: PairedWindow) => (w.requests * 1000) / w.ms;
+
+/**
+ * The paired rounds of `on` against each of `offs`, at each level of concurrency. `on` and each entry of `offs` are
+ * the processes of one condition (the same name), two each started A B B A against every off, or one each.
+ */
 export async function pairedCosts(
   url: string,
-  on: HttpsCondition,
-  offs: HttpsCondition[],
+  on: HttpsCondition[],
+  offs: HttpsCondition[][],
   rounds: number,
-  durationMs: number,
+  windowMs: number,
   log: (s: string) => void,
   levels = [1, 16],
 ): Promise<PairedCost[]> {
-  const caFiles = [...new Set([on, ...offs].flatMap((c) => (c.child?.info.caPath ? [c.child.info.caPath] : [])))];
+  const caFiles = [...new Set([...on, ...offs.flat()].flatMap((c) => (c.child?.info.caPath ? [c.child.info.caPath] : [])))];
   const out: PairedCost[] = [];
-  for (const conc of levels)
-    for (const off of offs) out.push({ connections: conc, on: on.name, off: off.name, cpuRatios: [], rpsRatios: [] });
-  for (let r = 0; r < rounds; r++) {
-    for (const conc of levels) {
-      for (const off of offs) {
-        const pair = r % 2 ? [off, on] : [on, off];
-        let results: ClientResult[];
-        try {
-          results = [];
-          for (const c of pair) results.push(await runClient(url, c, caFiles, conc, durationMs));
-        } catch (err) {
-          log(`  paired round ${r + 1}/${rounds} c=${conc} ${on.name} / ${off.name}: ${(err as Error).message.split('\n')[0]}`);
+  for (const conc of levels) {
+    for (const offProcesses of offs) {
+      const off = offProcesses[0]!;
+      const row: PairedCost = { connections: conc, on: on[0]!.name, off: off.name, cpuRatios: [], rpsRatios: [] };
+      out.push(row);
+      let windows: PairedWindow[][];
+      try {
+        windows = await runPairedClient(url, on, offProcesses, caFiles, conc, rounds, windowMs);
+      } catch (err) {
+        log(`  paired c=${conc} ${row.on} / ${off.name}: ${(err as Error).message.split('\n')[0]}`);
+        continue;
+      }
+      for (const [a, b] of windows) {
+        // A window with errors measured something else (a proxy failing fast): left out, and said.
+        if (!a || !b || a.errors || b.errors || !a.requests || !b.requests) {
+          log(`  paired c=${conc} ${row.on} / ${off.name}: a round with errors or no requests left out`);
           continue;
         }
-        const [a, b] = r % 2 ? [results[1]!, results[0]!] : [results[0]!, results[1]!];
-        const row = out.find((p) => p.connections === conc && p.off === off.name)!;
         row.cpuRatios.push(cpuPerReq(a) / cpuPerReq(b));
-        row.rpsRatios.push(a.rps / b.rps);
-        log(
-          `  paired round ${r + 1}/${rounds} c=${conc} ${on.name} / ${off.name}: CPU/req ${fmtRatio(row.cpuRatios.at(-1)!)}, req/s ${fmtRatio(row.rpsRatios.at(-1)!)}`,
-        );
+        row.rpsRatios.push(rps(a) / rps(b));
       }
+      if (row.cpuRatios.length) log(`  paired c=${conc} ${row.on} / ${off.name}: ${pairedText(row)}`);
     }
   }
   return out;
