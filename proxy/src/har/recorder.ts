@@ -4,21 +4,21 @@
  * stays bounded: nothing is kept per exchange after it is written, except a
  * pageref for exchanges still in flight.
  *
- * What runs on the response path: nothing but keeping a reference. A finished
- * exchange is pushed on a pending list and the proxy's event handler returns.
- * At the end of the event-loop turn (setImmediate) the turn's exchanges are
- * serialized as journal lines (so they die young, see serialize()), straight
- * from the Exchange into one reusable UTF-8 batch buffer. A line is the exchange
- * in a compact form (exchange-line.ts); its HAR entry is made when the journal is
- * read. Writing the HAR entry's JSON instead cost ~5.5 µs per exchange even as
- * hand-written bytes, the compact line ~2.4 µs (issue 17's history: 11.3–12.4 µs
- * with entries built and stringified, 7.1–8.3 with their bytes written directly).
+ * What runs when an exchange finishes (after its response has left): its line is
+ * serialized straight from the Exchange into one reusable UTF-8 batch buffer, and
+ * nothing of the exchange is kept. A line is the exchange in a compact form
+ * (exchange-line.ts); its HAR entry is made when the journal is read. Writing the
+ * HAR entry's JSON instead cost ~5.5 µs per exchange even as hand-written bytes,
+ * the compact line ~1.6 µs (issue 17's history: 11.3–12.4 µs with entries built
+ * and stringified, 7.1–8.3 with their bytes written directly). Until 2026-11-27 the
+ * lines of an event-loop turn were serialized at its end (setImmediate), which
+ * cost more per exchange than the line itself.
  * The batch is written in one write `flushDelayMs` (default FLUSH_DELAY_MS)
  * after the batch's first line, or at once when FLUSH_MAX_PENDING exchanges (or
- * FLUSH_MAX_BYTES of captured body or of text) are waiting. Under load one
- * syscall serves tens of exchanges, where a write per turn cost ~3 µs per
- * exchange. bench/recording-cost.ts measures the main-thread CPU this costs per
- * exchange (issue 17: ≤ 10 µs) and, with --breakdown, each step.
+ * FLUSH_MAX_BYTES of lines) are waiting. Under load one syscall serves tens of
+ * exchanges, where a write per turn cost ~3 µs per exchange.
+ * bench/recording-cost.ts measures the main-thread CPU this costs per exchange
+ * (issue 17: ≤ 10 µs) and, with --breakdown, each step.
  *
  * Readers never see a journal behind: scanJournal (every export, a session
  * opened while recording, the API's entry list) asks the writer to flush its
@@ -53,7 +53,7 @@ export const FLUSH_MAX_PENDING = 64;
  * busy proxy gather tens of exchanges per write, and is what a crash can lose.
  */
 export const FLUSH_DELAY_MS = 10;
-/** Captured body bytes that make the recorder write at once, so a burst of large bodies is not held back. */
+/** Bytes of lines (bodies included) that make the recorder write at once, so a burst of large bodies is not held back. */
 export const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface RecorderOptions {
@@ -88,11 +88,8 @@ export class HarRecorder {
   private readonly pages?: PageTracker;
   private readonly pagerefs = new Map<string, { pageref: string; url: string }>();
   private unsubscribe?: () => void;
-  /** Finished exchanges (and new pages) of this event-loop turn, in event order: serialized at its end. */
-  private pending: ({ x: Exchange; pageref?: string } | { page: HarPage })[] = [];
-  /** Captured body bytes `pending` holds. */
-  private pendingBytes = 0;
-  private serializeImmediate?: NodeJS.Immediate;
+  /** The batch's write when flushDelayMs is 0 (at the end of the event-loop turn). */
+  private writeImmediate?: NodeJS.Immediate;
   /** Journal lines serialized but not written yet (the batch, UTF-8, one '\n' after each) and how many are entries. */
   private readonly batch = new JsonBytes();
   private lineEntries = 0;
@@ -114,9 +111,6 @@ export class HarRecorder {
 
   /** Writes the batch (every finished exchange still waiting). Called by itself, by readers (journal.ts) and on stop. */
   flush(): void {
-    if (this.serializeImmediate) clearImmediate(this.serializeImmediate);
-    this.serializeImmediate = undefined;
-    this.serialize();
     this.write();
   }
 
@@ -125,37 +119,12 @@ export class HarRecorder {
     this.flush();
   }
 
-  /**
-   * This turn's exchanges -> journal lines. Done at the end of the turn, not when
-   * the batch is written: an exchange held for 10 ms would outlive a young-generation
-   * GC or two and be copied, then promoted, with all its objects; a line is bytes in the batch buffer.
-   */
-  private serialize(): void {
-    if (this.pending.length === 0 || this.journal.closed) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    const out = this.batch;
-    for (const item of batch) {
-      const start = out.pos;
-      try {
-        if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
-        else writeExchangeLine(out, item.x, item.pageref);
-        out.byte(10);
-      } catch (err) {
-        out.pos = start;
-        this.stats.failed++;
-        this.options.onError?.(err as Error);
-        continue;
-      }
-      if ('x' in item) this.lineEntries++;
-    }
-  }
-
   /** Writes the serialized lines in one write. */
   private write(): void {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
+    if (this.writeImmediate) clearImmediate(this.writeImmediate);
+    this.writeImmediate = undefined;
     if (this.batch.pos === 0 || this.journal.closed) return;
     const entries = this.lineEntries;
     this.lineEntries = 0;
@@ -170,22 +139,35 @@ export class HarRecorder {
     }
   }
 
-  private enqueue(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
-    this.pending.push(item);
-    if ('x' in item) this.pendingBytes += (item.x.request.body?.bytes?.length ?? 0) + (item.x.response?.body?.bytes?.length ?? 0);
-    const waiting = this.pending.length + this.lineEntries;
-    if (waiting >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || this.pendingBytes >= FLUSH_MAX_BYTES) {
-      this.flush();
+  /**
+   * Serializes a finished exchange (or a new page) into the batch at once, then writes the batch when it is full
+   * or schedules its write. At once, not at the end of the event-loop turn: the exchange has already been answered
+   * ('complete' comes after the response's last byte was handed to the socket), its line dies young as bytes, and a
+   * setImmediate per turn cost more than the line (bench/recording-cost.ts, 2026-11-27).
+   */
+  private add(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
+    if (this.journal.closed) return;
+    const out = this.batch;
+    const start = out.pos;
+    try {
+      if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
+      else writeExchangeLine(out, item.x, item.pageref);
+      out.byte(10);
+    } catch (err) {
+      out.pos = start;
+      if ('x' in item) this.stats.failed++;
+      this.options.onError?.(err as Error);
+      return;
+    }
+    if ('x' in item) this.lineEntries++;
+    if (this.lineEntries >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || out.pos >= FLUSH_MAX_BYTES) {
+      this.write();
       return;
     }
     // Unref'd: a batch waiting must not keep the process alive ('exit' writes it).
-    this.serializeImmediate ??= setImmediate(() => {
-      this.serializeImmediate = undefined;
-      this.serialize();
-      const delay = this.options.flushDelayMs ?? FLUSH_DELAY_MS;
-      if (delay <= 0 || this.batch.pos >= FLUSH_MAX_BYTES) this.write();
-      else this.writeTimer ??= setTimeout(() => this.write(), delay).unref();
-    }).unref();
+    const delay = this.options.flushDelayMs ?? FLUSH_DELAY_MS;
+    if (delay > 0) this.writeTimer ??= setTimeout(() => this.write(), delay).unref();
+    else this.writeImmediate ??= setImmediate(() => this.write()).unref();
   }
 
   get journalFile(): string {
@@ -213,7 +195,7 @@ export class HarRecorder {
     try {
       if (e.type === 'request' && this.pages) {
         const { pageref, newPage } = this.pages.onRequest(e.exchange);
-        if (newPage) this.enqueue({ page: newPage });
+        if (newPage) this.add({ page: newPage });
         if (pageref) this.pagerefs.set(e.exchange.id, { pageref, url: e.exchange.url });
         // An exchange that never finishes must not pin its pageref forever.
         if (this.pagerefs.size > MAX_IN_FLIGHT) this.pagerefs.delete(this.pagerefs.keys().next().value!);
@@ -229,7 +211,7 @@ export class HarRecorder {
         // Most exchanges belong to no page (no map lookups for them then).
         const known = this.pagerefs.size > 0 ? this.pagerefs.get(x.id) : undefined;
         if (known) this.pagerefs.delete(x.id);
-        this.enqueue({ x, pageref: known?.pageref });
+        this.add({ x, pageref: known?.pageref });
       }
     } catch (err) {
       if (e.type === 'complete' || e.type === 'error') this.stats.failed++;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { entryOfRecord, exportJournal, JournalWriter, scanJournal } from '../../src/har/journal.js';
 import { exchangeLine } from '../../src/har/exchange-line.js';
@@ -160,7 +160,7 @@ describe('HarRecorder', () => {
       .split('\n')
       .filter((l) => l.startsWith('{"t":"x"')).length;
 
-  it('keeps emit() to a reference: the batch is written after flushDelayMs, in one go', async () => {
+  it('serializes at emit() and writes the batch after flushDelayMs, in one go', async () => {
     const events = new EventStream();
     const file = path.join(dir, 'batch.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 40 });
@@ -173,7 +173,35 @@ describe('HarRecorder', () => {
     rec.stop();
   });
 
-  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of bodies wait', () => {
+  it('with flushDelayMs 0, writes the batch once at the end of the event-loop turn', async () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'turn.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 0 });
+    const writes = vi.spyOn(rec.journal, 'appendBytes');
+    for (let i = 0; i < 3; i++) events.emit({ type: 'complete', exchange: makeExchange() });
+    expect(onDisk(file)).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(onDisk(file)).toBe(3);
+    expect(writes).toHaveBeenCalledTimes(1);
+    rec.stop();
+  });
+
+  it('counts an exchange it cannot serialize as failed, says why, and records the next ones', () => {
+    const events = new EventStream();
+    const file = path.join(dir, 'bad.journal');
+    const errors: Error[] = [];
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000, onError: (e) => errors.push(e) });
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    // A value no JSON can hold: the generic path throws, and nothing of the line stays in the batch.
+    events.emit({ type: 'complete', exchange: makeExchange({ retries: 1n as unknown as number }) });
+    events.emit({ type: 'complete', exchange: makeExchange() });
+    rec.stop();
+    expect(rec.stats).toEqual({ entries: 2, failed: 1 });
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/BigInt/)]);
+    expect(onDisk(file)).toBe(2);
+  });
+
+  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of lines wait', () => {
     const events = new EventStream();
     const file = path.join(dir, 'full.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000, flushMaxPending: 4 });
