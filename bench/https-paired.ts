@@ -8,7 +8,8 @@
  *
  * Subjects: `netlens` (this tree, bundled, recording and the socket timeline on, as the app runs),
  * `recording-off` (no recorder, bodyCaptureLimit 0), `events-only` (bodies captured, events emitted to a subscriber
- * that drops them: what recording costs outside the recorder), `timeline-off`, or `saved:NAME`, a bundle kept by
+ * that drops them: what recording costs outside the recorder), `timeline-off`, `recorder-on` and `recorder-off` (one
+ * process, its recorder started and stopped before each window), or `saved:NAME`, a bundle kept by
  * `npx tsx bench/h2-paired.ts --save NAME` from another tree (recording and timeline on), for comparing changes.
  */
 import fs from 'node:fs';
@@ -21,8 +22,7 @@ import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
 import type { PeerInfo } from './lib/peer-types.js';
 import { median } from './lib/stats.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
-import type { HttpsCondition } from './scenarios/https-intercept.js';
-import { cpuPerReq, PAIRED_ROUNDS, PAIRED_WINDOW_MS, rps, runPairedClient } from './scenarios/paired-cost.js';
+import { cpuPerReq, type PairedSubject, PAIRED_ROUNDS, PAIRED_WINDOW_MS, rps, runPairedClient } from './scenarios/paired-cost.js';
 
 const USAGE = `Usage: npx tsx bench/https-paired.ts [--rounds N] [--window MS] [--concurrency N] [--processes N] A B
 
@@ -33,8 +33,12 @@ req/s (median of the rounds with their range, and the ratio of the sums).
 Subjects:
   netlens         this tree's Netlens, bundled, recording and timeline on
   recording-off   the same without a recorder (bodyCaptureLimit 0)
-  events-only     bodies captured and every event emitted to a subscriber that drops it: recording without the recorder
+  events-only     bodies captured and every event emitted to a subscriber that drops it
+  events-nobodies the same without bodies
   timeline-off    the same with the socket timeline off
+  recorder-on, recorder-off
+                  one recording process whose recorder is started and stopped before
+                  each window (bodies captured either way, as in the app); give both
   saved:NAME      a bundle kept with "npx tsx bench/h2-paired.ts --save NAME"
 
 Options:
@@ -42,7 +46,7 @@ Options:
   --window MS       window length in ms (default ${PAIRED_WINDOW_MS})
   --concurrency N   client connections (default 16)
   --processes N     processes a side: 2 (default, started A B B A) or 1
- --rate N          paced: N requests per second over all connections (default: each connection sends at once)
+  --rate N          paced: N requests per second over all connections (default: each connection sends at once)
   --raw FILE        also write every window (requests, errors, ms, CPU ns) as JSON
 `;
 exitOnHelp(USAGE);
@@ -65,13 +69,17 @@ const concurrency = intArg(values.concurrency, 16, '--concurrency', USAGE, 1, 25
 const processes = intArg(values.processes, 2, '--processes', USAGE, 1, 2);
 const rate = values.rate === undefined ? undefined : intArg(values.rate, 0, '--rate', USAGE, 1, 1_000_000);
 const savedPath = (name: string) => path.join(ROOT_DIR, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
+const toggled = (s: string) => s === 'recorder-on' || s === 'recorder-off';
+if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-on and recorder-off go together (one process)', USAGE);
 for (const s of positionals) {
-  const known = s.startsWith('saved:')
-    ? fs.existsSync(savedPath(s.slice(6)))
-    : ['netlens', 'recording-off', 'events-only', 'timeline-off'].includes(s);
+  const known =
+    toggled(s) ||
+    (s.startsWith('saved:')
+      ? fs.existsSync(savedPath(s.slice(6)))
+      : ['netlens', 'recording-off', 'events-only', 'events-nobodies', 'timeline-off'].includes(s));
   if (!known)
     usageError(
-      `unknown subject "${s}" (netlens, recording-off, events-only, timeline-off, saved:NAME kept with h2-paired.ts --save)`,
+      `unknown subject "${s}" (netlens, recording-off, events-only, events-nobodies, timeline-off, recorder-on with recorder-off, saved:NAME kept with h2-paired.ts --save)`,
       USAGE,
     );
 }
@@ -86,7 +94,7 @@ try {
   let thisTree: Promise<string> | undefined;
   const start = async (s: string) => {
     const bundle = s.startsWith('saved:') ? savedPath(s.slice(6)) : await (thisTree ??= bundleNetlensPeer());
-    const record = s === 'recording-off' ? '0' : s === 'events-only' ? 'events' : '1';
+    const record = s === 'recording-off' ? '0' : s === 'events-only' ? 'events' : s === 'events-nobodies' ? 'events0' : '1';
     const timeline = s === 'timeline-off' ? '0' : '1';
     const child = await startChild<PeerInfo>(s, process.execPath, [bundle, dataDir, '1', record, timeline]);
     children.push(child);
@@ -94,10 +102,24 @@ try {
   };
   // Two processes a side, started A B B A (load/https-paired-client.ts says why), or one each.
   const [A, B] = positionals as [string, string];
-  const sides: [HttpsCondition[], HttpsCondition[]] = [[await start(A)], [await start(B)]];
-  if (processes === 2) {
-    sides[1].push(await start(B));
-    sides[0].push(await start(A));
+  let sides: [PairedSubject[], PairedSubject[]];
+  if (toggled(A) && toggled(B)) {
+    // One process whose recorder is started and stopped before each window (bench/peers/netlens.ts `toggle`).
+    const bundle = await (thisTree ??= bundleNetlensPeer());
+    const child = await startChild<PeerInfo>('netlens', process.execPath, [bundle, dataDir, '1', 'toggle', '1']);
+    children.push(child);
+    const state = (s: string) => ({
+      name: s,
+      child,
+      before: `http://127.0.0.1:${child.info.controlPort}/recorder/${s === 'recorder-on' ? 'on' : 'off'}`,
+    });
+    sides = [[state(A)], [state(B)]];
+  } else {
+    sides = [[await start(A)], [await start(B)]];
+    if (processes === 2) {
+      sides[1].push(await start(B));
+      sides[0].push(await start(A));
+    }
   }
   const url = `https://localhost:${origin.info.httpsPort}/small`;
   console.log(`${rounds} rounds of ${windowMs} ms windows, c=${concurrency}, ${processes} process(es) a side: A = ${A}, B = ${B}`);

@@ -8,6 +8,8 @@ export interface PeerInfo {
   port: number;
   /** CA certificate a client must trust to talk TLS through this peer (intercepting peers). */
   caPath?: string;
+  /** Netlens with record=toggle (bench/peers/netlens.ts): the port that starts and stops its recorder. */
+  controlPort?: number;
 }
 
 export interface Peer {

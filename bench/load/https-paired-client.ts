@@ -35,7 +35,11 @@ interface Config {
   windowMs: number;
   /** Unmeasured load through each proxy first (connections, TLS, V8's optimisation). */
   warmupMs: number;
-  proxies: { url: string; pid: number }[];
+  /**
+   * The subjects. `before`: a URL POSTed (directly, not through the proxy) before each of the subject's windows and
+   * its warm-up, to put the proxy in the subject's state: two subjects can be one process, recording on and off.
+   */
+  proxies: { url: string; pid: number; before?: string }[];
   /**
    * Pairs of indices into `proxies`, [A (the feature on), B (off)]: round r measures pair r mod pairs.length. Two
    * processes per side started in the order A B B A balance what the start order does to a process (below).
@@ -58,7 +62,12 @@ const agents = cfg.proxies.map((p) => new ProxyAgent({ uri: p.url, connections: 
 
 async function window(i: number, ms: number): Promise<PairedWindow> {
   const dispatcher = agents[i]!;
-  const pid = cfg.proxies[i]!.pid;
+  const { pid, before } = cfg.proxies[i]!;
+  if (before) {
+    const res = await request(before, { method: 'POST' });
+    await res.body.dump();
+    if (res.statusCode >= 300) throw new Error(`POST ${before}: status ${res.statusCode}`);
+  }
   let requests = 0;
   let errors = 0;
   const cpu0 = procCpuNs(pid);

@@ -41,6 +41,18 @@ export const netlens = (record: boolean, intercept = true, timeline = true): Pee
   },
 });
 
+/** Recording Netlens whose recorder the bench starts and stops between windows (paired-cost.ts pairedToggle). */
+export const netlensRecorderToggle: Peer = {
+  name: 'netlens (recorder toggled)',
+  forwards: true,
+  connect: 'intercept',
+  start: async (env) => {
+    const child = await startChild<PeerInfo>('netlens', process.execPath, [await bundleNetlensPeer(), env.dataDir, '1', 'toggle', '1']);
+    child.info.caPath = env.caPath;
+    return child;
+  },
+};
+
 export const nodeMinimal = nodePeer('node:http minimal', 'peers/node-minimal.ts');
 export const httpxy = nodePeer('httpxy', 'peers/httpxy.ts');
 export const httpProxy3 = nodePeer('http-proxy-3', 'peers/http-proxy-3.ts');

@@ -1,13 +1,18 @@
 /**
- * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1|events> [<timeline 0|1>]
+ * Netlens under test, in its own process. argv: <dataDir> <intercept 0|1> <record 0|1|events|events0|toggle> [<timeline 0|1>]
  * record=1: a HarRecorder subscribes and writes every exchange as a HAR entry
  * (bodies captured up to the default cap), as the app does.
  * record=0: no subscriber and bodyCaptureLimit 0: forwarding only.
  * record=events: bodies captured as when recording and a subscriber that drops every event: what recording costs
- * the proxy outside the recorder (bench/https-paired.ts `events-only`).
+ * the proxy outside the recorder (bench/https-paired.ts `events-only`); events0: the same without bodies.
+ * record=toggle: bodies captured and a HarRecorder, which a control server on 127.0.0.1 (READY's `controlPort`)
+ * starts and stops: `POST /recorder/on`, `POST /recorder/off`. So recording on and off are measured in one process,
+ * as a user starts and stops a recording in the app (whose proxy captures bodies either way).
  * timeline=0: the socket timeline off (default on, as the app runs), to measure its cost.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { appPathsFor, setAppPaths } from '../../proxy/src/app-paths.js';
@@ -18,7 +23,7 @@ import { useFastAsyncBind } from '../../proxy/src/upstream/async-bind.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
-exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1|events> [<timeline 0|1>]
+exitOnHelp(`Usage: npx tsx bench/peers/netlens.ts <dataDir> <intercept 0|1> <record 0|1|events|events0|toggle> [<timeline 0|1>]
 
 A child process of "npm run bench", started and killed by it; it prints READY (or RESULT) JSON on stdout.
 Run "npm run bench -- --help" for the benchmark itself.
@@ -32,15 +37,16 @@ setAppPaths(appPathsFor({ root: path.resolve(here, '../..'), bundleDir: here }))
 // As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
 keepWasmOnBaselineTier();
 useFastAsyncBind();
-const recording = record === '1';
-const eventsOnly = record === 'events';
+const toggle = record === 'toggle';
+const recording = record === '1' || toggle;
+const eventsOnly = record === 'events' || record === 'events0';
 const proxy = await startProxy({
   port: 0,
   host: '127.0.0.1',
   dataDir,
   intercept: intercept === '1',
   timeline: timeline !== '0',
-  ...(recording || eventsOnly ? {} : { bodyCaptureLimit: 0 }),
+  ...((recording || eventsOnly) && record !== 'events0' ? {} : { bodyCaptureLimit: 0 }),
 });
 if (eventsOnly) proxy.events.subscribe(() => undefined);
 let recorder: HarRecorder | undefined;
@@ -50,6 +56,28 @@ if (recording) {
   // SIGKILLed (stop took over 2 s) must not leave its journal behind in the system temp folder.
   journalDir = fs.mkdtempSync(path.join(dataDir, 'har-'));
   recorder = new HarRecorder(proxy.events, { journalFile: path.join(journalDir, 'session.jsonl') });
+}
+let controlPort: number | undefined;
+if (toggle) {
+  // Each start is a new journal (as in the app); a stopped one is removed, so hundreds of windows leave no pile on disk.
+  let journals = 0;
+  const control = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/recorder/on') {
+      recorder ??= new HarRecorder(proxy.events, { journalFile: path.join(journalDir!, `session-${++journals}.jsonl`) });
+    } else if (req.method === 'POST' && req.url === '/recorder/off') {
+      if (recorder) {
+        recorder.stop();
+        fs.rmSync(recorder.journalFile, { force: true });
+        recorder = undefined;
+      }
+    } else {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+  controlPort = (control.address() as AddressInfo).port;
 }
 const shutdown = async () => {
   recorder?.stop();
@@ -75,4 +103,4 @@ process.on('SIGUSR2', () => {
       `MEM snapshot ${v8.writeHeapSnapshot(path.join(process.env.NETLENS_BENCH_SNAPSHOT_DIR, `netlens-${process.pid}.heapsnapshot`))}\n`,
     );
 });
-ready({ port: proxy.address.port });
+ready({ port: proxy.address.port, ...(controlPort ? { controlPort } : {}) });

@@ -23,6 +23,9 @@ export const PAIRED_ROUNDS = 40;
 export const PAIRED_WINDOW_MS = 500;
 const PAIRED_WARMUP_MS = 1000;
 
+/** A proxy process in a state: `before` is POSTed before each of its windows (bench/load/https-paired-client.ts). */
+export type PairedSubject = HttpsCondition & { before?: string };
+
 export interface PairedCost {
   connections: number;
   /** The condition with the feature on (the recording, timeline-on Netlens). */
@@ -40,8 +43,8 @@ export interface PairedCost {
  */
 export function runPairedClient(
   url: string,
-  a: HttpsCondition[],
-  b: HttpsCondition[],
+  a: PairedSubject[],
+  b: PairedSubject[],
   caFiles: string[],
   concurrency: number,
   rounds: number,
@@ -51,7 +54,7 @@ export function runPairedClient(
   if (a.length === 0 || a.length !== b.length) throw new Error('paired rounds need as many processes on each side, at least one');
   const proxies = [...a, ...b].map((c) => {
     if (!c.child) throw new Error(`paired rounds need proxies; ${c.name} is not one`);
-    return { url: `http://127.0.0.1:${c.child.info.port}`, pid: c.child.pid };
+    return { url: `http://127.0.0.1:${c.child.info.port}`, pid: c.child.pid, before: c.before };
   });
   const pairs = a.map((_, i) => [i, a.length + i]);
   const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs, rate };
@@ -87,28 +90,70 @@ export async function pairedCosts(
   const out: PairedCost[] = [];
   for (const conc of levels) {
     for (const offProcesses of offs) {
-      const off = offProcesses[0]!;
-      const row: PairedCost = { connections: conc, on: on[0]!.name, off: off.name, cpuRatios: [], rpsRatios: [] };
-      out.push(row);
-      let windows: PairedWindow[][];
-      try {
-        windows = await runPairedClient(url, on, offProcesses, caFiles, conc, rounds, windowMs);
-      } catch (err) {
-        log(`  paired c=${conc} ${row.on} / ${off.name}: ${(err as Error).message.split('\n')[0]}`);
-        continue;
-      }
-      for (const [a, b] of windows) {
-        // A window with errors measured something else (a proxy failing fast): left out, and said.
-        if (!a || !b || a.errors || b.errors || !a.requests || !b.requests) {
-          log(`  paired c=${conc} ${row.on} / ${off.name}: a round with errors or no requests left out`);
-          continue;
-        }
-        row.cpuRatios.push(cpuPerReq(a) / cpuPerReq(b));
-        row.rpsRatios.push(rps(a) / rps(b));
-      }
-      if (row.cpuRatios.length) log(`  paired c=${conc} ${row.on} / ${off.name}: ${pairedText(row)}`);
+      out.push(await pairedRow(url, conc, on, offProcesses, caFiles, rounds, windowMs, log));
     }
   }
+  return out;
+}
+
+/** One row of paired rounds: `on`'s subjects against `off`'s at `conc` connections. */
+async function pairedRow(
+  url: string,
+  conc: number,
+  on: PairedSubject[],
+  off: PairedSubject[],
+  caFiles: string[],
+  rounds: number,
+  windowMs: number,
+  log: (s: string) => void,
+): Promise<PairedCost> {
+  const row: PairedCost = { connections: conc, on: on[0]!.name, off: off[0]!.name, cpuRatios: [], rpsRatios: [] };
+  const label = `paired c=${conc} ${row.on} / ${row.off}`;
+  let windows: PairedWindow[][];
+  try {
+    windows = await runPairedClient(url, on, off, caFiles, conc, rounds, windowMs);
+  } catch (err) {
+    log(`  ${label}: ${(err as Error).message.split('\n')[0]}`);
+    return row;
+  }
+  for (const [a, b] of windows) {
+    // A window with errors measured something else (a proxy failing fast): left out, and said.
+    if (!a || !b || a.errors || b.errors || !a.requests || !b.requests) {
+      log(`  ${label}: a round with errors or no requests left out`);
+      continue;
+    }
+    row.cpuRatios.push(cpuPerReq(a) / cpuPerReq(b));
+    row.rpsRatios.push(rps(a) / rps(b));
+  }
+  if (row.cpuRatios.length) log(`  ${label}: ${pairedText(row)}`);
+  return row;
+}
+
+/** Names of the recorder's states in one process (pairedToggle): the rows of the goals table that judge recording. */
+export const RECORDER_ON = 'netlens, recorder started';
+export const RECORDER_OFF = 'netlens, recorder stopped';
+
+/**
+ * Recording on against off in one process (bench/peers/netlens.ts `toggle`: bodies captured, the recorder started and
+ * stopped through its control port before each window), at each level: no second process, so nothing of a process's
+ * own (its start order, its placement) can be taken for recording's cost; what differs is the recorder alone, as
+ * when a user starts and stops a recording in the app.
+ */
+export async function pairedToggle(
+  url: string,
+  proxy: HttpsCondition & { child: { info: { controlPort?: number } } },
+  rounds: number,
+  windowMs: number,
+  log: (s: string) => void,
+  levels = [1, 16],
+): Promise<PairedCost[]> {
+  const control = proxy.child.info.controlPort;
+  if (!control) throw new Error(`${proxy.name} has no control port (start it with record=toggle)`);
+  const caFiles = proxy.child.info.caPath ? [proxy.child.info.caPath] : [];
+  const on = { ...proxy, name: RECORDER_ON, before: `http://127.0.0.1:${control}/recorder/on` };
+  const off = { ...proxy, name: RECORDER_OFF, before: `http://127.0.0.1:${control}/recorder/off` };
+  const out: PairedCost[] = [];
+  for (const conc of levels) out.push(await pairedRow(url, conc, [on], [off], caFiles, rounds, windowMs, log));
   return out;
 }
 
