@@ -27,8 +27,29 @@ function origin(url: string): string | undefined {
 /** The answer for a request that belongs to no page (most of them): one object, not one per request. */
 const NO_PAGE: { pageref?: string; newPage?: HarPage } = Object.freeze({});
 
+/**
+ * Pages remembered for Referer lookups: the newest ones (a subresource's document is a page loaded recently).
+ * Bounded, so a recording left running for a week keeps its lookups O(1) and its memory flat.
+ */
+const MAX_PAGES_REMEMBERED = 10_000;
+
+/** `key` → `value` as the newest entry of `map` (the oldest dropped past the bound). */
+function remember(map: Map<string, string>, key: string, value: string): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_PAGES_REMEMBERED) map.delete(map.keys().next().value!);
+}
+
 export class PageTracker {
-  private pages: Array<HarPage & { url: string }> = [];
+  /** Pages started so far (their ids count up: page_1, page_2, …). */
+  private count = 0;
+  /**
+   * The newest page of each document URL, and of each origin. Until 2026-11-27 each request without a matching
+   * Referer parsed the URL of every page started so far (new URL per page), so a long recording made every request
+   * slower; now one map lookup each.
+   */
+  private byUrl = new Map<string, string>();
+  private byOrigin = new Map<string, string>();
   /** Redirect targets of navigations: the next hop stays on the same page. */
   private redirects = new Map<string, string>();
 
@@ -41,22 +62,23 @@ export class PageTracker {
         this.redirects.delete(x.url);
         return { pageref: redirected };
       }
-      const page = { id: `page_${this.pages.length + 1}`, startedDateTime: x.startedDateTime, title: x.url, pageTimings: {}, url: x.url };
-      this.pages.push(page);
-      const { url: _url, ...harPage } = page;
-      return { pageref: page.id, newPage: harPage };
+      const page: HarPage = { id: `page_${++this.count}`, startedDateTime: x.startedDateTime, title: x.url, pageTimings: {} };
+      remember(this.byUrl, x.url, page.id);
+      const pageOrigin = origin(x.url);
+      if (pageOrigin) remember(this.byOrigin, pageOrigin, page.id);
+      return { pageref: page.id, newPage: page };
     }
     // No page yet (an API client, a proxy before any navigation): nothing to look up.
-    if (this.pages.length === 0) return NO_PAGE;
+    if (this.count === 0) return NO_PAGE;
     const referer = header(x.headers, 'referer');
     if (!referer) return NO_PAGE;
-    // Newest page first: the same URL may have been loaded more than once.
-    for (let i = this.pages.length - 1; i >= 0; i--) if (this.pages[i].url === referer) return { pageref: this.pages[i].id };
+    // The newest page of that URL: the same URL may have been loaded more than once.
+    const byUrl = this.byUrl.get(referer);
+    if (byUrl) return { pageref: byUrl };
     // Referrer-Policy often cuts cross-origin referers to the origin.
     const refOrigin = origin(referer);
-    for (let i = this.pages.length - 1; i >= 0; i--)
-      if (refOrigin && origin(this.pages[i].url) === refOrigin) return { pageref: this.pages[i].id };
-    return NO_PAGE;
+    const byOrigin = refOrigin ? this.byOrigin.get(refOrigin) : undefined;
+    return byOrigin ? { pageref: byOrigin } : NO_PAGE;
   }
 
   /** A navigation answered with a redirect: its target belongs to the same page. */
