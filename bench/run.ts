@@ -24,7 +24,15 @@ import * as P from './peers/index.js';
 import { httpsIntercept, httpsTable, type HttpsRow } from './scenarios/https-intercept.js';
 import { largeBodies, largeTable, type LargeRow } from './scenarios/large-bodies.js';
 import { cliIdle, IDLE_SETTLE_S, settledSince, type CliIdle } from './scenarios/cli-idle.js';
-import { pairedCosts, pairedTimelineLines, PAIRED_ROUNDS, PAIRED_WINDOW_MS, type PairedCost } from './scenarios/paired-cost.js';
+import {
+  pairedCosts,
+  pairedTimelineLines,
+  pairedToggle,
+  PAIRED_ROUNDS,
+  PAIRED_WINDOW_MS,
+  TOGGLE_ROUNDS,
+  type PairedCost,
+} from './scenarios/paired-cost.js';
 import {
   browserPriorityLabel,
   buildCli,
@@ -273,6 +281,22 @@ try {
       } finally {
         for (const c of [on2, ...offs2]) await c?.child.kill();
       }
+      // Recording on and off in one process (the recorder started and stopped before each window): what the goal judges.
+      const toggled = await start(P.netlensRecorderToggle);
+      if (toggled)
+        try {
+          results.paired.push(
+            ...(await pairedToggle(
+              `https://localhost:${origin.info.httpsPort}/small`,
+              { name: P.netlensRecorderToggle.name, child: toggled },
+              quick ? 2 : TOGGLE_ROUNDS,
+              PAIRED_WINDOW_MS,
+              log,
+            )),
+          );
+        } finally {
+          await toggled.kill();
+        }
       lines.push(...pairedTimelineLines(results.paired));
     }
     results.timelineCost.push(...lines);

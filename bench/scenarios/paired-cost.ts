@@ -21,6 +21,11 @@ import { TIMELINE_OFF } from '../report/timeline-cost.js';
  */
 export const PAIRED_ROUNDS = 40;
 export const PAIRED_WINDOW_MS = 500;
+/**
+ * Rounds of recording on vs off in one process (pairedToggle), per level: ~2 minutes each. Rounds of 0.5 s windows
+ * spread by ±13–16% (standard deviation of their ratios, A/A runs), so the median of 120 is good to about ±1.5%.
+ */
+export const TOGGLE_ROUNDS = 120;
 const PAIRED_WARMUP_MS = 1000;
 
 /** A proxy process in a state: `before` is POSTed before each of its windows (bench/load/https-paired-client.ts). */

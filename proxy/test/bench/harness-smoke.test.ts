@@ -76,4 +76,28 @@ describe('npm run bench harness', () => {
       fs.rmSync(saved, { force: true });
     }
   }, 120_000);
+
+  it('bench/https-paired.ts measures recording on vs off in one process, and two builds in two processes a side', async () => {
+    const pairedRun = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'bench/https-paired.ts', ...args],
+          { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
+          (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+        );
+      });
+    for (const subjects of [
+      ['recorder-off', 'recorder-on'],
+      ['recording-off', 'netlens'],
+    ]) {
+      const { code, stdout } = await pairedRun(['--rounds', '2', '--window', '200', '--concurrency', '2', ...subjects]);
+      expect(code, stdout).toBe(0);
+      expect(stdout).toContain(`A = ${subjects[0]}, B = ${subjects[1]}`);
+      expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3} \(rounds \d+\.\d{3}–\d+\.\d{3}\), sums \d+\.\d{3}/);
+      expect(stdout).toMatch(/req\/s B\/A: median \d+\.\d{3}/);
+      expect(stdout).toMatch(/A: \d+\.\d µs per request, B: \d+\.\d µs/);
+    }
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-https-paired-'))).toEqual([]);
+  }, 120_000);
 });

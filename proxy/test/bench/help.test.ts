@@ -50,6 +50,8 @@ const SCRIPTS = [
   'bench/load/https-client.ts',
   'bench/load/h2-burst.ts',
   'bench/h2-paired.ts',
+  'bench/https-paired.ts',
+  'bench/load/https-paired-client.ts',
   'bench/large-profile.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
   ...fs
@@ -95,6 +97,9 @@ describe('--help everywhere', () => {
       ['bench/profile.ts', ['http3'], /the load is https, plain or h2 \(got "http3"\)/],
       ['bench/h2-paired.ts', ['netlens', 'mitmproxy'], /unknown subject "mitmproxy"/],
       ['bench/h2-paired.ts', ['netlens'], /give two subjects, A and B/],
+      ['bench/https-paired.ts', ['netlens', 'mitmproxy'], /unknown subject "mitmproxy"/],
+      ['bench/https-paired.ts', ['recorder-on', 'netlens'], /recorder-on and recorder-off go together/],
+      ['bench/https-paired.ts', ['--window', '5', 'netlens', 'netlens'], /--window must be a whole number from 50/],
       ['bench/large-profile.ts', ['--only', 'up-https,sideways'], /--only takes up-http,up-https,down-http,down-https \(got "sideways"\)/],
       ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
       ['bench/soak/soak.ts', ['--requests', 'lots'], /--requests must be a whole number from 1 to 100000000 \(got "lots"\)/],
