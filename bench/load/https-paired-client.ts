@@ -6,8 +6,9 @@
  *
  * Why two processes per side: in A/A runs (the same build twice, 40 rounds each, 2026-11-27) the process started
  * second cost 1.8–5.6% more CPU per request than the first in four runs of four, and 0.4–5.3% less with the roles
- * swapped in three of three: something about a process's start order (placement, not its code) that no number of
- * rounds averages away. With the sides started A B B A and rounds alternating between the two pairs, it cancels.
+ * swapped in three of three, pinned to cores or not: something of a process's own, not of its code, that no number
+ * of rounds averages away. Sides started A B B A, rounds alternating between the two pairs, balance it in part
+ * (A/A so: 0.981× and 0.985×); where both sides can be one process (recording on and off, `before` below), they are.
  *
  * Why one client and short windows: a proxy's CPU per request on this shared machine drifts by ±20% within
  * seconds (8 rounds of 2 s windows, each from a fresh client process, ranged 0.75–1.52× for the same pair of

@@ -75,7 +75,7 @@ let contentType: string | undefined;
 let contentEncoding: string | undefined;
 
 /**
- * The last header list written for one connection (see HEADER_MEMOS): its names and values, the bytes
+ * The last header list written for one connection (see REQUEST_MEMOS): its names and values, the bytes
  * written for it, and what it noted. The strings are copied out (they are immutable), never the list,
  * so a list changed after it was written cannot make a later one match bytes it no longer has.
  */

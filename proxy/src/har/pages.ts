@@ -41,7 +41,7 @@ function remember(map: Map<string, string>, key: string, value: string): void {
 }
 
 export class PageTracker {
-  /** Pages started so far (their ids count up: page_1, page_2, …). */
+  /** Pages started so far (their ids count up: page_1, page_2 and so on). */
   private count = 0;
   /**
    * The newest page of each document URL, and of each origin. Until 2026-11-27 each request without a matching

@@ -12,6 +12,15 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
+/** Runs a bench script under tsx (killed past 90 s); its exit code and stdout. */
+function benchScript(file: string, args: string[]): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' }, (err, stdout) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+    );
+  });
+}
+
 describe('npm run bench harness', () => {
   it('produces the plain-HTTP table and a report', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-smoke-')), 'benchmarks.md');
@@ -51,15 +60,7 @@ describe('npm run bench harness', () => {
   }, 100_000);
 
   it('bench/h2-paired.ts keeps a bundle with --save, then measures it against the floor in alternating windows', async () => {
-    const pairedRun = (args: string[]) =>
-      new Promise<{ code: number; stdout: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          ['--import', 'tsx', 'bench/h2-paired.ts', ...args],
-          { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
-          (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
-        );
-      });
+    const pairedRun = (args: string[]) => benchScript('bench/h2-paired.ts', args);
     const name = `smoke-${process.pid}`;
     const saved = path.join(ROOT, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
     try {
@@ -78,15 +79,7 @@ describe('npm run bench harness', () => {
   }, 120_000);
 
   it('bench/https-paired.ts measures recording on vs off in one process, and two builds in two processes a side', async () => {
-    const pairedRun = (args: string[]) =>
-      new Promise<{ code: number; stdout: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          ['--import', 'tsx', 'bench/https-paired.ts', ...args],
-          { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
-          (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
-        );
-      });
+    const pairedRun = (args: string[]) => benchScript('bench/https-paired.ts', args);
     for (const subjects of [
       ['recorder-off', 'recorder-on'],
       ['recording-off', 'netlens'],
