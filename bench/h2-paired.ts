@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
-import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
+import { bundleBenchEntry, bundleNetlensPeer, savedBundlePath } from './lib/bundle.js';
 import { BENCH_DIR, ROOT_DIR, startChild, type Child } from './lib/child.js';
 import { runH2Burst } from './load/run-h2-burst.js';
 import { median } from './lib/stats.js';
@@ -50,12 +50,11 @@ const { values, positionals } = parseArgs({
   options: { rounds: { type: 'string' }, seconds: { type: 'string' }, save: { type: 'string' } },
   allowPositionals: true,
 });
-const savedPath = (name: string) => path.join(ROOT_DIR, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
 
 if (values.save !== undefined) {
   if (!/^[\w.-]+$/.test(values.save)) usageError(`--save takes a plain name (letters, digits, . _ -), got "${values.save}"`, USAGE);
-  fs.copyFileSync(await bundleNetlensPeer(), savedPath(values.save));
-  console.log(`saved as saved:${values.save} (${savedPath(values.save)})`);
+  fs.copyFileSync(await bundleNetlensPeer(), savedBundlePath(values.save));
+  console.log(`saved as saved:${values.save} (${savedBundlePath(values.save)})`);
   process.exit(0);
 }
 if (positionals.length !== 2) usageError('give two subjects, A and B', USAGE);
@@ -63,7 +62,7 @@ const rounds = intArg(values.rounds, 8, '--rounds', USAGE, 1, 100);
 const seconds = intArg(values.seconds, 2, '--seconds', USAGE, 1, 60);
 for (const s of positionals) {
   const known = s.startsWith('saved:')
-    ? fs.existsSync(savedPath(s.slice(6)))
+    ? fs.existsSync(savedBundlePath(s.slice(6)))
     : s.startsWith('peer:')
       ? fs.existsSync(path.join(BENCH_DIR, s.slice(5)))
       : ['netlens', 'netlens-bare', 'floor'].includes(s);
@@ -83,7 +82,7 @@ async function start(subject: string): Promise<Child<{ port: number }>> {
     return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir]);
   }
   // One bundle of this tree for both subjects when both are it (netlens and netlens-bare).
-  const bundle = subject.startsWith('saved:') ? savedPath(subject.slice(6)) : await (thisTree ??= bundleNetlensPeer());
+  const bundle = subject.startsWith('saved:') ? savedBundlePath(subject.slice(6)) : await (thisTree ??= bundleNetlensPeer());
   const on = subject === 'netlens-bare' ? '0' : '1';
   return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir, '1', on, on], {
     env: { NODE_EXTRA_CA_CERTS: ca.certPath },

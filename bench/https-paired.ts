@@ -17,8 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
-import { bundleNetlensPeer } from './lib/bundle.js';
-import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
+import { bundleNetlensPeer, savedBundlePath } from './lib/bundle.js';
+import { startChild, tsArgs, type Child } from './lib/child.js';
 import type { PeerInfo } from './lib/peer-types.js';
 import { median } from './lib/stats.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
@@ -46,7 +46,6 @@ Options:
   --window MS       window length in ms (default ${PAIRED_WINDOW_MS})
   --concurrency N   client connections (default 16)
   --processes N     processes a side: 2 (default, started A B B A) or 1
-  --rate N          paced: N requests per second over all connections (default: each connection sends at once)
   --raw FILE        also write every window (requests, errors, ms, CPU ns) as JSON
 `;
 exitOnHelp(USAGE);
@@ -58,7 +57,6 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string' },
     processes: { type: 'string' },
     raw: { type: 'string' },
-    rate: { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -67,15 +65,13 @@ const rounds = intArg(values.rounds, PAIRED_ROUNDS, '--rounds', USAGE, 1, 1000);
 const windowMs = intArg(values.window, PAIRED_WINDOW_MS, '--window', USAGE, 50, 60_000);
 const concurrency = intArg(values.concurrency, 16, '--concurrency', USAGE, 1, 256);
 const processes = intArg(values.processes, 2, '--processes', USAGE, 1, 2);
-const rate = values.rate === undefined ? undefined : intArg(values.rate, 0, '--rate', USAGE, 1, 1_000_000);
-const savedPath = (name: string) => path.join(ROOT_DIR, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
 const toggled = (s: string) => s === 'recorder-on' || s === 'recorder-off';
 if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-on and recorder-off go together (one process)', USAGE);
 for (const s of positionals) {
   const known =
     toggled(s) ||
     (s.startsWith('saved:')
-      ? fs.existsSync(savedPath(s.slice(6)))
+      ? fs.existsSync(savedBundlePath(s.slice(6)))
       : ['netlens', 'recording-off', 'events-only', 'events-nobodies', 'timeline-off'].includes(s));
   if (!known)
     usageError(
@@ -93,7 +89,7 @@ try {
   children.push(origin);
   let thisTree: Promise<string> | undefined;
   const start = async (s: string) => {
-    const bundle = s.startsWith('saved:') ? savedPath(s.slice(6)) : await (thisTree ??= bundleNetlensPeer());
+    const bundle = s.startsWith('saved:') ? savedBundlePath(s.slice(6)) : await (thisTree ??= bundleNetlensPeer());
     const record = s === 'recording-off' ? '0' : s === 'events-only' ? 'events' : s === 'events-nobodies' ? 'events0' : '1';
     const timeline = s === 'timeline-off' ? '0' : '1';
     const child = await startChild<PeerInfo>(s, process.execPath, [bundle, dataDir, '1', record, timeline]);
@@ -123,7 +119,7 @@ try {
   }
   const url = `https://localhost:${origin.info.httpsPort}/small`;
   console.log(`${rounds} rounds of ${windowMs} ms windows, c=${concurrency}, ${processes} process(es) a side: A = ${A}, B = ${B}`);
-  const windows = await runPairedClient(url, sides[0], sides[1], [ca.certPath], concurrency, rounds, windowMs, rate);
+  const windows = await runPairedClient(url, sides[0], sides[1], [ca.certPath], concurrency, rounds, windowMs);
   if (values.raw) fs.writeFileSync(values.raw, JSON.stringify(windows));
   const ok = windows.filter(([a, b]) => a && b && !a.errors && !b.errors && a.requests && b.requests);
   if (ok.length < windows.length) console.log(`${windows.length - ok.length} round(s) with errors or no requests left out`);

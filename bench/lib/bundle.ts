@@ -43,6 +43,11 @@ export async function bundleNetlensPeer(): Promise<string> {
   return file;
 }
 
+/** Where `h2-paired.ts --save NAME` keeps a Netlens bundle of one tree, for the paired tools' `saved:NAME` subjects. */
+export function savedBundlePath(name: string): string {
+  return path.join(ROOT_DIR, 'dist', 'bench', `netlens-peer-saved-${name}.mjs`);
+}
+
 let vendored: Promise<void> | undefined;
 function vendorBundles(): Promise<void> {
   return (vendored ??= import('esbuild').then(({ build }) => buildVendorBundles(build, ROOT_DIR, path.join(ROOT_DIR, 'dist', 'bench'))));

@@ -46,8 +46,6 @@ interface Config {
    * processes per side started in the order A B B A balance what the start order does to a process (below).
    */
   pairs: [number, number][];
-  /** Requests per second over all workers, paced (open loop); unset: each worker sends its next request at once. */
-  rate?: number;
 }
 
 export interface PairedWindow {
@@ -74,18 +72,10 @@ async function window(i: number, ms: number): Promise<PairedWindow> {
   const cpu0 = procCpuNs(pid);
   const t0 = performance.now();
   const end = t0 + ms;
-  let sent = 0;
   // Every worker stops issuing at the end and waits for its request: the window's CPU is all of its requests'.
   await Promise.all(
     Array.from({ length: cfg.concurrency }, async () => {
       while (performance.now() < end) {
-        if (cfg.rate) {
-          // The next request's slot on the paced schedule; a worker late for its slot sends at once.
-          const due = t0 + (sent++ * 1000) / cfg.rate;
-          const wait = due - performance.now();
-          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          if (performance.now() >= end) break;
-        }
         try {
           const res = await request(cfg.url, { dispatcher });
           await res.body.dump({ limit: 1 << 20 });

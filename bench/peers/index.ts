@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleBenchEntry, bundleNetlensPeer } from '../lib/bundle.js';
-import { freePort, startChild, tsArgs } from '../lib/child.js';
+import { freePort, startChild, tsArgs, type Child } from '../lib/child.js';
 import type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
 
 export type { BenchEnv, Peer, PeerInfo } from '../lib/peer-types.js';
@@ -22,23 +22,25 @@ const nodePeer = (name: string, file: string, opts: Partial<Peer> = {}, extraArg
   },
 });
 
+/** Starts the Netlens peer, bundled and run by plain node as the desktop app ships it (no tsx loader thread or helpers). */
+async function startNetlens(env: BenchEnv, intercept: boolean, record: '0' | '1' | 'toggle', timeline: boolean): Promise<Child<PeerInfo>> {
+  const bundle = await bundleNetlensPeer();
+  const child = await startChild<PeerInfo>('netlens', process.execPath, [
+    bundle,
+    env.dataDir,
+    intercept ? '1' : '0',
+    record,
+    timeline ? '1' : '0',
+  ]);
+  child.info.caPath = env.caPath;
+  return child;
+}
+
 export const netlens = (record: boolean, intercept = true, timeline = true): Peer => ({
   name: intercept ? `netlens${record ? '' : ' (recording off)'}${timeline ? '' : ' (timeline off)'}` : 'netlens blind tunnel',
   forwards: true,
   connect: intercept ? 'intercept' : 'tunnel',
-  start: async (env) => {
-    // Bundled and run by plain node, as the desktop app ships it (no tsx loader thread or helpers).
-    const bundle = await bundleNetlensPeer();
-    const child = await startChild<PeerInfo>(`netlens`, process.execPath, [
-      bundle,
-      env.dataDir,
-      intercept ? '1' : '0',
-      record ? '1' : '0',
-      timeline ? '1' : '0',
-    ]);
-    child.info.caPath = env.caPath;
-    return child;
-  },
+  start: (env) => startNetlens(env, intercept, record ? '1' : '0', timeline),
 });
 
 /** Recording Netlens whose recorder the bench starts and stops between windows (paired-cost.ts pairedToggle). */
@@ -46,11 +48,7 @@ export const netlensRecorderToggle: Peer = {
   name: 'netlens (recorder toggled)',
   forwards: true,
   connect: 'intercept',
-  start: async (env) => {
-    const child = await startChild<PeerInfo>('netlens', process.execPath, [await bundleNetlensPeer(), env.dataDir, '1', 'toggle', '1']);
-    child.info.caPath = env.caPath;
-    return child;
-  },
+  start: (env) => startNetlens(env, true, 'toggle', true),
 };
 
 export const nodeMinimal = nodePeer('node:http minimal', 'peers/node-minimal.ts');

@@ -54,7 +54,6 @@ export function runPairedClient(
   concurrency: number,
   rounds: number,
   windowMs: number,
-  rate?: number,
 ): Promise<PairedWindow[][]> {
   if (a.length === 0 || a.length !== b.length) throw new Error('paired rounds need as many processes on each side, at least one');
   const proxies = [...a, ...b].map((c) => {
@@ -62,7 +61,7 @@ export function runPairedClient(
     return { url: `http://127.0.0.1:${c.child.info.port}`, pid: c.child.pid, before: c.before };
   });
   const pairs = a.map((_, i) => [i, a.length + i]);
-  const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs, rate };
+  const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs };
   const [cmd, args] = tsArgs('load/https-paired-client.ts', [JSON.stringify(cfg)]);
   // Bounded: execFile kills the client (by its PID) if it overruns.
   const timeout = 2 * (proxies.length * PAIRED_WARMUP_MS + rounds * 2 * windowMs) + 60_000;

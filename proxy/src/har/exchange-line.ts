@@ -97,9 +97,12 @@ interface HeaderMemo {
  */
 const REQUEST_MEMOS = new Map<string, HeaderMemo>();
 const RESPONSE_MEMOS = new Map<string, HeaderMemo>();
-const MAX_HEADER_MEMOS = 512;
-/** Lists longer than this (bytes) are not remembered: a copy per list would cost more than it saves. */
-const MAX_MEMO_BYTES = 4096;
+const MAX_HEADER_MEMOS = 128;
+/**
+ * Lists longer than this (bytes) are not remembered: at most ~1.5 MiB held in all (two maps, 128 connections, the
+ * bytes and the strings), whatever a client sends, for an app whose idle memory is held to 60 MB.
+ */
+const MAX_MEMO_BYTES = 2048;
 
 /** headersJson through the connection's memo in `memos` (undefined key: no memo). */
 function memoHeadersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, memos: Map<string, HeaderMemo>, key: unknown): void {

@@ -80,17 +80,24 @@ describe('npm run bench harness', () => {
 
   it('bench/https-paired.ts measures recording on vs off in one process, and two builds in two processes a side', async () => {
     const pairedRun = (args: string[]) => benchScript('bench/https-paired.ts', args);
+    const raw = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-smoke-raw-')), 'windows.json');
     for (const subjects of [
       ['recorder-off', 'recorder-on'],
       ['recording-off', 'netlens'],
+      ['events-nobodies', 'events-only'],
     ]) {
-      const { code, stdout } = await pairedRun(['--rounds', '2', '--window', '200', '--concurrency', '2', ...subjects]);
+      const { code, stdout } = await pairedRun(['--rounds', '2', '--window', '200', '--concurrency', '2', '--raw', raw, ...subjects]);
       expect(code, stdout).toBe(0);
       expect(stdout).toContain(`A = ${subjects[0]}, B = ${subjects[1]}`);
       expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3} \(rounds \d+\.\d{3}–\d+\.\d{3}\), sums \d+\.\d{3}/);
       expect(stdout).toMatch(/req\/s B\/A: median \d+\.\d{3}/);
       expect(stdout).toMatch(/A: \d+\.\d µs per request, B: \d+\.\d µs/);
+      // Every window: two rounds of an A and a B, each with requests counted and CPU read.
+      const windows = JSON.parse(fs.readFileSync(raw, 'utf8')) as { requests: number; cpuNs: number }[][];
+      expect(windows.length).toBe(2);
+      for (const w of windows.flat()) expect(w.requests > 0 && w.cpuNs > 0).toBe(true);
     }
+    fs.rmSync(path.dirname(raw), { recursive: true, force: true });
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-https-paired-'))).toEqual([]);
   }, 120_000);
 });

@@ -270,7 +270,7 @@ describe('exchangeLine', () => {
     expectSame(h2([['X-N', '42']]));
     expectSame(h2([['X-N', 42 as unknown as string]]));
     expectSame(h2([['X-N', '42']]));
-    // More connections than the memo holds (512), twice over; and a list too long to remember (past 4 KiB).
+    // More connections than the memo holds (128), twice over; and a list too long to remember (past 2 KiB).
     for (let round = 0; round < 2; round++)
       for (let c = 0; c < 1200; c++) expectSame(makeExchange({ clientConnectionId: `m${c}`, reqHeaders: [['X-C', String(c % 7)]] }));
     const long = (): [string, string][] => [['X-Long', 'l'.repeat(5000)]];
