@@ -33,8 +33,8 @@
  *
  * exchangeRecord builds that array; writeExchangeLine writes the same bytes as
  * JSON.stringify of it without building it (json-bytes.ts: keys pre-encoded, short
- * plain strings copied as they are checked; a header list the same as the last one
- * on its connection copied as the bytes written for that one, see memoHeadersJson). A value of a type the fast path does
+ * plain strings copied as they are checked; header pairs the same as in the last list
+ * on their connection copied as the bytes written for them, see headersJson). A value of a type the fast path does
  * not expect throws NotPlain and the line is made the generic way, so odd input
  * never changes the output. exchange-line.test.ts holds both to that, and the
  * entry read back to exchangeToEntry of the exchange.
@@ -59,6 +59,7 @@ const K_MIMETYPE = bytes(',"mimeType":');
 const K_COMPRESSION = bytes(',"compression":');
 const K_TEXT = bytes(',"text":');
 const K_ENCODING = bytes(',"encoding":');
+const K_ENCODING_BASE64 = bytes(',"encoding":"base64"');
 const CLOSE_LINE = bytes(']}');
 const TRUE_COMMA = bytes('true,');
 const FALSE_COMMA = bytes('false,');
@@ -70,30 +71,34 @@ const FALSE_COMMA = bytes('false,');
 const NAME_KEYS = new Map<string, Buffer>();
 const MAX_NAME_KEYS = 1024;
 
-/** What textContentJson needs of a response's headers, noted while they are written (first of each, as header() finds). */
+/** What bodyContentJson needs of a response's headers, noted while they are written (first of each, as header() finds). */
 let contentType: string | undefined;
 let contentEncoding: string | undefined;
 
 /**
  * The last header list written for one connection (see REQUEST_MEMOS): its names and values, the bytes
- * written for it, and what it noted. The strings are copied out (they are immutable), never the list,
- * so a list changed after it was written cannot make a later one match bytes it no longer has.
+ * written for them (what is between the list's brackets, `"name","value","name","value"`), and where each
+ * pair ends in those bytes. The strings are copied out (they are immutable), never the list, so a list
+ * changed after it was written cannot make a later one match bytes it no longer has.
  */
 interface HeaderMemo {
+  /** [name, value, name, value, …] of the list. */
   flat: string[];
   bytes: Buffer;
-  length: number;
-  contentType: string | undefined;
-  contentEncoding: string | undefined;
+  /** ends[i]: the offset in `bytes` just past pair i's value; the comma before pair i + 1 is at ends[i]. */
+  ends: number[];
 }
 
 /**
- * Per connection, the last request and the last response header list and its bytes. A connection's
- * exchanges mostly carry the same headers (a client's fixed set; an API server's, whose Date changes
- * once a second), and comparing a list's strings with the last one's, then copying its bytes in one
- * native call, costs a third of checking and copying each string char by char (the headers were the
- * largest item of an exchange line, 1.4–1.7 µs in situ). Any difference writes the list as before, so
- * the bytes never depend on the memo. Bounded: cleared when it holds MAX_HEADER_MEMOS connections.
+ * Per connection, the last request and the last response header list and their bytes. A connection's
+ * exchanges mostly carry the same headers in the same places: a client's fixed set, where on HTTP/2 only
+ * `:path` changes from request to request; a server's, where Content-Length, ETag or Date change. Each
+ * pair equal to the pair in the same place of the last list is copied as the bytes written for it, a run
+ * of such pairs in one native call; comparing strings and copying bytes costs a fraction of checking and
+ * copying each string char by char (the headers were the largest item of an exchange line: 1.4–1.7 µs in
+ * situ on HTTP/1.1, ~8 µs per HTTP/2 request, whose `:path` differed from the last list's every time and
+ * so missed a memo of whole lists). A pair that differs is written as without a memo, so the bytes never
+ * depend on the memo. Bounded: cleared when it holds MAX_HEADER_MEMOS connections.
  */
 const REQUEST_MEMOS = new Map<string, HeaderMemo>();
 const RESPONSE_MEMOS = new Map<string, HeaderMemo>();
@@ -103,88 +108,103 @@ const MAX_HEADER_MEMOS = 128;
  * bytes and the strings), whatever a client sends, for an app whose idle memory is held to 60 MB.
  */
 const MAX_MEMO_BYTES = 2048;
-
-/** headersJson through the connection's memo in `memos` (undefined key: no memo). */
-function memoHeadersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, memos: Map<string, HeaderMemo>, key: unknown): void {
-  const memo = typeof key === 'string' ? memos.get(key) : undefined;
-  if (memo !== undefined && sameHeaders(headers, memo.flat)) {
-    o.room(memo.length);
-    o.pos += memo.bytes.copy(o.buf, o.pos, 0, memo.length);
-    if (noteContent) {
-      contentType = memo.contentType;
-      contentEncoding = memo.contentEncoding;
-    }
-    return;
-  }
-  const start = o.pos;
-  headersJson(o, headers, noteContent);
-  const n = o.pos - start;
-  if (typeof key !== 'string' || n > MAX_MEMO_BYTES) return;
-  if (memo === undefined) {
-    if (memos.size >= MAX_HEADER_MEMOS) memos.clear();
-    memos.set(key, {
-      flat: flatNames(headers, []),
-      bytes: Buffer.from(o.buf.subarray(start, o.pos)),
-      length: n,
-      contentType,
-      contentEncoding,
-    });
-    return;
-  }
-  flatNames(headers, memo.flat);
-  if (memo.bytes.length < n) memo.bytes = Buffer.allocUnsafe(Math.max(n, memo.bytes.length * 2));
-  o.buf.copy(memo.bytes, 0, start, o.pos);
-  memo.length = n;
-  memo.contentType = contentType;
-  memo.contentEncoding = contentEncoding;
-}
-
-/** True when `headers` holds exactly the names and values of `flat` ([name, value, …]), in order. */
-function sameHeaders(headers: RawHeaders, flat: string[]): boolean {
-  if (headers.length * 2 !== flat.length) return false;
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i];
-    if (h[0] !== flat[2 * i] || h[1] !== flat[2 * i + 1]) return false;
-  }
-  return true;
-}
-
-/** Fills `into` with the names and values of `headers` (written by headersJson: all strings). */
-function flatNames(headers: RawHeaders, into: string[]): string[] {
-  into.length = headers.length * 2;
-  for (let i = 0; i < headers.length; i++) {
-    into[2 * i] = headers[i][0];
-    into[2 * i + 1] = headers[i][1];
-  }
-  return into;
-}
+/** Where each pair of the list being written ends (relative to its first pair), for the memo. */
+const listEnds: number[] = [];
 
 /**
- * Raw headers as `[name, value, name, value, …]`. With `noteContent`, also notes the first
- * Content-Type and Content-Encoding (contentType, contentEncoding): one pass instead of two more.
+ * Raw headers as `[name, value, name, value, …]`, pairs copied from the connection's memo in `memos` where
+ * they are the same as there (undefined key: no memo). With `noteContent`, also notes the first Content-Type
+ * and Content-Encoding (contentType, contentEncoding): one pass instead of two more.
  */
-function headersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean): void {
+function headersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, memos: Map<string, HeaderMemo>, key: unknown): void {
+  const memo = typeof key === 'string' ? memos.get(key) : undefined;
   if (noteContent) contentType = contentEncoding = undefined;
   o.byte(91);
-  for (let i = 0; i < headers.length; i++) {
+  const listStart = o.pos;
+  const n = headers.length;
+  const flat = memo?.flat;
+  // Pairs the memo can match by place; the rest are written.
+  const known = memo === undefined ? 0 : Math.min(n, memo.ends.length);
+  let changed = memo === undefined || memo.ends.length !== n;
+  // The first pair of the current run of pairs equal to the memo's (-1: none).
+  let run = -1;
+  for (let i = 0; i < n; i++) {
     const h = headers[i];
-    if (i > 0) o.byte(44);
     const name = h[0];
-    const key = typeof name === 'string' ? NAME_KEYS.get(name) : undefined;
-    if (key === undefined) {
-      const start = o.pos;
-      const n = o.str(name);
-      o.byte(44);
-      if (n >= 0 && NAME_KEYS.size < MAX_NAME_KEYS) NAME_KEYS.set(name as string, Buffer.from(o.buf.subarray(start, o.pos)));
-    } else o.lit(key);
-    o.str(h[1]);
+    const value = h[1];
+    if (i < known && name === flat![2 * i] && value === flat![2 * i + 1]) {
+      if (run < 0) run = i;
+    } else {
+      if (run >= 0) {
+        copyRun(o, memo!, run, i, listStart);
+        run = -1;
+      }
+      if (i > 0) o.byte(44);
+      pairJson(o, name, value);
+      listEnds[i] = o.pos - listStart;
+      changed = true;
+    }
     if (noteContent) {
       // Lengths first: most names are neither (isHeaderName checks the length too, but this skips the call).
-      if (name.length === 12 && contentType === undefined && isHeaderName(name, 'content-type')) contentType = h[1];
-      else if (name.length === 16 && contentEncoding === undefined && isHeaderName(name, 'content-encoding')) contentEncoding = h[1];
+      if (name.length === 12 && contentType === undefined && isHeaderName(name, 'content-type')) contentType = value;
+      else if (name.length === 16 && contentEncoding === undefined && isHeaderName(name, 'content-encoding')) contentEncoding = value;
     }
   }
+  if (run >= 0) copyRun(o, memo!, run, n, listStart);
+  const length = o.pos - listStart;
   o.byte(93);
+  if (!changed || typeof key !== 'string' || length > MAX_MEMO_BYTES) return;
+  remember(memos, key, memo, headers, o.buf, listStart, length);
+}
+
+/** Copies pairs `from` to `to` - 1 of the memo (with the comma before `from` unless it is the first), noting where each ends. */
+function copyRun(o: JsonBytes, memo: HeaderMemo, from: number, to: number, listStart: number): void {
+  const start = from === 0 ? 0 : memo.ends[from - 1];
+  const end = memo.ends[to - 1];
+  o.room(end - start);
+  const shift = o.pos - listStart - start;
+  o.pos += memo.bytes.copy(o.buf, o.pos, start, end);
+  for (let j = from; j < to; j++) listEnds[j] = memo.ends[j] + shift;
+}
+
+/** `"name","value"`: a name seen before as the bytes written for it then. */
+function pairJson(o: JsonBytes, name: string, value: string): void {
+  const key = typeof name === 'string' ? NAME_KEYS.get(name) : undefined;
+  if (key === undefined) {
+    const start = o.pos;
+    const n = o.str(name);
+    o.byte(44);
+    if (n >= 0 && NAME_KEYS.size < MAX_NAME_KEYS) NAME_KEYS.set(name, Buffer.from(o.buf.subarray(start, o.pos)));
+  } else o.lit(key);
+  o.str(value);
+}
+
+/** Makes the list just written (`length` bytes of `buf` from `start`, pairs ending at listEnds) the connection's memo. */
+function remember(
+  memos: Map<string, HeaderMemo>,
+  key: string,
+  memo: HeaderMemo | undefined,
+  headers: RawHeaders,
+  buf: Buffer,
+  start: number,
+  length: number,
+): void {
+  if (memo === undefined) {
+    if (memos.size >= MAX_HEADER_MEMOS) memos.clear();
+    memo = { flat: [], bytes: Buffer.allocUnsafe(Math.max(length, 256)), ends: [] };
+    memos.set(key, memo);
+  } else if (memo.bytes.length < length) memo.bytes = Buffer.allocUnsafe(Math.max(length, memo.bytes.length * 2));
+  buf.copy(memo.bytes, 0, start, start + length);
+  const n = headers.length;
+  const flat = memo.flat;
+  const ends = memo.ends;
+  flat.length = 2 * n;
+  ends.length = n;
+  for (let i = 0; i < n; i++) {
+    flat[2 * i] = headers[i][0];
+    flat[2 * i + 1] = headers[i][1];
+    ends[i] = listEnds[i];
+  }
 }
 
 /** A string, or null for undefined (the fields the layout allows to be absent); then a comma. */
@@ -214,7 +234,7 @@ function messageTailJson(
 ): void {
   strComma(o, text);
   strComma(o, version);
-  memoHeadersJson(o, headers, noteContent, memos, connection);
+  headersJson(o, headers, noteContent, memos, connection);
   o.byte(44);
   numComma(o, size);
 }
@@ -267,27 +287,38 @@ function contentJson(o: JsonBytes, c: HarContent): void {
 
 /**
  * harContent's object for the common case, written from the body's bytes: a whole (not truncated), not
- * content-encoded body of a text MIME type that is valid UTF-8 without binary control characters gives
- * `{size, mimeType, text}` with `text` the body decoded (body.ts bodyText). Returns false, having written
- * nothing, for every other body: the caller then writes harContent's object. Call right after headersJson
- * wrote the response's headers (it reads what that noted).
+ * content-encoded body gives `{size, mimeType, text}` with `text` the body decoded when its MIME type is
+ * text and it is valid UTF-8 without binary control characters, else `{size, mimeType, text, encoding}`
+ * with the body in base64 (body.ts bodyText). Returns false, having written nothing, for every other body
+ * (and for a blank MIME type, where bodyText looks at the bytes): the caller then writes harContent's
+ * object. Call right after headersJson wrote the response's headers (it reads what that noted).
+ *
+ * Why base64 here too: a page's images are most of its requests, and harContent's way (the header looked
+ * up twice more, a decoded-body object, a content object, the base64 string checked char by char for
+ * escapes it cannot hold) cost more than the base64 itself.
  */
-function textContentJson(o: JsonBytes, x: Exchange): boolean {
+function bodyContentJson(o: JsonBytes, x: Exchange): boolean {
   const body = x.response!.body;
   const data = body.bytes;
   // The response's Content-Type and Content-Encoding, as headersJson noted them just before.
   if (body.truncated || !(data.length > 0) || contentEncoding !== undefined) return false;
   const mimeType = contentType ?? 'x-unknown';
-  if (!isTextMime(mimeType) || !isUtf8(data)) return false;
-  const start = o.pos;
+  const text = isTextMime(mimeType);
+  if (!text && mimeType.trim() === '') return false;
   o.lit(K_SIZE_FIRST);
   o.num(body.size);
   o.lit(K_MIMETYPE);
   o.str(mimeType);
   o.lit(K_TEXT);
-  if (!o.utf8(data)) {
-    o.pos = start;
-    return false;
+  // o.utf8 writes nothing when it meets a binary control character: the body then goes as base64, as in bodyText.
+  if (!(text && isUtf8(data) && o.utf8(data))) {
+    const b64 = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+    // The base64 alphabet is plain ASCII with nothing JSON escapes: no check needed.
+    o.room(b64.length + 2);
+    o.byte(34);
+    o.pos += o.buf.write(b64, o.pos, 'latin1');
+    o.byte(34);
+    o.lit(K_ENCODING_BASE64);
   }
   o.byte(125);
   return true;
@@ -418,7 +449,7 @@ function fastExchangeLine(o: JsonBytes, x: Exchange, pageref: string | undefined
       RESPONSE_MEMOS,
       x.upstreamConnectionId ?? x.clientConnectionId,
     );
-    if (!textContentJson(o, x)) contentJson(o, harContent(x));
+    if (!bodyContentJson(o, x)) contentJson(o, harContent(x));
     o.byte(93);
   }
   o.byte(44);

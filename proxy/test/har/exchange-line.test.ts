@@ -216,8 +216,9 @@ describe('exchangeLine', () => {
   });
 
   it("writes a connection's header lists the same when they repeat, change, are changed in place or are of odd types", () => {
-    // The writer remembers each connection's last request and response header list and copies its bytes when the
-    // next list is the same (exchange-line.ts memoHeadersJson): every line must still be what the generic path writes.
+    // The writer remembers each connection's last request and response header list and copies the bytes of the pairs
+    // that are the same in the next list (exchange-line.ts headersJson): every line must still be what the generic
+    // path writes.
     const pool: [string, string][][] = [
       [
         ['Host', 'a.test'],
@@ -276,6 +277,49 @@ describe('exchangeLine', () => {
     const long = (): [string, string][] => [['X-Long', 'l'.repeat(5000)]];
     expectSame(makeExchange({ clientConnectionId: 'c10', reqHeaders: long() }));
     expectSame(makeExchange({ clientConnectionId: 'c10', reqHeaders: long() }));
+  });
+
+  it('copies runs of pairs the same as in the last list wherever they are: first, middle, last, with pairs added or removed', () => {
+    // Lists drawn pair by pair from a small pool, so that the same pair often sits in the same place as in the connection's
+    // last list (a run to copy) and as often not (a pair to write): HTTP/2's `:path` changing among fixed headers, a
+    // server's Content-Length, lists growing or shrinking by a pair, escapes and non-ASCII among them.
+    const pairs: [string, string][] = [
+      [':path', '/img/1.png'],
+      [':path', '/img/22.png'],
+      ['user-agent', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0'],
+      ['accept', 'image/*,*/*;q=0.8'],
+      ['content-length', '118'],
+      ['content-length', '1180'],
+      ['x-quote', 'say "hi"'],
+      ['x-accent', 'café'],
+      ['content-type', 'image/png'],
+      ['content-encoding', 'identity'],
+    ];
+    const list = fc.array(fc.nat({ max: pairs.length - 1 }), { maxLength: 8 });
+    const step = fc.record({ conn: fc.constantFrom('p1', 'p2'), req: list, res: list });
+    const build = (picks: number[]): [string, string][] => picks.map((i) => [pairs[i][0], pairs[i][1]]);
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 2, maxLength: 16 }), (steps) => {
+        for (const s of steps)
+          expectSame(makeExchange({ clientConnectionId: s.conn, reqHeaders: build(s.req), resHeaders: build(s.res), resBody: body('{}') }));
+      }),
+      { numRuns: 500 },
+    );
+    // The cases by hand, each after the same base list on its connection: one pair changed first, in the middle, last;
+    // a pair more at the end; a pair fewer; the same list again.
+    const base = (): [string, string][] => build([0, 2, 3, 4]);
+    const edits: ((l: [string, string][]) => [string, string][])[] = [
+      (l) => [pairs[1], ...l.slice(1)],
+      (l) => [l[0], pairs[7], l[2], l[3]],
+      (l) => [...l.slice(0, 3), pairs[5]],
+      (l) => [...l, pairs[6]],
+      (l) => l.slice(0, 3),
+      (l) => l,
+    ];
+    edits.forEach((edit, i) => {
+      expectSame(makeExchange({ clientConnectionId: `e${i}`, reqHeaders: base(), resHeaders: base() }));
+      expectSame(makeExchange({ clientConnectionId: `e${i}`, reqHeaders: edit(base()), resHeaders: edit(base()) }));
+    });
   });
 
   it('ignores what exchangeToEntry ignores: extra and `_` properties on the exchange, its request and response', () => {
