@@ -87,6 +87,9 @@ interface HeaderMemo {
   bytes: Buffer;
   /** ends[i]: the offset in `bytes` just past pair i's value; the comma before pair i + 1 is at ends[i]. */
   ends: number[];
+  /** What noteContentHeaders noted of the list (a request's lists are not looked at: undefined). */
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
 }
 
 /**
@@ -118,43 +121,66 @@ const listEnds: number[] = [];
  */
 function headersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, memos: Map<string, HeaderMemo>, key: unknown): void {
   const memo = typeof key === 'string' ? memos.get(key) : undefined;
-  if (noteContent) contentType = contentEncoding = undefined;
   o.byte(91);
   const listStart = o.pos;
   const n = headers.length;
+  // The pairs before the first that differs from the memo's are copied in one go; the same list, with what it noted.
+  let i = 0;
+  if (memo !== undefined) {
+    const flat = memo.flat;
+    const known = Math.min(n, memo.ends.length);
+    while (i < known && headers[i][0] === flat[2 * i] && headers[i][1] === flat[2 * i + 1]) i++;
+    if (i === n && n === memo.ends.length) {
+      const length = n === 0 ? 0 : memo.ends[n - 1];
+      o.room(length + 1);
+      o.pos += memo.bytes.copy(o.buf, o.pos, 0, length);
+      o.byte(93);
+      if (noteContent) {
+        contentType = memo.contentType;
+        contentEncoding = memo.contentEncoding;
+      }
+      return;
+    }
+    if (i > 0) copyRun(o, memo, 0, i, listStart);
+  }
+  // From there on, each pair the same as the memo's in its place is copied, a run at a time; the others are written.
   const flat = memo?.flat;
-  // Pairs the memo can match by place; the rest are written.
   const known = memo === undefined ? 0 : Math.min(n, memo.ends.length);
-  let changed = memo === undefined || memo.ends.length !== n;
   // The first pair of the current run of pairs equal to the memo's (-1: none).
   let run = -1;
-  for (let i = 0; i < n; i++) {
+  for (; i < n; i++) {
     const h = headers[i];
     const name = h[0];
     const value = h[1];
     if (i < known && name === flat![2 * i] && value === flat![2 * i + 1]) {
       if (run < 0) run = i;
-    } else {
-      if (run >= 0) {
-        copyRun(o, memo!, run, i, listStart);
-        run = -1;
-      }
-      if (i > 0) o.byte(44);
-      pairJson(o, name, value);
-      listEnds[i] = o.pos - listStart;
-      changed = true;
+      continue;
     }
-    if (noteContent) {
-      // Lengths first: most names are neither (isHeaderName checks the length too, but this skips the call).
-      if (name.length === 12 && contentType === undefined && isHeaderName(name, 'content-type')) contentType = value;
-      else if (name.length === 16 && contentEncoding === undefined && isHeaderName(name, 'content-encoding')) contentEncoding = value;
+    if (run >= 0) {
+      copyRun(o, memo!, run, i, listStart);
+      run = -1;
     }
+    if (i > 0) o.byte(44);
+    pairJson(o, name, value);
+    listEnds[i] = o.pos - listStart;
   }
   if (run >= 0) copyRun(o, memo!, run, n, listStart);
   const length = o.pos - listStart;
   o.byte(93);
-  if (!changed || typeof key !== 'string' || length > MAX_MEMO_BYTES) return;
-  remember(memos, key, memo, headers, o.buf, listStart, length);
+  if (noteContent) noteContentHeaders(headers);
+  if (typeof key !== 'string' || length > MAX_MEMO_BYTES) return;
+  remember(memos, key, memo, headers, o.buf, listStart, length, noteContent);
+}
+
+/** Notes the first Content-Type and Content-Encoding of `headers` (contentType, contentEncoding), as header() finds them. */
+function noteContentHeaders(headers: RawHeaders): void {
+  contentType = contentEncoding = undefined;
+  for (let i = 0; i < headers.length; i++) {
+    const name = headers[i][0];
+    // Lengths first: most names are neither (isHeaderName checks the length too, but this skips the call).
+    if (name.length === 12 && contentType === undefined && isHeaderName(name, 'content-type')) contentType = headers[i][1];
+    else if (name.length === 16 && contentEncoding === undefined && isHeaderName(name, 'content-encoding')) contentEncoding = headers[i][1];
+  }
 }
 
 /** Copies pairs `from` to `to` - 1 of the memo (with the comma before `from` unless it is the first), noting where each ends. */
@@ -188,13 +214,16 @@ function remember(
   buf: Buffer,
   start: number,
   length: number,
+  noted: boolean,
 ): void {
   if (memo === undefined) {
     if (memos.size >= MAX_HEADER_MEMOS) memos.clear();
-    memo = { flat: [], bytes: Buffer.allocUnsafe(Math.max(length, 256)), ends: [] };
+    memo = { flat: [], bytes: Buffer.allocUnsafe(Math.max(length, 256)), ends: [], contentType: undefined, contentEncoding: undefined };
     memos.set(key, memo);
   } else if (memo.bytes.length < length) memo.bytes = Buffer.allocUnsafe(Math.max(length, memo.bytes.length * 2));
   buf.copy(memo.bytes, 0, start, start + length);
+  memo.contentType = noted ? contentType : undefined;
+  memo.contentEncoding = noted ? contentEncoding : undefined;
   const n = headers.length;
   const flat = memo.flat;
   const ends = memo.ends;
