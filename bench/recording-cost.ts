@@ -145,9 +145,10 @@ function makeExchange(h2: boolean): Exchange {
     nagle: false,
     request: {
       method: 'GET',
-      url: h2 ? 'https://localhost:8443/small?id=7' : 'https://localhost:8443/small',
+      url: h2 ? `https://localhost:8443/small?id=${seq % 1000}` : 'https://localhost:8443/small',
       httpVersion: client,
-      headers: (h2 ? H2_REQUEST : H1_REQUEST).map(([k, v]) => [k, v] as [string, string]),
+      // On HTTP/2, :path is one of the headers, and a browser's requests on a connection differ in it (a page's images).
+      headers: (h2 ? H2_REQUEST : H1_REQUEST).map(([k, v]) => [k, k === ':path' ? `/small?id=${seq % 1000}` : v] as [string, string]),
       body: { size: 0, bytes: new Uint8Array(0), truncated: false },
     },
     response: {

@@ -9,6 +9,7 @@ import { readHarFile } from '../../src/har/reader.js';
 import { writeHar, NETLENS_CREATOR } from '../../src/har/writer.js';
 import { EventStream } from '../../src/events.js';
 import { FLUSH_MAX_BYTES, HarRecorder } from '../../src/har/recorder.js';
+import { requestEvent } from '../../src/server/exchange-record.js';
 import { body, makeExchange } from './make-exchange.js';
 
 let dir: string;
@@ -160,7 +161,7 @@ describe('HarRecorder', () => {
       .split('\n')
       .filter((l) => l.startsWith('{"t":"x"')).length;
 
-  it('serializes at emit() and writes the batch after flushDelayMs, in one go', async () => {
+  it('serializes and writes the batch flushDelayMs after its first exchange, in one go', async () => {
     const events = new EventStream();
     const file = path.join(dir, 'batch.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 40 });
@@ -201,7 +202,7 @@ describe('HarRecorder', () => {
     expect(onDisk(file)).toBe(2);
   });
 
-  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of lines wait', () => {
+  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of captured bodies wait', () => {
     const events = new EventStream();
     const file = path.join(dir, 'full.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000, flushMaxPending: 4 });
@@ -215,7 +216,59 @@ describe('HarRecorder', () => {
     });
     events.emit({ type: 'complete', exchange: big });
     expect(onDisk(file)).toBe(5);
+    // Bodies add up: two of half the bound each.
+    const half = () =>
+      makeExchange({ resHeaders: [['Content-Type', 'application/octet-stream']], resBody: body(Buffer.alloc(FLUSH_MAX_BYTES / 2, 1)) });
+    events.emit({ type: 'complete', exchange: half() });
+    expect(onDisk(file)).toBe(5);
+    events.emit({ type: 'complete', exchange: half() });
+    expect(onDisk(file)).toBe(7);
     rec.stop();
+  });
+
+  it('writes pages and exchanges in the order they came, whatever is serialized when', () => {
+    // Lines are serialized together when the batch is written: a page made by a navigation must still come before the
+    // exchanges that belong to it, and each exchange gets the pageref it had when it finished.
+    const events = new EventStream();
+    const file = path.join(dir, 'order.journal');
+    const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000 });
+    const nav = (url: string) =>
+      makeExchange({
+        request: {
+          method: 'GET',
+          url,
+          httpVersion: 'http/1.1',
+          headers: [
+            ['Sec-Fetch-Mode', 'navigate'],
+            ['Sec-Fetch-Dest', 'document'],
+          ],
+          body: body(),
+        },
+      });
+    const sub = (referer: string) =>
+      makeExchange({ request: { method: 'GET', url: referer + 'a.png', httpVersion: 'http/1.1', headers: [['Referer', referer]], body: body() } });
+    for (const x of [nav('https://one.test/'), sub('https://one.test/'), nav('https://two.test/'), sub('https://two.test/')]) {
+      events.emit(requestEvent(x));
+      events.emit({ type: 'complete', exchange: x });
+    }
+    expect(onDisk(file)).toBe(0);
+    rec.stop();
+    const kinds = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{"t":"x"') || l.startsWith('{"t":"page"'))
+      .map((l) => {
+        const r = JSON.parse(l);
+        return r.t === 'page' ? `page ${r.page.id}` : `${r.x[15]} ${r.x[1]}`;
+      });
+    expect(kinds).toEqual([
+      'page page_1',
+      'https://one.test/ page_1',
+      'https://one.test/a.png page_1',
+      'page page_2',
+      'https://two.test/ page_2',
+      'https://two.test/a.png page_2',
+    ]);
   });
 
   it('flushes the batch before any reader in the process reads the journal (scan, export, open), and on stop', async () => {
