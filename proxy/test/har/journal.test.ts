@@ -202,7 +202,7 @@ describe('HarRecorder', () => {
     expect(onDisk(file)).toBe(2);
   });
 
-  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of captured bodies wait', () => {
+  it('writes at once when flushMaxPending exchanges or FLUSH_MAX_BYTES of lines wait', () => {
     const events = new EventStream();
     const file = path.join(dir, 'full.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000, flushMaxPending: 4 });
@@ -216,7 +216,7 @@ describe('HarRecorder', () => {
     });
     events.emit({ type: 'complete', exchange: big });
     expect(onDisk(file)).toBe(5);
-    // Bodies add up: two of half the bound each.
+    // Lines add up: two of half the bound's body each (base64, so each line is two thirds of the bound).
     const half = () =>
       makeExchange({ resHeaders: [['Content-Type', 'application/octet-stream']], resBody: body(Buffer.alloc(FLUSH_MAX_BYTES / 2, 1)) });
     events.emit({ type: 'complete', exchange: half() });
@@ -226,9 +226,9 @@ describe('HarRecorder', () => {
     rec.stop();
   });
 
-  it('writes pages and exchanges in the order they came, whatever is serialized when', () => {
-    // Lines are serialized together when the batch is written: a page made by a navigation must still come before the
-    // exchanges that belong to it, and each exchange gets the pageref it had when it finished.
+  it('writes pages and exchanges in the order they came, each exchange with its page', () => {
+    // A page made by a navigation comes before the exchanges that belong to it, and each exchange gets the pageref it had
+    // when it finished, whenever the batch is written.
     const events = new EventStream();
     const file = path.join(dir, 'order.journal');
     const rec = new HarRecorder(events, { journalFile: file, flushDelayMs: 60_000 });
