@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanJournal } from '../../src/har/journal.js';
 import { startProxyHost } from '../../src/lab/proxy-process.js';
+import { LOOP_RESOLUTION_MS } from '../../src/lab/measure.js';
 import { alive, curl, echo, httpOrigin } from '../proxy/harness.js';
 
 describe('startProxyHost', () => {
@@ -20,6 +21,9 @@ describe('startProxyHost', () => {
         const journal = path.join(dir, `run${round}.journal`);
         const run = await host.startRun({ proxy: { port: 0, dataDir: dir }, journal: { file: journal, name: `run ${round}` } });
         for (const p of ['/a', '/b']) expect((await curl(['-x', run.url, `${origin.url}${p}`])).code).toBe(0);
+        // The event-loop delay monitor samples every LOOP_RESOLUTION_MS: a run shorter than that (two quick curls can be)
+        // has no sample and reports no lag. Long enough for a few.
+        await new Promise((r) => setTimeout(r, LOOP_RESOLUTION_MS * 4));
         const result = await run.stop();
         // Fresh per run: only this run's exchanges, on a connection of its own.
         expect(result.metrics).toMatchObject({ exchanges: 2, errors: 0, upstreamConnections: 1 });
