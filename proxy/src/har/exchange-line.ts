@@ -216,11 +216,12 @@ function remember(
   length: number,
   noted: boolean,
 ): void {
+  // allocUnsafeSlow: a memo's bytes of its own, not a slice of Node's shared 8 KiB pool that would keep the whole pool alive.
   if (memo === undefined) {
     if (memos.size >= MAX_HEADER_MEMOS) memos.clear();
-    memo = { flat: [], bytes: Buffer.allocUnsafe(Math.max(length, 256)), ends: [], contentType: undefined, contentEncoding: undefined };
+    memo = { flat: [], bytes: Buffer.allocUnsafeSlow(Math.max(length, 256)), ends: [], contentType: undefined, contentEncoding: undefined };
     memos.set(key, memo);
-  } else if (memo.bytes.length < length) memo.bytes = Buffer.allocUnsafe(Math.max(length, memo.bytes.length * 2));
+  } else if (memo.bytes.length < length) memo.bytes = Buffer.allocUnsafeSlow(Math.max(length, memo.bytes.length * 2));
   buf.copy(memo.bytes, 0, start, start + length);
   memo.contentType = noted ? contentType : undefined;
   memo.contentEncoding = noted ? contentEncoding : undefined;
