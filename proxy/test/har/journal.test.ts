@@ -246,7 +246,9 @@ describe('HarRecorder', () => {
         },
       });
     const sub = (referer: string) =>
-      makeExchange({ request: { method: 'GET', url: referer + 'a.png', httpVersion: 'http/1.1', headers: [['Referer', referer]], body: body() } });
+      makeExchange({
+        request: { method: 'GET', url: referer + 'a.png', httpVersion: 'http/1.1', headers: [['Referer', referer]], body: body() },
+      });
     for (const x of [nav('https://one.test/'), sub('https://one.test/'), nav('https://two.test/'), sub('https://two.test/')]) {
       events.emit(requestEvent(x));
       events.emit({ type: 'complete', exchange: x });
