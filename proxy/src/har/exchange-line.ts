@@ -124,12 +124,13 @@ function headersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, me
   o.byte(91);
   const listStart = o.pos;
   const n = headers.length;
+  const flat = memo?.flat;
+  // Pairs the memo can match by place; the rest are written.
+  const known = memo === undefined ? 0 : Math.min(n, memo.ends.length);
   // The pairs before the first that differs from the memo's are copied in one go; the same list, with what it noted.
   let i = 0;
   if (memo !== undefined) {
-    const flat = memo.flat;
-    const known = Math.min(n, memo.ends.length);
-    while (i < known && headers[i][0] === flat[2 * i] && headers[i][1] === flat[2 * i + 1]) i++;
+    while (i < known && headers[i][0] === flat![2 * i] && headers[i][1] === flat![2 * i + 1]) i++;
     if (i === n && n === memo.ends.length) {
       const length = n === 0 ? 0 : memo.ends[n - 1];
       o.room(length + 1);
@@ -144,8 +145,6 @@ function headersJson(o: JsonBytes, headers: RawHeaders, noteContent: boolean, me
     if (i > 0) copyRun(o, memo, 0, i, listStart);
   }
   // From there on, each pair the same as the memo's in its place is copied, a run at a time; the others are written.
-  const flat = memo?.flat;
-  const known = memo === undefined ? 0 : Math.min(n, memo.ends.length);
   // The first pair of the current run of pairs equal to the memo's (-1: none).
   let run = -1;
   for (; i < n; i++) {
