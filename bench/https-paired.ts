@@ -9,7 +9,8 @@
  * Subjects: `netlens` (this tree, bundled, recording and the socket timeline on, as the app runs),
  * `recording-off` (no recorder, bodyCaptureLimit 0), `events-only` (bodies captured, events emitted to a subscriber
  * that drops them: what recording costs outside the recorder), `timeline-off`, `recorder-on` and `recorder-off` (one
- * process, its recorder started and stopped before each window), or `saved:NAME`, a bundle kept by
+ * process, its recorder started and stopped before each window; `recorder-events` and `recorder-tmpfs` the same
+ * process with a subscriber that drops every event, or recording to /dev/shm), or `saved:NAME`, a bundle kept by
  * `npx tsx bench/h2-paired.ts --save NAME` from another tree (recording and timeline on), for comparing changes.
  */
 import fs from 'node:fs';
@@ -38,7 +39,10 @@ Subjects:
   timeline-off    the same with the socket timeline off
   recorder-on, recorder-off
                   one recording process whose recorder is started and stopped before
-                  each window (bodies captured either way, as in the app); give both
+                  each window (bodies captured either way, as in the app); give two of
+                  these, or of:
+  recorder-events   the same process with a subscriber that drops every event instead
+  recorder-tmpfs    the same process recording to a journal in /dev/shm
   saved:NAME      a bundle kept with "npx tsx bench/h2-paired.ts --save NAME"
 
 Options:
@@ -65,8 +69,14 @@ const rounds = intArg(values.rounds, PAIRED_ROUNDS, '--rounds', USAGE, 1, 1000);
 const windowMs = intArg(values.window, PAIRED_WINDOW_MS, '--window', USAGE, 50, 60_000);
 const concurrency = intArg(values.concurrency, 16, '--concurrency', USAGE, 1, 256);
 const processes = intArg(values.processes, 2, '--processes', USAGE, 1, 2);
-const toggled = (s: string) => s === 'recorder-on' || s === 'recorder-off';
-if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-on and recorder-off go together (one process)', USAGE);
+const TOGGLE_STATES: Record<string, string> = {
+  'recorder-on': 'on',
+  'recorder-off': 'off',
+  'recorder-events': 'events',
+  'recorder-tmpfs': 'on-tmpfs',
+};
+const toggled = (s: string) => Object.hasOwn(TOGGLE_STATES, s);
+if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-* subjects go together (one process)', USAGE);
 for (const s of positionals) {
   const known =
     toggled(s) ||
@@ -75,7 +85,7 @@ for (const s of positionals) {
       : ['netlens', 'recording-off', 'events-only', 'events-nobodies', 'timeline-off'].includes(s));
   if (!known)
     usageError(
-      `unknown subject "${s}" (netlens, recording-off, events-only, events-nobodies, timeline-off, recorder-on with recorder-off, saved:NAME kept with h2-paired.ts --save)`,
+      `unknown subject "${s}" (netlens, recording-off, events-only, events-nobodies, timeline-off, two recorder-* subjects, saved:NAME kept with h2-paired.ts --save)`,
       USAGE,
     );
 }
@@ -107,7 +117,7 @@ try {
     const state = (s: string) => ({
       name: s,
       child,
-      before: `http://127.0.0.1:${child.info.controlPort}/recorder/${s === 'recorder-on' ? 'on' : 'off'}`,
+      before: `http://127.0.0.1:${child.info.controlPort}/recorder/${TOGGLE_STATES[s]}`,
     });
     sides = [[state(A)], [state(B)]];
   } else {

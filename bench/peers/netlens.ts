@@ -6,8 +6,9 @@
  * record=events: bodies captured as when recording and a subscriber that drops every event: what recording costs
  * the proxy outside the recorder (bench/https-paired.ts `events-only`); events0: the same without bodies.
  * record=toggle: bodies captured and a HarRecorder, which a control server on 127.0.0.1 (READY's `controlPort`)
- * starts and stops: `POST /recorder/on`, `POST /recorder/off`. So recording on and off are measured in one process,
- * as a user starts and stops a recording in the app (whose proxy captures bodies either way).
+ * starts and stops: `POST /recorder/on`, `POST /recorder/off` (and `/recorder/events`, `/recorder/on-tmpfs`, below).
+ * So recording on and off are measured in one process, as a user starts and stops a recording in the app (whose
+ * proxy captures bodies either way).
  * timeline=0: the socket timeline off (default on, as the app runs), to measure its cost.
  */
 import fs from 'node:fs';
@@ -60,22 +61,45 @@ if (recording) {
 let controlPort: number | undefined;
 if (toggle) {
   // Each start is a new journal (as in the app); a stopped one is removed, so hundreds of windows leave no pile on disk.
+  // Two more states locate what recording costs (bench/https-paired.ts): `events`, a subscriber that drops every
+  // event (the proxy's side of recording: events built and emitted), and `on-tmpfs`, the recorder with its journal
+  // in memory (/dev/shm): what writing the journal to the disk's file system adds.
   let journals = 0;
+  let dropEvents: (() => void) | undefined;
+  let tmpfsDir: string | undefined;
+  const stopAll = () => {
+    dropEvents?.();
+    dropEvents = undefined;
+    if (recorder) {
+      recorder.stop();
+      fs.rmSync(recorder.journalFile, { force: true });
+      recorder = undefined;
+    }
+  };
+  const startRecorder = (dir: string) => {
+    stopAll();
+    recorder = new HarRecorder(proxy.events, { journalFile: path.join(dir, `session-${++journals}.jsonl`) });
+  };
   const control = http.createServer((req, res) => {
-    if (req.method === 'POST' && req.url === '/recorder/on') {
-      recorder ??= new HarRecorder(proxy.events, { journalFile: path.join(journalDir!, `session-${++journals}.jsonl`) });
-    } else if (req.method === 'POST' && req.url === '/recorder/off') {
-      if (recorder) {
-        recorder.stop();
-        fs.rmSync(recorder.journalFile, { force: true });
-        recorder = undefined;
+    const state = req.method === 'POST' && req.url?.startsWith('/recorder/') ? req.url.slice('/recorder/'.length) : '';
+    if (state === 'on') {
+      if (!recorder || path.dirname(recorder.journalFile) !== journalDir) startRecorder(journalDir!);
+    } else if (state === 'on-tmpfs') {
+      tmpfsDir ??= fs.mkdtempSync('/dev/shm/netlens-bench-');
+      if (!recorder || path.dirname(recorder.journalFile) !== tmpfsDir) startRecorder(tmpfsDir);
+    } else if (state === 'events') {
+      if (!dropEvents) {
+        stopAll();
+        dropEvents = proxy.events.subscribe(() => undefined);
       }
-    } else {
+    } else if (state === 'off') stopAll();
+    else {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(204).end();
   });
+  process.on('exit', () => tmpfsDir && fs.rmSync(tmpfsDir, { recursive: true, force: true }));
   await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
   controlPort = (control.address() as AddressInfo).port;
 }

@@ -9,6 +9,7 @@
  * checked for what JSON escapes in the same pass; anything else (escapes, non-ASCII,
  * long text such as bodies) goes through JSON.stringify and one UTF-8 write in C++.
  */
+import { isUtf8 } from 'node:buffer';
 
 /** Thrown by the typed writers when a value is not of the type the caller expected. */
 export class NotPlain extends Error {}
@@ -118,14 +119,16 @@ export class JsonBytes {
   }
 
   /**
-   * A JSON string literal of text given as UTF-8 bytes (valid UTF-8: the caller checked), the bytes of what
-   * JSON.stringify of the decoded string writes: '"', '\\' and \t \n \v \f \r escaped, the rest copied as is
-   * (valid UTF-8 has no lone surrogates, the only other characters JSON.stringify escapes). Returns false and
-   * writes nothing at any other control character (U+0000 to U+0008, U+000E to U+001F): body.ts takes text that
-   * holds one for binary, and the caller then writes base64 instead.
+   * A JSON string literal of text given as UTF-8 bytes, the bytes of what JSON.stringify of the decoded string
+   * writes: '"', '\\' and \t \n \v \f \r escaped, the rest copied as is (valid UTF-8 has no lone surrogates, the only
+   * other characters JSON.stringify escapes). Returns false and writes nothing when the bytes are not valid UTF-8 or
+   * hold any other control character (U+0000 to U+0008, U+000E to U+001F): body.ts takes such text for binary, and
+   * the caller then writes base64 instead.
    *
    * Why: a recorded text body was decoded to a string (TextDecoder), checked by two regular expressions,
-   * escaped by JSON.stringify and encoded back to UTF-8; this is one pass over the bytes and no string.
+   * escaped by JSON.stringify and encoded back to UTF-8; this is one pass over the bytes and no string. Plain
+   * ASCII (most JSON, HTML, CSS and scripts) is valid UTF-8 as it is: only bytes above 0x7f make it call isUtf8,
+   * whose call cost as much as the copy of a small body.
    */
   utf8(bytes: Uint8Array): boolean {
     const n = bytes.length;
@@ -133,11 +136,14 @@ export class JsonBytes {
     if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
     let b = this.buf;
     let p = this.pos;
+    // The bits of every byte copied: bit 7 set means a byte outside ASCII, and the whole must be checked.
+    let high = 0;
     b[p++] = 34;
     for (let i = 0; i < n; i++) {
       const c = bytes[i];
       if (c >= 0x20 && c !== 34 && c !== 92) {
         b[p++] = c;
+        high |= c;
         continue;
       }
       const esc = c === 34 ? 34 : c === 92 ? 92 : c === 9 ? 116 : c === 10 ? 110 : c === 12 ? 102 : c === 13 ? 114 : c === 11 ? 0 : -1;
@@ -160,6 +166,10 @@ export class JsonBytes {
         b[p++] = 48;
         b[p++] = 98;
       } else b[p++] = esc;
+    }
+    if (high >= 0x80 && !isUtf8(bytes)) {
+      this.pos = start;
+      return false;
     }
     b[p++] = 34;
     this.pos = p;
