@@ -11,6 +11,10 @@ import type { ProxyContext } from './context.js';
 import type { RequestOrigin } from './client.js';
 import { headerListBytes } from '../timeline/h2-hooks.js';
 import { emptyBody } from './body-capture.js';
+import { isoTime } from '../iso-time.js';
+
+/** The wall-clock time of performance.now()'s zero: fixed for the process (its getter was in the per-exchange profile). */
+const TIME_ORIGIN = performance.timeOrigin;
 
 export interface NewExchange {
   origin: RequestOrigin;
@@ -30,7 +34,7 @@ export function newExchangeRecord(ctx: ProxyContext, n: NewExchange): Exchange {
   return {
     id,
     clientConnectionId: n.origin.clientConnectionId,
-    startedDateTime: new Date(performance.timeOrigin + n.start).toISOString(),
+    startedDateTime: isoTime(TIME_ORIGIN + n.start),
     transport: n.origin.transport,
     clientProtocol: n.httpVersion,
     nagle: ctx.options.nagle,
