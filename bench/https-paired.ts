@@ -10,7 +10,8 @@
  * `recording-off` (no recorder, bodyCaptureLimit 0), `events-only` (bodies captured, events emitted to a subscriber
  * that drops them: what recording costs outside the recorder), `timeline-off`, `recorder-on` and `recorder-off` (one
  * process, its recorder started and stopped before each window; `recorder-events` and `recorder-tmpfs` the same
- * process with a subscriber that drops every event, or recording to /dev/shm), or `saved:NAME`, a bundle kept by
+ * process with a subscriber that drops every event, or recording to /dev/shm; `recorder-timed` recording with its
+ * own time summed), or `saved:NAME`, a bundle kept by
  * `npx tsx bench/h2-paired.ts --save NAME` from another tree (recording and timeline on), for comparing changes.
  */
 import fs from 'node:fs';
@@ -43,6 +44,8 @@ Subjects:
                   these, or of:
   recorder-events   the same process with a subscriber that drops every event instead
   recorder-tmpfs    the same process recording to a journal in /dev/shm
+  recorder-timed    the same process recording, its recorder's own time summed
+                    (performance.now() around each event; printed at the end)
   saved:NAME      a bundle kept with "npx tsx bench/h2-paired.ts --save NAME"
 
 Options:
@@ -74,6 +77,7 @@ const TOGGLE_STATES: Record<string, string> = {
   'recorder-off': 'off',
   'recorder-events': 'events',
   'recorder-tmpfs': 'on-tmpfs',
+  'recorder-timed': 'on-timed',
 };
 const toggled = (s: string) => Object.hasOwn(TOGGLE_STATES, s);
 if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-* subjects go together (one process)', USAGE);
@@ -109,11 +113,13 @@ try {
   // Two processes a side, started A B B A (load/https-paired-client.ts says why), or one each.
   const [A, B] = positionals as [string, string];
   let sides: [PairedSubject[], PairedSubject[]];
+  let toggleControl: number | undefined;
   if (toggled(A) && toggled(B)) {
     // One process whose recorder is started and stopped before each window (bench/peers/netlens.ts `toggle`).
     const bundle = await (thisTree ??= bundleNetlensPeer());
     const child = await startChild<PeerInfo>('netlens', process.execPath, [bundle, dataDir, '1', 'toggle', '1']);
     children.push(child);
+    toggleControl = child.info.controlPort;
     const state = (s: string) => ({
       name: s,
       child,
@@ -156,6 +162,12 @@ try {
   console.log(
     `A: ${(sum(0, (w) => w.cpuNs) / 1000 / sum(0, (w) => w.requests)).toFixed(1)} µs per request, B: ${(sum(1, (w) => w.cpuNs) / 1000 / sum(1, (w) => w.requests)).toFixed(1)} µs`,
   );
+  if (positionals.includes('recorder-timed')) {
+    const timed = (await (await fetch(`http://127.0.0.1:${toggleControl}/recorder/stats`)).json()) as { ms: number; exchanges: number };
+    console.log(
+      `recorder's own time in situ (recorder-timed windows and warm-up): ${((timed.ms * 1000) / timed.exchanges).toFixed(2)} µs per exchange over ${timed.exchanges} exchanges`,
+    );
+  }
 } finally {
   for (const c of children.reverse()) await c.kill();
   fs.rmSync(dataDir, { recursive: true, force: true });

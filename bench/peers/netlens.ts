@@ -6,7 +6,7 @@
  * record=events: bodies captured as when recording and a subscriber that drops every event: what recording costs
  * the proxy outside the recorder (bench/https-paired.ts `events-only`); events0: the same without bodies.
  * record=toggle: bodies captured and a HarRecorder, which a control server on 127.0.0.1 (READY's `controlPort`)
- * starts and stops: `POST /recorder/on`, `POST /recorder/off` (and `/recorder/events`, `/recorder/on-tmpfs`, below).
+ * starts and stops: `POST /recorder/on`, `POST /recorder/off` (and the states `events`, `on-tmpfs`, `on-timed` below).
  * So recording on and off are measured in one process, as a user starts and stops a recording in the app (whose
  * proxy captures bodies either way).
  * timeline=0: the socket timeline off (default on, as the app runs), to measure its cost.
@@ -17,7 +17,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { appPathsFor, setAppPaths } from '../../proxy/src/app-paths.js';
+import type { EventStream } from '../../proxy/src/events.js';
 import { HarRecorder } from '../../proxy/src/har/recorder.js';
+import type { ProxyEvent } from '../../proxy/src/model.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
 import { useFastAsyncBind } from '../../proxy/src/upstream/async-bind.js';
@@ -61,10 +63,23 @@ if (recording) {
 let controlPort: number | undefined;
 if (toggle) {
   // Each start is a new journal (as in the app); a stopped one is removed, so hundreds of windows leave no pile on disk.
-  // Two more states locate what recording costs (bench/https-paired.ts): `events`, a subscriber that drops every
-  // event (the proxy's side of recording: events built and emitted), and `on-tmpfs`, the recorder with its journal
-  // in memory (/dev/shm): what writing the journal to the disk's file system adds.
+  // More states locate what recording costs (bench/https-paired.ts): `events`, a subscriber that drops every
+  // event (the proxy's side of recording: events built and emitted); `on-tmpfs`, the recorder with its journal
+  // in memory (/dev/shm): what writing the journal to the disk's file system adds; `on-timed`, the recorder with
+  // the wall time of each event it handles summed (performance.now() around it: its lines and the writes of full
+  // batches, not the timer's writes of partial ones), read with `GET /recorder/stats`: the recorder's own time in
+  // situ, without what it does to the proxy's other work (which the paired ratio includes).
   let journals = 0;
+  const timed = { ms: 0, exchanges: 0 };
+  const timedEvents = {
+    subscribe: (listener: (e: ProxyEvent) => void) =>
+      proxy.events.subscribe((e) => {
+        const t0 = performance.now();
+        listener(e);
+        timed.ms += performance.now() - t0;
+        if (e.type === 'complete' || e.type === 'error') timed.exchanges++;
+      }),
+  } as unknown as EventStream;
   let dropEvents: (() => void) | undefined;
   let tmpfsDir: string | undefined;
   const stopAll = () => {
@@ -76,17 +91,25 @@ if (toggle) {
       recorder = undefined;
     }
   };
-  const startRecorder = (dir: string) => {
+  const startRecorder = (dir: string, events: EventStream = proxy.events) => {
     stopAll();
-    recorder = new HarRecorder(proxy.events, { journalFile: path.join(dir, `session-${++journals}.jsonl`) });
+    recorder = new HarRecorder(events, { journalFile: path.join(dir, `session-${++journals}.jsonl`) });
+    recorderTimed = events === timedEvents;
   };
+  let recorderTimed = false;
   const control = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/recorder/stats') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(timed));
+      return;
+    }
     const state = req.method === 'POST' && req.url?.startsWith('/recorder/') ? req.url.slice('/recorder/'.length) : '';
     if (state === 'on') {
-      if (!recorder || path.dirname(recorder.journalFile) !== journalDir) startRecorder(journalDir!);
+      if (!recorder || recorderTimed || path.dirname(recorder.journalFile) !== journalDir) startRecorder(journalDir!);
+    } else if (state === 'on-timed') {
+      if (!recorder || !recorderTimed) startRecorder(journalDir!, timedEvents);
     } else if (state === 'on-tmpfs') {
       tmpfsDir ??= fs.mkdtempSync('/dev/shm/netlens-bench-');
-      if (!recorder || path.dirname(recorder.journalFile) !== tmpfsDir) startRecorder(tmpfsDir);
+      if (!recorder || recorderTimed || path.dirname(recorder.journalFile) !== tmpfsDir) startRecorder(tmpfsDir);
     } else if (state === 'events') {
       if (!dropEvents) {
         stopAll();

@@ -140,26 +140,27 @@ export class HarRecorder {
   }
 
   /**
-   * Serializes a finished exchange (or a new page) into the batch at once, then writes the batch when it is full
-   * or schedules its write. At once, not at the end of the event-loop turn: the exchange has already been answered
-   * ('complete' comes after the response's last byte was handed to the socket), its line dies young as bytes, and a
-   * setImmediate per turn cost more than the line (bench/recording-cost.ts, 2026-11-27).
+   * Serializes a finished exchange (or a new page, `x` undefined) into the batch at once, then writes the batch when
+   * it is full or schedules its write. At once, not at the end of the event-loop turn: the exchange has already been
+   * answered ('complete' comes after the response's last byte was handed to the socket), its line dies young as
+   * bytes, and a setImmediate per turn cost more than the line (bench/recording-cost.ts, 2026-11-27). Two arguments,
+   * not one object holding either: nothing is allocated per exchange to call it.
    */
-  private add(item: { x: Exchange; pageref?: string } | { page: HarPage }): void {
+  private add(x: Exchange | undefined, pageref: string | undefined, page?: HarPage): void {
     if (this.journal.closed) return;
     const out = this.batch;
     const start = out.pos;
     try {
-      if ('page' in item) out.text(JSON.stringify(pageRecord(item.page)));
-      else writeExchangeLine(out, item.x, item.pageref);
+      if (x) writeExchangeLine(out, x, pageref);
+      else out.text(JSON.stringify(pageRecord(page!)));
       out.byte(10);
     } catch (err) {
       out.pos = start;
-      if ('x' in item) this.stats.failed++;
+      if (x) this.stats.failed++;
       this.options.onError?.(err as Error);
       return;
     }
-    if ('x' in item) this.lineEntries++;
+    if (x) this.lineEntries++;
     if (this.lineEntries >= (this.options.flushMaxPending ?? FLUSH_MAX_PENDING) || out.pos >= FLUSH_MAX_BYTES) {
       this.write();
       return;
@@ -195,7 +196,7 @@ export class HarRecorder {
     try {
       if (e.type === 'request' && this.pages) {
         const { pageref, newPage } = this.pages.onRequest(e.exchange);
-        if (newPage) this.add({ page: newPage });
+        if (newPage) this.add(undefined, undefined, newPage);
         if (pageref) this.pagerefs.set(e.exchange.id, { pageref, url: e.exchange.url });
         // An exchange that never finishes must not pin its pageref forever.
         if (this.pagerefs.size > MAX_IN_FLIGHT) this.pagerefs.delete(this.pagerefs.keys().next().value!);
@@ -211,7 +212,7 @@ export class HarRecorder {
         // Most exchanges belong to no page (no map lookups for them then).
         const known = this.pagerefs.size > 0 ? this.pagerefs.get(x.id) : undefined;
         if (known) this.pagerefs.delete(x.id);
-        this.add({ x, pageref: known?.pageref });
+        this.add(x, known?.pageref);
       }
     } catch (err) {
       if (e.type === 'complete' || e.type === 'error') this.stats.failed++;
