@@ -296,21 +296,21 @@ function timingsJson(o: JsonBytes, t: Timings): void {
   numComma(o, t.dns);
   numComma(o, t.connect);
   numComma(o, t.ssl);
-  numComma(o, t.send);
-  numComma(o, t.wait);
-  numComma(o, t.receive);
-  o.num(t.total);
-  o.byte(93);
-  o.byte(44);
+  lastFourJson(o, t.send, t.wait, t.receive, t.total);
 }
 
 /** `[receiveRequest,proxyOverhead,respond,total],`: CLIENT_TIMING_KEYS's order (see timingsJson). */
 function clientTimingsJson(o: JsonBytes, t: ClientTimings): void {
   o.byte(91);
-  numComma(o, t.receiveRequest);
-  numComma(o, t.proxyOverhead);
-  numComma(o, t.respond);
-  o.num(t.total);
+  lastFourJson(o, t.receiveRequest, t.proxyOverhead, t.respond, t.total);
+}
+
+/** `a,b,c,d],`: the last four numbers of a list and its end. */
+function lastFourJson(o: JsonBytes, a: number, b: number, c: number, d: number): void {
+  numComma(o, a);
+  numComma(o, b);
+  numComma(o, c);
+  o.num(d);
   o.byte(93);
   o.byte(44);
 }
