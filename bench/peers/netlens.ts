@@ -108,6 +108,10 @@ if (toggle) {
     } else if (state === 'on-timed') {
       if (!recorder || !recorderTimed) startRecorder(journalDir!, timedEvents);
     } else if (state === 'on-tmpfs') {
+      if (!fs.existsSync('/dev/shm')) {
+        res.writeHead(501).end('no /dev/shm on this machine: the on-tmpfs state needs a tmpfs there');
+        return;
+      }
       tmpfsDir ??= fs.mkdtempSync('/dev/shm/netlens-bench-');
       if (!recorder || recorderTimed || path.dirname(recorder.journalFile) !== tmpfsDir) startRecorder(tmpfsDir);
     } else if (state === 'events') {
