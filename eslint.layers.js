@@ -16,8 +16,8 @@ const ROOT = import.meta.dirname;
 export const PROXY_LAYERS = [
   {
     name: 'core',
-    why: 'shared vocabulary: errors, the exchange model and its event stream, header helpers, where files are, a GC-safe list',
-    members: ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'linked-list'],
+    why: 'shared vocabulary: errors, the exchange model and its event stream, header helpers, where files are, a GC-safe list, ISO times',
+    members: ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'linked-list', 'iso-time'],
   },
   {
     name: 'formats and wire',
@@ -44,7 +44,19 @@ export const LAYER_EXCEPTIONS = [];
 const proxyPath = (member) => {
   const file = `proxy/src/${member}.ts`;
   // A member is a folder unless a top-level module of that name is meant (core, index).
-  return ['errors', 'model', 'events', 'headers', 'plural', 'lazy-require', 'app-paths', 'linked-list', 'options', 'index'].includes(member)
+  return [
+    'errors',
+    'model',
+    'events',
+    'headers',
+    'plural',
+    'lazy-require',
+    'app-paths',
+    'linked-list',
+    'iso-time',
+    'options',
+    'index',
+  ].includes(member)
     ? file
     : `proxy/src/${member}`;
 };
