@@ -3,6 +3,8 @@
  * content-encoded); HAR's `content.text` holds the decoded body, as text when
  * it is text and as base64 otherwise. `bodySize` keeps the wire size.
  */
+import { isUtf8 } from 'node:buffer';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 
 /** Upper bound of a decoded body kept in a HAR: guards against decompression bombs. */
@@ -32,43 +34,107 @@ export function decodeContent(
   maxOutput = MAX_DECODED_BODY,
 ): DecodedBody {
   const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Most bodies have no Content-Encoding: skip the parsing below (it runs for every recorded exchange).
-  if (!contentEncoding || wire.length === 0) return { bytes: wire, decoded: [], partial: truncated };
-  const codings = (contentEncoding ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c && c !== 'identity');
-  if (codings.length === 0 || wire.length === 0) return { bytes: wire, decoded: [], partial: truncated };
+  const codings = codingsToUndo(contentEncoding, wire);
+  if (codings.length === 0) return { bytes: wire, decoded: [], partial: truncated };
   let out = wire;
-  const decoded: string[] = [];
-  // Codings are listed in the order they were applied: undo them last to first.
-  for (const coding of [...codings].reverse()) {
+  for (const coding of codings) {
     try {
       out = decodeOne(out, coding, maxOutput);
-      decoded.unshift(coding);
     } catch (err) {
-      return { bytes: wire, decoded: [], error: `${coding}: ${(err as Error).message}`, partial: truncated };
+      return decodeFailed(wire, coding, err, truncated);
     }
   }
-  return { bytes: out, decoded, partial: truncated || out.length >= maxOutput };
+  return decodedBody(out, codings, truncated, maxOutput);
 }
 
+/**
+ * decodeContent on libuv's thread pool (zlib's callback API): the same result, and the event loop free while a
+ * compressed body is inflated (up to MAX_DECODED_BODY: a brotli body of a few hundred bytes can decode to that).
+ */
+export async function decodeContentAsync(
+  bytes: Uint8Array,
+  contentEncoding: string | undefined,
+  truncated: boolean,
+  maxOutput = MAX_DECODED_BODY,
+): Promise<DecodedBody> {
+  const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const codings = codingsToUndo(contentEncoding, wire);
+  if (codings.length === 0) return { bytes: wire, decoded: [], partial: truncated };
+  let out = wire;
+  for (const coding of codings) {
+    try {
+      out = await decodeOneAsync(out, coding, maxOutput);
+    } catch (err) {
+      return decodeFailed(wire, coding, err, truncated);
+    }
+  }
+  return decodedBody(out, codings, truncated, maxOutput);
+}
+
+/** The content codings to undo, last applied first (empty: nothing to decode). Most bodies have none: no parsing then. */
+function codingsToUndo(contentEncoding: string | undefined, wire: Buffer): string[] {
+  if (!contentEncoding || wire.length === 0) return [];
+  return contentEncoding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity')
+    .reverse();
+}
+
+function decodeFailed(wire: Buffer, coding: string, err: unknown, truncated: boolean): DecodedBody {
+  return { bytes: wire, decoded: [], error: `${coding}: ${(err as Error).message}`, partial: truncated };
+}
+
+/** `decoded` lists the codings outermost last, as in the header. */
+function decodedBody(out: Buffer, undone: string[], truncated: boolean, maxOutput: number): DecodedBody {
+  return { bytes: out, decoded: [...undone].reverse(), partial: truncated || out.length >= maxOutput };
+}
+
+/** Sync flush lets a body cut short by the capture limit decode as far as it goes. */
+const zlibOptions = (maxOutputLength: number): zlib.ZlibOptions => ({ finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength });
+const brotliOptions = (maxOutputLength: number): zlib.BrotliOptions => ({
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  maxOutputLength,
+});
+
 function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buffer {
-  // Sync flush lets a body cut short by the capture limit decode as far as it goes.
-  const z = { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength };
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
-      return zlib.gunzipSync(input, z);
+      return zlib.gunzipSync(input, zlibOptions(maxOutputLength));
     case 'deflate':
       // "deflate" is zlib-wrapped by the RFC, but some servers send raw deflate.
       try {
-        return zlib.inflateSync(input, z);
+        return zlib.inflateSync(input, zlibOptions(maxOutputLength));
       } catch {
-        return zlib.inflateRawSync(input, z);
+        return zlib.inflateRawSync(input, zlibOptions(maxOutputLength));
       }
     case 'br':
-      return zlib.brotliDecompressSync(input, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, maxOutputLength });
+      return zlib.brotliDecompressSync(input, brotliOptions(maxOutputLength));
+    default:
+      throw new Error(`unsupported content coding "${coding}"`);
+  }
+}
+
+const gunzip = promisify(zlib.gunzip) as (b: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>;
+const inflate = promisify(zlib.inflate) as (b: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>;
+const inflateRaw = promisify(zlib.inflateRaw) as (b: Buffer, o: zlib.ZlibOptions) => Promise<Buffer>;
+const brotliDecompress = promisify(zlib.brotliDecompress) as (b: Buffer, o: zlib.BrotliOptions) => Promise<Buffer>;
+
+/** decodeOne on the thread pool (the same codings, options and fallback). */
+async function decodeOneAsync(input: Buffer, coding: string, maxOutputLength: number): Promise<Buffer> {
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzip(input, zlibOptions(maxOutputLength));
+    case 'deflate':
+      try {
+        return await inflate(input, zlibOptions(maxOutputLength));
+      } catch {
+        return inflateRaw(input, zlibOptions(maxOutputLength));
+      }
+    case 'br':
+      return brotliDecompress(input, brotliOptions(maxOutputLength));
     default:
       throw new Error(`unsupported content coding "${coding}"`);
   }
@@ -109,11 +175,24 @@ export function utf8OrUndefined(bytes: Buffer, partial: boolean): string | undef
   return undefined;
 }
 
+/**
+ * The length of the longest prefix of `bytes` that utf8OrUndefined decodes (all of them, or with `partial` up to 3
+ * fewer), or -1 when it decodes none. isUtf8 (native) accepts what the fatal TextDecoder does, without making a string.
+ */
+export function utf8Prefix(bytes: Uint8Array, partial: boolean): number {
+  const tries = partial ? 4 : 1;
+  for (let cut = 0; cut < tries && cut <= bytes.length; cut++) if (isUtf8(bytes.subarray(0, bytes.length - cut))) return bytes.length - cut;
+  return -1;
+}
+
+/** Whether bodyText tries a body as text: a text MIME type, or none and no NUL in its first 512 bytes. */
+export const isTextBody = (bytes: Uint8Array, mimeType: string): boolean =>
+  isTextMime(mimeType) || (!mimeType.trim() && looksLikeText(bytes));
+
 /** Text when the MIME type is text (or empty/unknown and the bytes are clean UTF-8); base64 otherwise. */
 export function bodyText(bytes: Buffer, mimeType: string, partial: boolean): { text: string; encoding?: 'base64' } {
   if (bytes.length === 0) return { text: '' };
-  const texty = isTextMime(mimeType) || (!mimeType.trim() && looksLikeText(bytes));
-  if (texty) {
+  if (isTextBody(bytes, mimeType)) {
     const text = utf8OrUndefined(bytes, partial);
     // Control characters other than whitespace mean the "text" is binary after all.
     if (text !== undefined && !/[\u0000-\u0008\u000e-\u001f]/.test(text)) return { text };
@@ -121,7 +200,7 @@ export function bodyText(bytes: Buffer, mimeType: string, partial: boolean): { t
   return { text: bytes.toString('base64'), encoding: 'base64' };
 }
 
-function looksLikeText(bytes: Buffer): boolean {
+function looksLikeText(bytes: Uint8Array): boolean {
   const sample = bytes.subarray(0, 512);
   for (const b of sample) if (b === 0) return false;
   return true;

@@ -15,7 +15,7 @@
  */
 import type { Exchange, HttpProtocol, RawHeaders, RequestRecord } from '../model.js';
 import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
-import { bodyText, decodeContent } from './body.js';
+import { bodyText, decodeContent, type DecodedBody } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
 import { postData } from './post-data.js';
 import { originForm } from './request-target.js';
@@ -119,7 +119,6 @@ export function harTimings(x: Exchange): HarTimings {
   };
 }
 
-/** A phase in ms as HAR keeps it, -1 when it did not happen. */
 /** A phase in milliseconds, or -1 when it did not happen; a value that is not a finite number was not measured. */
 const opt = (n: number): number => (n >= 0 && n < Infinity ? roundMs(n) : -1);
 
@@ -177,9 +176,12 @@ function harRequest(x: Exchange, recordedPostData?: HarPostData): HarRequest {
 /** HAR `postData` of a request with a body (undefined without one). */
 export function harPostData(r: RequestRecord): HarPostData | undefined {
   if (!(r.body.size > 0)) return undefined;
-  const mimeType = header(r.headers, 'content-type') ?? '';
-  const decoded = decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
-  const post = postData(decoded.bytes, mimeType, decoded.partial);
+  return postDataOf(r, decodeContent(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated));
+}
+
+/** harPostData of a request whose body was decoded already (content-job.ts decodes off the event loop). */
+export function postDataOf(r: RequestRecord, decoded: DecodedBody): HarPostData {
+  const post = postData(decoded.bytes, header(r.headers, 'content-type') ?? '', decoded.partial);
   if (r.body.truncated) {
     post._truncated = true;
     post._capturedSize = r.body.bytes.length;

@@ -131,15 +131,29 @@ export class JsonBytes {
    * whose call cost as much as the copy of a small body.
    */
   utf8(bytes: Uint8Array): boolean {
-    const n = bytes.length;
     const start = this.pos;
-    if (this.pos + n + 2 > this.buf.length) this.room(n + 2);
+    this.byte(34);
+    const high = this.utf8Run(bytes, 0, bytes.length);
+    if (high < 0 || (high >= 0x80 && !isUtf8(bytes))) {
+      this.pos = start;
+      return false;
+    }
+    this.byte(34);
+    return true;
+  }
+
+  /**
+   * The inside of utf8()'s string literal for bytes[from, to): escaped, no quotes, no UTF-8 check. Returns the bits of
+   * every byte copied ORed together (0x80 set: the caller must check the bytes are UTF-8), or -1 at a control
+   * character that makes the text binary, having written part of the run. A run at a time lets a large body be
+   * written over several event-loop turns (content-job.ts).
+   */
+  utf8Run(bytes: Uint8Array, from: number, to: number): number {
+    if (this.pos + (to - from) > this.buf.length) this.room(to - from);
     let b = this.buf;
     let p = this.pos;
-    // The bits of every byte copied: bit 7 set means a byte outside ASCII, and the whole must be checked.
     let high = 0;
-    b[p++] = 34;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < to; i++) {
       const c = bytes[i];
       if (c >= 0x20 && c !== 34 && c !== 92) {
         b[p++] = c;
@@ -148,13 +162,13 @@ export class JsonBytes {
       }
       const esc = c === 34 ? 34 : c === 92 ? 92 : c === 9 ? 116 : c === 10 ? 110 : c === 12 ? 102 : c === 13 ? 114 : c === 11 ? 0 : -1;
       if (esc < 0) {
-        this.pos = start;
-        return false;
+        this.pos = p;
+        return -1;
       }
       // Room for this escape (6 bytes at most) and the rest unescaped.
-      if (p + 6 + (n - i) > b.length) {
+      if (p + 6 + (to - i) > b.length) {
         this.pos = p;
-        this.room(6 + (n - i));
+        this.room(6 + (to - i));
         b = this.buf;
       }
       b[p++] = 92;
@@ -167,13 +181,8 @@ export class JsonBytes {
         b[p++] = 98;
       } else b[p++] = esc;
     }
-    if (high >= 0x80 && !isUtf8(bytes)) {
-      this.pos = start;
-      return false;
-    }
-    b[p++] = 34;
     this.pos = p;
-    return true;
+    return high;
   }
 
   /**

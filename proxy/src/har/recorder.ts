@@ -33,8 +33,9 @@
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
 import type { Exchange, ProxyEvent } from '../model.js';
-import { writeExchangeLine } from './exchange-line.js';
+import { exchangeLinePieces, writeExchangeLine } from './exchange-line.js';
 import { JsonBytes } from './json-bytes.js';
+import { bodiesJson, needsBodyJob, type BodiesJson } from './content-job.js';
 import { connectionsRecord, JournalWriter, pageRecord } from './journal.js';
 import type { Timeline } from '../timeline/recorder.js';
 import type { HarPage } from './types.js';
@@ -55,6 +56,24 @@ export const FLUSH_MAX_PENDING = 64;
 export const FLUSH_DELAY_MS = 10;
 /** Bytes of lines (bodies included) that make the recorder write at once, so a burst of large bodies is not held back. */
 export const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Exchanges whose large or compressed bodies wait for their turn (one job runs at a time, so one decoded body is
+ * held at a time). Past this, an exchange's line is made at once, holding the event loop as before jobs: memory
+ * stays bounded when bodies come faster than they are made.
+ */
+export const MAX_QUEUED_JOBS = 16;
+/** Bytes of a large line written per event-loop turn (~0.3–0.7 ms into the page cache here). */
+export const WRITE_SLICE = 1024 * 1024;
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** An exchange whose line waits for its bodies' JSON (content-job.ts). */
+interface BodyJob {
+  x: Exchange;
+  pageref: string | undefined;
+  /** Its line was written (by the job, or at once by a flush meanwhile). */
+  done: boolean;
+}
 
 export interface RecorderOptions {
   /** Journal file to create (must not exist). */
@@ -95,6 +114,13 @@ export class HarRecorder {
   private lineEntries = 0;
   private writeTimer?: NodeJS.Timeout;
   private readonly flushOnExit = () => this.flush();
+  /** Exchanges waiting for their bodies' JSON, oldest first; the first one's job is running when `jobsRunning`. */
+  private readonly jobs: BodyJob[] = [];
+  private jobsRunning = false;
+  /** Settles when the queue is empty (runJobs's promise). */
+  private jobsIdle: Promise<void> = Promise.resolve();
+  /** A large line being written a slice at a time (writeLarge): its pieces and how far it is. */
+  private partial?: { pieces: Uint8Array[]; piece: number; offset: number };
   /** performance.now() when recording began: the timeline written on stop starts here. */
   private readonly startedAt = performance.now();
 
@@ -109,22 +135,122 @@ export class HarRecorder {
     process.on('exit', this.flushOnExit);
   }
 
-  /** Writes the batch (every finished exchange still waiting). Called by itself, by readers (journal.ts) and on stop. */
+  /**
+   * Writes every finished exchange still waiting: the batch, and the lines of exchanges whose bodies' JSON is not
+   * made yet, made now at once (holding the event loop as long as that takes). Called by readers (journal.ts), on
+   * stop and on exit.
+   */
   flush(): void {
+    // A large line being written a slice at a time: its rest first, at once.
+    if (this.partial) this.writeSome(Infinity);
+    for (const job of this.jobs) {
+      if (job.done) continue;
+      job.done = true;
+      this.add(job.x, job.pageref);
+    }
+    this.jobs.length = 0;
+    this.write(true);
+  }
+
+  /** Exchanges whose lines wait for their bodies' JSON. */
+  get pendingJobs(): number {
+    return this.jobs.length;
+  }
+
+  /** Queues an exchange with a large or compressed body; its line is written when its bodies' JSON is made. */
+  private queue(x: Exchange, pageref: string | undefined): void {
+    if (this.jobs.length >= MAX_QUEUED_JOBS) {
+      this.add(x, pageref);
+      return;
+    }
+    this.jobs.push({ x, pageref, done: false });
+    if (!this.jobsRunning) this.jobsIdle = this.runJobs();
+  }
+
+  /** Makes the queued exchanges' bodies' JSON one at a time and writes each line as it is ready. */
+  private async runJobs(): Promise<void> {
+    this.jobsRunning = true;
+    try {
+      while (this.jobs.length > 0) {
+        const job = this.jobs[0];
+        let bodies: BodiesJson | undefined;
+        try {
+          bodies = await bodiesJson(job.x);
+        } catch {
+          // Made at once below instead (the same line; a body that cannot be made fails there, counted).
+        }
+        // A flush meanwhile wrote it (and emptied the queue).
+        if (job.done) continue;
+        job.done = true;
+        this.jobs.shift();
+        if (this.journal.closed) continue;
+        if (bodies) await this.writeLarge(job.x, job.pageref, bodies);
+        else this.add(job.x, job.pageref);
+      }
+    } finally {
+      this.jobsRunning = false;
+    }
+  }
+
+  /**
+   * Writes the line of an exchange whose bodies' JSON a job made, after the batch, WRITE_SLICE bytes per turn: a
+   * 16 MiB line written at once held the loop 4–12 ms. Other writes wait meanwhile, so no line lands inside it.
+   */
+  private async writeLarge(x: Exchange, pageref: string | undefined, bodies: BodiesJson): Promise<void> {
+    let pieces: Uint8Array[];
+    try {
+      pieces = exchangeLinePieces(x, pageref, bodies);
+    } catch (err) {
+      this.stats.failed++;
+      this.options.onError?.(err as Error);
+      return;
+    }
+    this.write();
+    const line = (this.partial = { pieces, piece: 0, offset: 0 });
+    while (this.partial === line && !this.writeSome(WRITE_SLICE)) await turn();
+    // The batch that waited (a flush meanwhile wrote it and the line's rest).
     this.write();
   }
 
-  /** Resolves once every exchange finished so far is in the journal. */
+  /** Writes up to `limit` more bytes of the line in `partial`; true when it is all written (or failed). */
+  private writeSome(limit: number): boolean {
+    const line = this.partial!;
+    try {
+      while (limit > 0 && line.piece < line.pieces.length) {
+        const piece = line.pieces[line.piece];
+        const n = Math.min(limit, piece.length - line.offset);
+        const last = line.piece === line.pieces.length - 1 && line.offset + n === piece.length;
+        this.journal.appendBytes(piece.subarray(line.offset, line.offset + n), last ? 1 : 0);
+        limit -= n;
+        line.offset += n;
+        if (line.offset === piece.length) {
+          line.piece++;
+          line.offset = 0;
+        }
+      }
+      if (line.piece < line.pieces.length) return false;
+      this.stats.entries++;
+    } catch (err) {
+      this.stats.failed++;
+      this.options.onError?.(err as Error);
+    }
+    this.partial = undefined;
+    return true;
+  }
+
+  /** Resolves once every exchange finished so far is in the journal (waiting for the body jobs, not cutting them short). */
   async drain(): Promise<void> {
+    await this.jobsIdle;
     this.flush();
   }
 
-  /** Writes the serialized lines in one write. */
-  private write(): void {
+  /** Writes the serialized lines in one write; unless `force`d, not while a large line is being written (writeLarge writes them after it). */
+  private write(force = false): void {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = undefined;
     if (this.writeImmediate) clearImmediate(this.writeImmediate);
     this.writeImmediate = undefined;
+    if (this.partial && !force) return;
     if (this.batch.pos === 0 || this.journal.closed) return;
     const entries = this.lineEntries;
     this.lineEntries = 0;
@@ -212,7 +338,8 @@ export class HarRecorder {
         // Most exchanges belong to no page (no map lookups for them then).
         const known = this.pagerefs.size > 0 ? this.pagerefs.get(x.id) : undefined;
         if (known) this.pagerefs.delete(x.id);
-        this.add(x, known?.pageref);
+        if (needsBodyJob(x)) this.queue(x, known?.pageref);
+        else this.add(x, known?.pageref);
       }
     } catch (err) {
       if (e.type === 'complete' || e.type === 'error') this.stats.failed++;

@@ -59,6 +59,7 @@ const SCRIPTS = [
     .filter((f) => f.endsWith('.ts') && !['index.ts', 'nginx.ts'].includes(f))
     .map((f) => `bench/peers/${f}`),
   'bench/rules-match.ts',
+  'bench/recording-block.ts',
   'scripts/rules-schema.ts',
   'scripts/build-cli.mjs',
   'scripts/build-electron.mjs',
