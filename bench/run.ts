@@ -43,7 +43,7 @@ import {
   type ViaPeer,
 } from './scenarios/page-load.js';
 import { plainHttp, plainTable, type PlainRow } from './scenarios/plain-http.js';
-import { recordingCost, recordingCostText, type RecordingCost } from './scenarios/recording.js';
+import { recordingBlock, recordingCost, recordingCostText, type RecordingBlock, type RecordingCost } from './scenarios/recording.js';
 import { rulesMatchCost, type RulesMatchCost } from './scenarios/rules-match.js';
 import { machineInfo } from './report/machine.js';
 import { FLOOR_VIA } from './report/floor.js';
@@ -121,6 +121,7 @@ const results: {
   plain?: PlainRow[];
   https?: HttpsRow[];
   recording?: RecordingCost;
+  recordingBlock?: RecordingBlock;
   rulesMatch?: RulesMatchCost;
   large?: LargeRow[];
   page?: PageResult[];
@@ -250,6 +251,10 @@ try {
       log(`recorder, main-thread CPU per exchange: ${recordingCostText(results.recording)}`);
       log(`  (one write per event-loop turn, as before issue 17: ${recordingCostText(results.recording, 'before')})`);
     }
+    // How long recording holds the event loop on a large or compressed body (the others in flight wait as long).
+    results.recordingBlock = await recordingBlock(quick ? 3 : 5, log);
+    for (const b of results.recordingBlock?.results ?? [])
+      log(`recording ${b.body}: loop held ${b.blockMs.toFixed(1)} ms at most (${b.atOnceMs.toFixed(1)} ms with its line made at once)`);
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
     for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + httpsTable(results.https));

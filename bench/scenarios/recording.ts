@@ -43,3 +43,31 @@ export function recordingCostText(r: RecordingCost, which: 'now' | 'before' = 'n
     })
     .join(', ');
 }
+
+/** bench/recording-block.ts's result: per body, how long the loop is held making its line at once and in the recorder. */
+export interface RecordingBlock {
+  rounds: number;
+  results: { body: string; atOnceMs: number; blockMs: number; doneMs: number; lineMiB: number }[];
+}
+
+/** Runs bench/recording-block.ts (bounded in time); undefined with the reason logged if it fails. */
+export function recordingBlock(rounds: number, log: (s: string) => void): Promise<RecordingBlock | undefined> {
+  const [cmd, args] = tsArgs('recording-block.ts', ['--json', '--rounds', String(rounds)]);
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd: ROOT_DIR, timeout: 300_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      const m = stdout.match(/^RESULT (.*)$/m);
+      if (m) return resolve(JSON.parse(m[1]!) as RecordingBlock);
+      log(`recording block: failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
+      resolve(undefined);
+    });
+  });
+}
+
+/** The body that held the loop longest in the recorder, and the longest hold at once. */
+export function recordingBlockWorst(r: RecordingBlock): {
+  recorder: RecordingBlock['results'][number];
+  atOnce: RecordingBlock['results'][number];
+} {
+  const by = (k: 'blockMs' | 'atOnceMs') => r.results.reduce((a, b) => (b[k] > a[k] ? b : a));
+  return { recorder: by('blockMs'), atOnce: by('atOnceMs') };
+}

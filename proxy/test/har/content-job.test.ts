@@ -10,6 +10,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bodiesJson, JOB_MIN_BYTES, needsBodyJob, SLICE_BYTES } from '../../src/har/content-job.js';
+import { decodeContent, decodeContentAsync, MAX_DECODED_BODY } from '../../src/har/body.js';
 import { harContent, harPostData } from '../../src/har/entry.js';
 import { exchangeLine, writeExchangeLine } from '../../src/har/exchange-line.js';
 import { JsonBytes } from '../../src/har/json-bytes.js';
@@ -134,6 +135,35 @@ describe('content-job: bodies made into JSON over several turns', () => {
       expect(o.bytes().toString()).toBe(exchangeLine(x, 'page_1'));
     });
   }
+
+  it('decodes on the thread pool as decodeContent does at once: every coding, at and around the output bound, bombs', async () => {
+    const plain = text(100_000);
+    const bodies: [string, Buffer][] = [
+      ['gzip', gzip(plain)],
+      ['x-gzip', gzip(plain)],
+      ['deflate', zlib.deflateSync(plain)],
+      ['deflate', zlib.deflateRawSync(plain)],
+      ['br', br(plain)],
+      ['gzip, br', br(gzip(plain))],
+      ['gzip', Buffer.from('not gzip')],
+      ['gzip', gzip(plain).subarray(0, 5_000)],
+    ];
+    for (const [coding, bytes] of bodies) {
+      for (const max of [plain.length - 1, plain.length, plain.length + 1, 1000]) {
+        for (const truncated of [false, true]) {
+          const sync = decodeContent(bytes, coding, truncated, max);
+          const pooled = await decodeContentAsync(bytes, coding, truncated, max);
+          expect({ ...pooled, bytes: pooled.bytes.toString('base64') }).toEqual({ ...sync, bytes: sync.bytes.toString('base64') });
+        }
+      }
+    }
+    // A brotli bomb: 65 MiB of zeros in a few hundred bytes stops at MAX_DECODED_BODY, as at once.
+    const bomb = br(Buffer.alloc(MAX_DECODED_BODY + 1024 * 1024));
+    const x = makeExchange({ resHeaders: [['Content-Encoding', 'br']], resBody: body(bomb) });
+    expect(bomb.length).toBeLessThan(JOB_MIN_BYTES);
+    expect(Buffer.from((await bodiesJson(x)).content!).toString()).toBe(JSON.stringify(harContent(x)));
+    expect(harContent(x)._decodingError).toMatch(/^br: Cannot create a Buffer larger than/);
+  });
 
   it('leaves small plain bodies, identity-coded ones and forms to the line made at once', () => {
     expect(needsBodyJob(makeExchange({ resBody: body(text(JOB_MIN_BYTES - 1)) }))).toBe(false);
