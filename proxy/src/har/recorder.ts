@@ -20,15 +20,20 @@
  * bench/recording-cost.ts measures the main-thread CPU this costs per exchange
  * (issue 17: ≤ 10 µs) and, with --breakdown, each step.
  *
+ * An exchange with a large or compressed body (content-job.ts) waits in a queue instead: its bodies are made into
+ * JSON off the event loop's critical path, one exchange at a time, and its line is written a slice per turn, other
+ * writes waiting meanwhile so that no line lands inside it. Made at once, such a line held the loop up to ~110 ms
+ * (bench/recording-block.ts), and every exchange in flight waited as long.
+ *
  * Readers never see a journal behind: scanJournal (every export, a session
  * opened while recording, the API's entry list) asks the writer to flush its
- * batch first (journal.ts flushBeforeRead), and stop() flushes before it closes.
+ * batch and its queue first (journal.ts flushBeforeRead), and stop() flushes before it closes.
  * A process that exits normally flushes on 'exit'.
  *
  * The loss window of a `kill -9` (or a crash that skips 'exit'): the one batch
  * not written yet: exchanges finished in the last FLUSH_DELAY_MS, never more
- * than FLUSH_MAX_PENDING of them. What is written is in the kernel (writeSync),
- * so it survives the process.
+ * than FLUSH_MAX_PENDING of them, and the queue (at most MAX_QUEUED_JOBS). What is written is in the kernel
+ * (writeSync), so it survives the process.
  */
 import { performance } from 'node:perf_hooks';
 import type { EventStream } from '../events.js';
@@ -65,6 +70,7 @@ export const MAX_QUEUED_JOBS = 16;
 /** Bytes of a large line written per event-loop turn (~0.3–0.7 ms into the page cache here). */
 export const WRITE_SLICE = 1024 * 1024;
 
+const NEWLINE = new Uint8Array([10]);
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** An exchange whose line waits for its bodies' JSON (content-job.ts). */
@@ -233,6 +239,14 @@ export class HarRecorder {
     } catch (err) {
       this.stats.failed++;
       this.options.onError?.(err as Error);
+      // Part of the line may be written: end it, so that it is one damaged line when read, not the next one too.
+      if (line.piece > 0 || line.offset > 0) {
+        try {
+          this.journal.appendBytes(NEWLINE, 0);
+        } catch {
+          // The disk refuses still: the reader then skips the two lines.
+        }
+      }
     }
     this.partial = undefined;
     return true;

@@ -8,11 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bodiesJson, JOB_MIN_BYTES, needsBodyJob, SLICE_BYTES } from '../../src/har/content-job.js';
 import { decodeContent, decodeContentAsync, MAX_DECODED_BODY } from '../../src/har/body.js';
 import { harContent, harPostData } from '../../src/har/entry.js';
-import { exchangeLine, writeExchangeLine } from '../../src/har/exchange-line.js';
+import { exchangeLine, exchangeLinePieces, writeExchangeLine } from '../../src/har/exchange-line.js';
 import { JsonBytes } from '../../src/har/json-bytes.js';
 import { HarRecorder, MAX_QUEUED_JOBS, WRITE_SLICE } from '../../src/har/recorder.js';
 import { EventStream } from '../../src/events.js';
@@ -165,6 +165,16 @@ describe('content-job: bodies made into JSON over several turns', () => {
     expect(harContent(x)._decodingError).toMatch(/^br: Cannot create a Buffer larger than/);
   });
 
+  it('gives the line made at once in pieces, also for an exchange of unexpected shape (the generic way)', async () => {
+    for (const odd of [false, true]) {
+      const x = makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body(big) });
+      if (odd) (x as { nagle: unknown }).nagle = 'yes';
+      const pieces = exchangeLinePieces(x, undefined, await bodiesJson(x));
+      expect(pieces.length).toBe(odd ? 1 : 3);
+      expect(Buffer.concat(pieces).toString()).toBe(exchangeLine(x) + '\n');
+    }
+  });
+
   it('leaves small plain bodies, identity-coded ones and forms to the line made at once', () => {
     expect(needsBodyJob(makeExchange({ resBody: body(text(JOB_MIN_BYTES - 1)) }))).toBe(false);
     expect(needsBodyJob(makeExchange({ resHeaders: [['Content-Encoding', ' Identity ']], resBody: body('x') }))).toBe(false);
@@ -307,6 +317,39 @@ describe('HarRecorder with body jobs', () => {
       expect(lines(rec.journalFile)).toHaveLength(1 + lights.length);
       rec.stop();
     }
+  });
+
+  it('ends a large line cut by a failed write, so the lines after it are whole', async () => {
+    const errors: Error[] = [];
+    const events = new EventStream();
+    const rec = new HarRecorder(events, {
+      journalFile: path.join(dir, 'full-disk.jsonl'),
+      flushMaxPending: 1,
+      onError: (e) => errors.push(e),
+    });
+    const write = rec.journal.appendBytes.bind(rec.journal);
+    let slices = 0;
+    // The disk is full for the large line's second slice only.
+    vi.spyOn(rec.journal, 'appendBytes').mockImplementation((bytes, entries) => {
+      if (bytes.length === WRITE_SLICE && ++slices === 2) throw new Error('ENOSPC: no space left on device, write');
+      write(bytes, entries);
+    });
+    events.emit({
+      type: 'complete',
+      exchange: makeExchange({ resHeaders: [['Content-Type', 'image/png']], resBody: body(crypto.randomBytes(3 * WRITE_SLICE)) }),
+    });
+    await rec.drain();
+    const after = makeExchange();
+    events.emit({ type: 'complete', exchange: after });
+    rec.stop();
+    const all = fs.readFileSync(rec.journalFile, 'utf8').split('\n').filter(Boolean);
+    expect(all).toHaveLength(3);
+    // The cut line is there, ended: one damaged line for a reader.
+    expect(all[1].startsWith('{"t":"x"')).toBe(true);
+    expect(() => JSON.parse(all[1])).toThrow();
+    expect(all[2]).toBe(exchangeLine(after));
+    expect(rec.stats).toEqual({ entries: 1, failed: 1 });
+    expect(errors.map((e) => e.message)).toEqual(['ENOSPC: no space left on device, write']);
   });
 
   it(`queues at most MAX_QUEUED_JOBS exchanges; past that a line is made at once`, async () => {
