@@ -47,8 +47,9 @@ export function decodeContent(
 }
 
 /**
- * decodeContent on libuv's thread pool (zlib's callback API): the same result, and the event loop free while a
- * compressed body is inflated (up to MAX_DECODED_BODY: a brotli body of a few hundred bytes can decode to that).
+ * decodeContent on libuv's thread pool (zlib streams, decodeOneAsync): the same result, and the event loop free while
+ * a compressed body is inflated (up to MAX_DECODED_BODY: a brotli body of a few hundred bytes can decode to that).
+ * The twin of decodeContent, line for line, but for the await.
  */
 export async function decodeContentAsync(
   bytes: Uint8Array,
