@@ -67,6 +67,11 @@ export const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
  * stays bounded when bodies come faster than they are made.
  */
 export const MAX_QUEUED_JOBS = 16;
+/**
+ * Captured body bytes the queue may hold (the capture limit goes up to 64 MiB a body): past this, with the queue not
+ * empty, a line is made at once. An exchange's bodies were let go as soon as its line was made before the queue.
+ */
+export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
 /** Bytes of a large line written per event-loop turn (~0.3–0.7 ms into the page cache here). */
 export const WRITE_SLICE = 1024 * 1024;
 
@@ -76,6 +81,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 /** An exchange whose line waits for its bodies' JSON (content-job.ts). */
 interface BodyJob {
   x: Exchange;
+  /** Its captured body bytes (request and response). */
+  bytes: number;
   pageref: string | undefined;
   /** Its line was written (by the job, or at once by a flush meanwhile). */
   done: boolean;
@@ -123,6 +130,8 @@ export class HarRecorder {
   /** Exchanges waiting for their bodies' JSON, oldest first; the first one's job is running when `jobsRunning`. */
   private readonly jobs: BodyJob[] = [];
   private jobsRunning = false;
+  /** Captured body bytes of the exchanges in `jobs`. */
+  private queuedBytes = 0;
   /** Settles when the queue is empty (runJobs's promise). */
   private jobsIdle: Promise<void> = Promise.resolve();
   /** A large line being written a slice at a time (writeLarge): its pieces and how far it is. */
@@ -155,6 +164,7 @@ export class HarRecorder {
       this.add(job.x, job.pageref);
     }
     this.jobs.length = 0;
+    this.queuedBytes = 0;
     this.write(true);
   }
 
@@ -165,11 +175,13 @@ export class HarRecorder {
 
   /** Queues an exchange with a large or compressed body; its line is written when its bodies' JSON is made. */
   private queue(x: Exchange, pageref: string | undefined): void {
-    if (this.jobs.length >= MAX_QUEUED_JOBS) {
+    const bytes = x.request.body.bytes.length + (x.response?.body.bytes.length ?? 0);
+    if (this.jobs.length >= MAX_QUEUED_JOBS || (this.jobs.length > 0 && this.queuedBytes + bytes > MAX_QUEUED_BYTES)) {
       this.add(x, pageref);
       return;
     }
-    this.jobs.push({ x, pageref, done: false });
+    this.jobs.push({ x, bytes, pageref, done: false });
+    this.queuedBytes += bytes;
     if (!this.jobsRunning) this.jobsIdle = this.runJobs();
   }
 
@@ -189,6 +201,7 @@ export class HarRecorder {
         if (job.done) continue;
         job.done = true;
         this.jobs.shift();
+        this.queuedBytes -= job.bytes;
         if (this.journal.closed) continue;
         if (bodies) await this.writeLarge(job.x, job.pageref, bodies);
         else this.add(job.x, job.pageref);

@@ -14,7 +14,7 @@ import { decodeContent, decodeContentAsync, MAX_DECODED_BODY } from '../../src/h
 import { harContent, harPostData } from '../../src/har/entry.js';
 import { exchangeLine, exchangeLinePieces, writeExchangeLine } from '../../src/har/exchange-line.js';
 import { JsonBytes } from '../../src/har/json-bytes.js';
-import { HarRecorder, MAX_QUEUED_JOBS, WRITE_SLICE } from '../../src/har/recorder.js';
+import { HarRecorder, MAX_QUEUED_BYTES, MAX_QUEUED_JOBS, WRITE_SLICE } from '../../src/har/recorder.js';
 import { EventStream } from '../../src/events.js';
 import type { RawHeaders } from '../../src/model.js';
 import { body, makeExchange } from './make-exchange.js';
@@ -361,6 +361,23 @@ describe('HarRecorder with body jobs', () => {
     await rec.drain();
     expect(rec.pendingJobs).toBe(0);
     expect(lines(rec.journalFile).sort()).toEqual(xs.map((x) => exchangeLine(x)).sort());
+    rec.stop();
+  });
+
+  it('queues at most MAX_QUEUED_BYTES of captured bodies, but always one exchange', async () => {
+    const events = new EventStream();
+    const rec = new HarRecorder(events, { journalFile: path.join(dir, 'j.jsonl'), flushDelayMs: 60_000 });
+    const third = () =>
+      makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body(Buffer.alloc(MAX_QUEUED_BYTES / 3 + 1, 0x61)) });
+    const huge = makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body(Buffer.alloc(MAX_QUEUED_BYTES + 1, 0x61)) });
+    events.emit({ type: 'complete', exchange: huge });
+    expect(rec.pendingJobs).toBe(1);
+    await rec.drain();
+    const xs = [third(), third(), third()];
+    for (const x of xs) events.emit({ type: 'complete', exchange: x });
+    expect(rec.pendingJobs).toBe(2);
+    await rec.drain();
+    expect(lines(rec.journalFile).sort()).toEqual([huge, ...xs].map((x) => exchangeLine(x)).sort());
     rec.stop();
   });
 });
