@@ -72,7 +72,7 @@ export const MAX_QUEUED_JOBS = 16;
  * empty, a line is made at once. An exchange's bodies were let go as soon as its line was made before the queue.
  */
 export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
-/** Bytes of a large line written per event-loop turn (~0.3–0.7 ms into the page cache here). */
+/** Bytes of a large line written per event-loop turn (~0.3 to 0.7 ms into the page cache here). */
 export const WRITE_SLICE = 1024 * 1024;
 
 const NEWLINE = new Uint8Array([10]);
@@ -213,7 +213,7 @@ export class HarRecorder {
 
   /**
    * Writes the line of an exchange whose bodies' JSON a job made, after the batch, WRITE_SLICE bytes per turn: a
-   * 16 MiB line written at once held the loop 4–12 ms. Other writes wait meanwhile, so no line lands inside it.
+   * 16 MiB line written at once held the loop 4 to 12 ms. Other writes wait meanwhile, so no line lands inside it.
    */
   private async writeLarge(x: Exchange, pageref: string | undefined, bodies: BodiesJson): Promise<void> {
     let pieces: Uint8Array[];
