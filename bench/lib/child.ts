@@ -4,7 +4,7 @@
  * the client, and its CPU time and memory can be read from /proc by PID.
  * A child announces itself with one stdout line `READY {json}`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,29 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const)
 export function tsArgs(file: string, args: string[] = []): [string, string[]] {
   return [process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, file), ...args]];
 }
+
+/**
+ * Runs a bench script (`file` under bench/, through tsx) to its end and resolves with the JSON of its
+ * `RESULT {...}` line; rejects, naming `label` and the script's last lines of stderr, when it printed none.
+ * Bounded: the script is killed (by its PID) past `timeoutMs`.
+ */
+export function scriptResult<T>(file: string, args: string[], label: string, timeoutMs: number): Promise<T> {
+  const [cmd, argv] = tsArgs(file, args);
+  return new Promise((resolve, reject) => {
+    execFile(cmd, argv, { cwd: ROOT_DIR, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      const m = stdout.match(/^RESULT (.*)$/m);
+      if (m) return resolve(JSON.parse(m[1]!) as T);
+      reject(new Error(`${label} failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
+    });
+  });
+}
+
+/** scriptResult, or undefined with why logged: for a report's optional figures. */
+export const scriptResultOrLog = <T>(file: string, args: string[], label: string, timeoutMs: number, log: (s: string) => void) =>
+  scriptResult<T>(file, args, label, timeoutMs).catch((err: Error) => {
+    log(err.message);
+    return undefined;
+  });
 
 export function startChild<T = Record<string, unknown>>(
   label: string,

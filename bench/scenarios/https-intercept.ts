@@ -5,8 +5,7 @@
  * CPU per request is the proxy process's user+system time over the measured
  * window (after warm-up, so TLS handshakes are not in it) divided by requests.
  */
-import { execFile } from 'node:child_process';
-import { ROOT_DIR, tsArgs, type Child } from '../lib/child.js';
+import { scriptResult, type Child } from '../lib/child.js';
 import { fmtInt, fmtRatio, fmtUs, mdTable, median } from '../lib/stats.js';
 import type { PeerInfo } from '../peers/index.js';
 
@@ -50,15 +49,7 @@ export function runClient(
     concurrency,
     durationMs,
   };
-  const [cmd, args] = tsArgs('load/https-client.ts', [JSON.stringify(cfg)]);
-  // Bounded: execFile kills the client (by its PID) if it overruns.
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: ROOT_DIR, timeout: durationMs + 30_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      const m = stdout.match(/^RESULT (.*)$/m);
-      if (m) return resolve(JSON.parse(m[1]!) as ClientResult);
-      reject(new Error(`client failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
-    });
-  });
+  return scriptResult<ClientResult>('load/https-client.ts', [JSON.stringify(cfg)], 'client', durationMs + 30_000);
 }
 
 export async function httpsIntercept(

@@ -7,9 +7,8 @@
  * them, the order within a round alternating, and the median of the rounds' ratios (with their range) is what
  * the goals table judges.
  */
-import { execFile } from 'node:child_process';
 import { fmtRatio, median } from '../lib/stats.js';
-import { ROOT_DIR, tsArgs } from '../lib/child.js';
+import { scriptResult } from '../lib/child.js';
 import type { HttpsCondition } from './https-intercept.js';
 import type { PairedWindow } from '../load/https-paired-client.js';
 import { TIMELINE_OFF } from '../report/timeline-cost.js';
@@ -62,16 +61,10 @@ export function runPairedClient(
   });
   const pairs = a.map((_, i) => [i, a.length + i]);
   const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs };
-  const [cmd, args] = tsArgs('load/https-paired-client.ts', [JSON.stringify(cfg)]);
-  // Bounded: execFile kills the client (by its PID) if it overruns.
+  // Bounded: the client is killed (by its PID) if it overruns.
   const timeout = 2 * (proxies.length * PAIRED_WARMUP_MS + rounds * 2 * windowMs) + 60_000;
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: ROOT_DIR, timeout, killSignal: 'SIGKILL', maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
-      const m = stdout.match(/^RESULT (.*)$/m);
-      if (m) return resolve((JSON.parse(m[1]!) as { rounds: PairedWindow[][] }).rounds);
-      reject(new Error(`paired client failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`));
-    });
-  });
+  const args = [JSON.stringify(cfg)];
+  return scriptResult<{ rounds: PairedWindow[][] }>('load/https-paired-client.ts', args, 'paired client', timeout).then((r) => r.rounds);
 }
 
 export const cpuPerReq = (w: PairedWindow) => (w.requests ? w.cpuNs / 1000 / w.requests : NaN);

@@ -3,8 +3,7 @@
  * a child (bundled, as shipped): one line in the report next to the intercepted
  * HTTPS table, whose "recording off" row shows what recording costs under load.
  */
-import { execFile } from 'node:child_process';
-import { ROOT_DIR, tsArgs } from '../lib/child.js';
+import { scriptResultOrLog } from '../lib/child.js';
 
 export interface RecordingCost {
   perTurn: number;
@@ -23,15 +22,8 @@ export interface RecordingCost {
 
 /** Runs the micro-benchmark (bounded in time); undefined with the reason logged if it fails. */
 export function recordingCost(rounds: number, log: (s: string) => void): Promise<RecordingCost | undefined> {
-  const [cmd, args] = tsArgs('recording-cost.ts', ['--json', '--rounds', String(rounds), '--exchanges', '3000']);
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: ROOT_DIR, timeout: 180_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      const m = stdout.match(/^RESULT (.*)$/m);
-      if (m) return resolve(JSON.parse(m[1]!) as RecordingCost);
-      log(`recording cost: failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
-      resolve(undefined);
-    });
-  });
+  const args = ['--json', '--rounds', String(rounds), '--exchanges', '3000'];
+  return scriptResultOrLog<RecordingCost>('recording-cost.ts', args, 'recording cost', 180_000, log);
 }
 
 /** "HTTP/1.1 9.8 µs (9.1–10.5), HTTP/2 10.2 µs (…)": median main-thread µs per exchange and the range over rounds. */
@@ -52,15 +44,7 @@ export interface RecordingBlock {
 
 /** Runs bench/recording-block.ts (bounded in time); undefined with the reason logged if it fails. */
 export function recordingBlock(rounds: number, log: (s: string) => void): Promise<RecordingBlock | undefined> {
-  const [cmd, args] = tsArgs('recording-block.ts', ['--json', '--rounds', String(rounds)]);
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: ROOT_DIR, timeout: 300_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      const m = stdout.match(/^RESULT (.*)$/m);
-      if (m) return resolve(JSON.parse(m[1]!) as RecordingBlock);
-      log(`recording block: failed: ${err?.message ?? ''} ${stderr.trim().split('\n').slice(-3).join(' / ')}`);
-      resolve(undefined);
-    });
-  });
+  return scriptResultOrLog<RecordingBlock>('recording-block.ts', ['--json', '--rounds', String(rounds)], 'recording block', 300_000, log);
 }
 
 /** The body that held the loop longest in the recorder, and the longest hold at once. */

@@ -8,9 +8,9 @@
  * ~19 ms, a gzip or brotli body that inflates to 16 MiB of text for ~130 ms (`npx tsx bench/recording-block.ts`),
  * and every other exchange in flight waited as long: an instrument that measures page loads stalled them.
  */
-import type { Exchange, RawHeaders, RequestRecord } from '../model.js';
+import type { BodyCapture, Exchange, RawHeaders, RequestRecord } from '../model.js';
 import { decodeContentAsync, isTextBody, utf8Prefix } from './body.js';
-import { header, postDataOf } from './entry.js';
+import { captureNotes, contentHead, header, postDataOf } from './entry.js';
 import { isHeaderName } from './header-name.js';
 import { JsonBytes } from './json-bytes.js';
 
@@ -57,54 +57,53 @@ export async function bodiesJson(x: Exchange): Promise<BodiesJson> {
   return out;
 }
 
-/** JSON.stringify(harContent(x)), its keys in harContent's order. */
-async function contentJson(body: Exchange['request']['body'], headers: RawHeaders): Promise<Uint8Array> {
-  const mimeType = header(headers, 'content-type') ?? 'x-unknown';
+/** JSON.stringify(harContent(x)): its fields from entry.ts (contentHead, captureNotes), its text made here in slices. */
+async function contentJson(body: BodyCapture, headers: RawHeaders): Promise<Uint8Array> {
   const decoded = await decodeContentAsync(body.bytes, header(headers, 'content-encoding'), body.truncated);
+  const head = contentHead(body, headers, decoded);
   const o = new JsonBytes(Math.ceil((decoded.bytes.length * 4) / 3) + 1024);
-  o.ascii('{"size":');
-  o.num(decoded.decoded.length > 0 ? decoded.bytes.length : body.size);
-  o.ascii(',"mimeType":');
-  o.str(mimeType);
-  if (decoded.decoded.length > 0 && !decoded.partial) {
-    o.ascii(',"compression":');
-    o.num(decoded.bytes.length - body.size);
-  }
+  openObject(o, head);
   if (body.bytes.length > 0) {
     o.ascii(',"text":');
     // A body that failed to decode goes as its wire bytes in base64, whatever its type (harContent).
-    const base64 = decoded.error ? await base64Literal(o, decoded.bytes) : await textLiteral(o, decoded.bytes, mimeType, decoded.partial);
+    const base64 = decoded.error
+      ? await base64Literal(o, decoded.bytes)
+      : await textLiteral(o, decoded.bytes, head.mimeType, decoded.partial);
     if (base64) o.ascii(',"encoding":"base64"');
   }
-  if (body.truncated) {
-    o.ascii(',"_truncated":true,"_capturedSize":');
-    o.num(body.bytes.length);
-  }
-  o.opt('_decodingError', decoded.error);
-  o.byte(125);
+  closeObject(o, captureNotes(body, decoded));
   return o.bytes();
 }
 
-/** JSON.stringify(harPostData(r)). Form bodies (their `params` parsed) are made at once after decoding. */
+/** JSON.stringify(harPostData(r)). Form bodies (their `params` parsed) are made at once after decoding (postDataOf). */
 async function postDataJson(r: RequestRecord): Promise<Uint8Array> {
   const mimeType = header(r.headers, 'content-type') ?? '';
   const decoded = await decodeContentAsync(r.body.bytes, header(r.headers, 'content-encoding'), r.body.truncated);
   const essence = mimeType.split(';')[0].trim().toLowerCase();
   if (essence === 'application/x-www-form-urlencoded' || essence === 'multipart/form-data')
     return Buffer.from(JSON.stringify(postDataOf(r, decoded)));
+  // Any other type: post-data.ts's { mimeType, text, _encoding } (HAR 1.2 has no `encoding` on postData).
   const o = new JsonBytes(Math.ceil((decoded.bytes.length * 4) / 3) + 1024);
-  o.ascii('{"mimeType":');
-  o.str(mimeType);
+  openObject(o, { mimeType });
   o.ascii(',"text":');
-  // HAR 1.2 has no `encoding` on postData; post-data.ts marks base64 text in a custom field.
   if (await textLiteral(o, decoded.bytes, mimeType, decoded.partial)) o.ascii(',"_encoding":"base64"');
-  if (r.body.truncated) {
-    o.ascii(',"_truncated":true,"_capturedSize":');
-    o.num(r.body.bytes.length);
-  }
-  o.opt('_decodingError', decoded.error);
-  o.byte(125);
+  closeObject(o, captureNotes(r.body, decoded));
   return o.bytes();
+}
+
+/** The JSON of `fields` without its closing brace: more keys follow. */
+function openObject(o: JsonBytes, fields: object): void {
+  o.text(JSON.stringify(fields).slice(0, -1));
+}
+
+/** `fields`' keys, if any, then the closing brace. */
+function closeObject(o: JsonBytes, fields: object): void {
+  const json = JSON.stringify(fields);
+  if (json === '{}') o.byte(125);
+  else {
+    o.byte(44);
+    o.text(json.slice(1));
+  }
 }
 
 /**

@@ -13,7 +13,7 @@
  *    crossed the wire.
  *  - Netlens-only facts go in `_` fields (HAR 1.2 allows custom fields that start with `_`).
  */
-import type { Exchange, HttpProtocol, RawHeaders, RequestRecord } from '../model.js';
+import type { BodyCapture, Exchange, HttpProtocol, RawHeaders, RequestRecord } from '../model.js';
 import type { HarContent, HarEntry, HarNameValue, HarPostData, HarRequest, HarResponse, HarTimings, Loose } from './types.js';
 import { bodyText, decodeContent, type DecodedBody } from './body.js';
 import { requestCookies, responseCookies } from './cookies.js';
@@ -181,13 +181,7 @@ export function harPostData(r: RequestRecord): HarPostData | undefined {
 
 /** harPostData of a request whose body was decoded already (content-job.ts decodes off the event loop). */
 export function postDataOf(r: RequestRecord, decoded: DecodedBody): HarPostData {
-  const post = postData(decoded.bytes, header(r.headers, 'content-type') ?? '', decoded.partial);
-  if (r.body.truncated) {
-    post._truncated = true;
-    post._capturedSize = r.body.bytes.length;
-  }
-  if (decoded.error) post._decodingError = decoded.error;
-  return post;
+  return Object.assign(postData(decoded.bytes, header(r.headers, 'content-type') ?? '', decoded.partial), captureNotes(r.body, decoded));
 }
 
 function harResponse(x: Exchange, recordedContent?: HarContent): HarResponse {
@@ -225,26 +219,41 @@ function harResponse(x: Exchange, recordedContent?: HarContent): HarResponse {
 export function harContent(x: Exchange): HarContent {
   const body = x.response!.body;
   const headers = x.response!.headers;
-  const mimeType = header(headers, 'content-type') ?? 'x-unknown';
-  const encoding = header(headers, 'content-encoding');
-  const decoded = decodeContent(body.bytes, encoding, body.truncated);
-  const content: HarContent = { size: body.size, mimeType };
-  if (decoded.decoded.length > 0) {
-    // Sizes of a truncated, compressed body are unknown past the capture limit: report what was decoded.
-    content.size = decoded.bytes.length;
-    if (!decoded.partial) content.compression = decoded.bytes.length - body.size;
-  }
+  const decoded = decodeContent(body.bytes, header(headers, 'content-encoding'), body.truncated);
+  const content: HarContent = contentHead(body, headers, decoded);
   if (body.bytes.length > 0) {
+    // A body that failed to decode goes as its wire bytes in base64, whatever its type.
     const text = decoded.error
       ? { text: decoded.bytes.toString('base64'), encoding: 'base64' as const }
-      : bodyText(decoded.bytes, mimeType, decoded.partial);
+      : bodyText(decoded.bytes, content.mimeType, decoded.partial);
     content.text = text.text;
     if (text.encoding) content.encoding = text.encoding;
   }
-  if (body.truncated) {
-    content._truncated = true;
-    content._capturedSize = body.bytes.length;
+  return Object.assign(content, captureNotes(body, decoded));
+}
+
+/**
+ * HAR `content`'s fields before its text: size (decoded when it was), MIME type, compression. With
+ * captureNotes, what harContent holds besides the text; content-job.ts writes the same around a text it makes
+ * in slices.
+ */
+export function contentHead(body: BodyCapture, headers: RawHeaders, decoded: DecodedBody): HarContent {
+  const head: HarContent = { size: body.size, mimeType: header(headers, 'content-type') ?? 'x-unknown' };
+  if (decoded.decoded.length > 0) {
+    // Sizes of a truncated, compressed body are unknown past the capture limit: report what was decoded.
+    head.size = decoded.bytes.length;
+    if (!decoded.partial) head.compression = decoded.bytes.length - body.size;
   }
-  if (decoded.error) content._decodingError = decoded.error;
-  return content;
+  return head;
+}
+
+/** The fields after a body's text in `content` and `postData`: cut by the capture limit, not decodable. */
+export function captureNotes(body: BodyCapture, decoded: DecodedBody): Pick<HarContent, '_truncated' | '_capturedSize' | '_decodingError'> {
+  const notes: Pick<HarContent, '_truncated' | '_capturedSize' | '_decodingError'> = {};
+  if (body.truncated) {
+    notes._truncated = true;
+    notes._capturedSize = body.bytes.length;
+  }
+  if (decoded.error) notes._decodingError = decoded.error;
+  return notes;
 }
