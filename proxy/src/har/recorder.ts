@@ -63,10 +63,12 @@ export const FLUSH_DELAY_MS = 10;
 export const FLUSH_MAX_BYTES = 8 * 1024 * 1024;
 /**
  * Exchanges whose large or compressed bodies wait for their turn (one job runs at a time, so one decoded body is
- * held at a time). Past this, an exchange's line is made at once, holding the event loop as before jobs: memory
- * stays bounded when bodies come faster than they are made.
+ * held at a time). Past this (or MAX_QUEUED_BYTES), an exchange's line is made at once, holding the event loop as
+ * before jobs: memory stays bounded when bodies come faster than they are made. Not 16: twenty brotli bombs of a
+ * few KiB each (a hostile page) then had four made at once, and a small request through the proxy waited ~450 ms;
+ * what the queue holds is bounded by MAX_QUEUED_BYTES, and its count is what `kill -9` can lose on top of a batch.
  */
-export const MAX_QUEUED_JOBS = 16;
+export const MAX_QUEUED_JOBS = 256;
 /**
  * Captured body bytes the queue may hold (the capture limit goes up to 64 MiB a body): past this, with the queue not
  * empty, a line is made at once. An exchange's bodies were let go as soon as its line was made before the queue.

@@ -355,7 +355,16 @@ describe('HarRecorder with body jobs', () => {
   it(`queues at most MAX_QUEUED_JOBS exchanges; past that a line is made at once`, async () => {
     const events = new EventStream();
     const rec = new HarRecorder(events, { journalFile: path.join(dir, 'j.jsonl'), flushDelayMs: 60_000 });
-    const xs = Array.from({ length: MAX_QUEUED_JOBS + 3 }, heavy);
+    // Small gzip bodies: a job each all the same (any content-encoded body takes one).
+    const small = () =>
+      makeExchange({
+        resHeaders: [
+          ['Content-Type', 'text/plain'],
+          ['Content-Encoding', 'gzip'],
+        ],
+        resBody: body(gzip(Buffer.from('hello'))),
+      });
+    const xs = Array.from({ length: MAX_QUEUED_JOBS + 3 }, small);
     for (const x of xs) events.emit({ type: 'complete', exchange: x });
     expect(rec.pendingJobs).toBe(MAX_QUEUED_JOBS);
     await rec.drain();
