@@ -2,11 +2,16 @@
  * Turns a captured body (content-encoded bytes) into something a UI can show:
  * decoded from gzip/br/deflate, text when it is text, base64 otherwise, cut for
  * display when huge. Runs in the core because zlib lives in Node.
+ *
+ * Decoding is har/body.ts's, on libuv's thread pool: a few hundred bytes of brotli
+ * inflate to 64 MiB, and a view decoded at once held the proxy's event loop (every
+ * exchange in flight) for as long as that took, ~100 ms for 16 MiB. Only the shown
+ * part is kept; the rest is counted for `decodedSize`.
  */
-import zlib from 'node:zlib';
 import type { BodyCapture, RawHeaders } from '../model.js';
 import type { BodyView } from './contract.js';
 import type { LooseHarEntry } from '../har/types.js';
+import { decodeContentAsync, MAX_DECODED_BODY } from '../har/body.js';
 import { decodeFailureNote } from './decode-note.js';
 import { splitCut } from '../sessions/capped-json.js';
 import { isBase64Body } from './har-row.js';
@@ -14,8 +19,6 @@ import { postDataText } from './session-view.js';
 
 /** Larger bodies are cut for display: a DOM text node of many MiB freezes the UI. */
 export const DISPLAY_LIMIT = 2 * 1024 * 1024;
-/** Decompression cap: a zip bomb in a capture must not take the core's memory. */
-const MAX_DECODED = 64 * 1024 * 1024;
 
 export function headerValue(headers: RawHeaders, name: string): string | undefined {
   const lower = name.toLowerCase();
@@ -48,31 +51,7 @@ function looksLikeUtf8Text(bytes: Uint8Array): boolean {
   }
 }
 
-/**
- * Decodes content-encoding. Truncated captures decode as far as they go
- * (SYNC_FLUSH instead of FINISH), so the first part of a large gzip body still shows.
- */
-function decodeContent(bytes: Buffer, encoding: string, truncated: boolean): Buffer {
-  const opts = { maxOutputLength: MAX_DECODED } as const;
-  switch (encoding) {
-    case 'gzip':
-    case 'x-gzip':
-      return zlib.gunzipSync(bytes, truncated ? { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH } : opts);
-    case 'br':
-      return zlib.brotliDecompressSync(bytes, truncated ? { ...opts, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH } : opts);
-    case 'deflate':
-      // RFC 9110 says zlib-wrapped; some servers send raw deflate anyway.
-      try {
-        return zlib.inflateSync(bytes, truncated ? { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH } : opts);
-      } catch {
-        return zlib.inflateRawSync(bytes, truncated ? { ...opts, finishFlush: zlib.constants.Z_SYNC_FLUSH } : opts);
-      }
-    default:
-      throw new Error(`unsupported content-encoding "${encoding}"`);
-  }
-}
-
-export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders): BodyView {
+export async function bodyView(capture: BodyCapture | undefined, headers: RawHeaders): Promise<BodyView> {
   const mimeType = mimeOf(headers);
   if (!capture || capture.size === 0 || capture.bytes.length === 0) {
     return {
@@ -85,21 +64,16 @@ export function bodyView(capture: BodyCapture | undefined, headers: RawHeaders):
       displayTruncated: false,
     };
   }
-  let bytes = Buffer.from(capture.bytes.buffer, capture.bytes.byteOffset, capture.bytes.byteLength);
   const encoding = (headerValue(headers, 'content-encoding') ?? '').trim().toLowerCase();
-  let contentEncoding: string | undefined;
-  let decodeError: string | undefined;
-  if (encoding && encoding !== 'identity') {
-    try {
-      bytes = decodeContent(bytes, encoding, capture.truncated);
-      contentEncoding = encoding;
-    } catch (err) {
-      decodeError = decodeFailureNote(encoding, (err as Error).message);
-    }
-  }
-  const decodedSize = bytes.length;
-  const displayTruncated = bytes.length > DISPLAY_LIMIT;
-  const shown = displayTruncated ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
+  // The same decoding as the HAR's (codings in a list, x-gzip, raw deflate, a cut body decoded as far as it goes),
+  // keeping what is shown: the view and an export of the same exchange agree.
+  const decoded = await decodeContentAsync(capture.bytes, encoding, capture.truncated, MAX_DECODED_BODY, DISPLAY_LIMIT);
+  const bytes = decoded.bytes;
+  const contentEncoding = decoded.decoded.length > 0 ? decoded.decoded.join(', ') : undefined;
+  const decodeError = decoded.error === undefined ? undefined : decodeFailureNote(encoding, decoded.error);
+  const decodedSize = decoded.fullLength ?? bytes.length;
+  const displayTruncated = decodedSize > DISPLAY_LIMIT;
+  const shown = bytes.length > DISPLAY_LIMIT ? bytes.subarray(0, DISPLAY_LIMIT) : bytes;
   const text = !decodeError && (isTextMime(mimeType) || (!mimeType.startsWith('image/') && looksLikeUtf8Text(shown)));
   return {
     kind: text ? 'text' : 'base64',

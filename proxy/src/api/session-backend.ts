@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { SessionBackend, StoredSession } from './backends.js';
 import type { SessionInfo } from './contract.js';
 import type { Exchange } from '../model.js';
-import { exchangeToEntry } from '../har/entry.js';
+import { entriesOf } from '../har/entry-async.js';
 import { NETLENS_CREATOR } from '../har/writer.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { EntryFile } from '../sessions/entry-file.js';
@@ -53,12 +53,8 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     async saveCapture(name, exchanges: Exchange[], timeline) {
       // The socket timeline goes into the log head as `_connections`… (timeline/har.ts reads it back).
       const head = timeline ? { head: { extra: { ...timeline } } } : {};
-      return toInfo(
-        await store.saveEntries(
-          exchanges.map((x) => exchangeToEntry(x)),
-          { name, source: 'capture', ...head },
-        ),
-      );
+      // Made one at a time off the event loop and streamed to the file (har/entry-async.ts): the proxy keeps running.
+      return toInfo(await store.saveEntries(entriesOf(exchanges), { name, source: 'capture', ...head }));
     },
     async rename(id, name) {
       return toInfo(await store.rename(id, name));
@@ -84,7 +80,8 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
     },
     async exportCapture(exchanges, timeline) {
       const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-      const entries = exchanges.map((x) => exchangeToEntry(x));
+      const entries = [];
+      for await (const entry of entriesOf(exchanges)) entries.push(entry);
       const log = { version: '1.2', creator: { ...NETLENS_CREATOR }, pages: [], entries, ...timeline };
       return { fileName: `netlens-capture-${stamp}.har`, text: JSON.stringify({ log }, null, 2) };
     },

@@ -18,6 +18,8 @@ export interface DecodedBody {
   error?: string;
   /** True when the decoded output hit MAX_DECODED_BODY or the input was cut by the capture limit. */
   partial: boolean;
+  /** The decoded length when `bytes` holds only its first bytes (decodeContentAsync's `keep`). */
+  fullLength?: number;
 }
 
 /**
@@ -49,26 +51,32 @@ export function decodeContent(
 /**
  * decodeContent on libuv's thread pool (zlib streams, decodeOneAsync): the same result, and the event loop free while
  * a compressed body is inflated (up to MAX_DECODED_BODY: a brotli body of a few hundred bytes can decode to that).
- * The twin of decodeContent, line for line, but for the await.
+ * The twin of decodeContent, line for line, but for the await and `keep`: a reader that shows only the start of a
+ * body (the UI's body view) keeps that many decoded bytes and learns the rest's length (`fullLength`) without
+ * holding it, so viewing a bomb costs its prefix in memory, not 64 MiB.
  */
 export async function decodeContentAsync(
   bytes: Uint8Array,
   contentEncoding: string | undefined,
   truncated: boolean,
   maxOutput = MAX_DECODED_BODY,
+  keep = Infinity,
 ): Promise<DecodedBody> {
   const wire = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const codings = codingsToUndo(contentEncoding, wire);
   if (codings.length === 0) return { bytes: wire, decoded: [], partial: truncated };
-  let out = wire;
-  for (const coding of codings) {
+  let out: Inflated = { bytes: wire, length: wire.length };
+  for (let i = 0; i < codings.length; i++) {
     try {
-      out = await decodeOneAsync(out, coding, maxOutput);
+      // Only the last coding's output is what the reader gets: the ones before it feed the next decoder whole.
+      out = await decodeOneAsync(out.bytes, codings[i], maxOutput, i === codings.length - 1 ? keep : Infinity);
     } catch (err) {
-      return decodeFailed(wire, coding, err, truncated);
+      return decodeFailed(wire, codings[i], err, truncated);
     }
   }
-  return decodedBody(out, codings, truncated, maxOutput);
+  const body = decodedBody(out.bytes, codings, truncated || out.length >= maxOutput, maxOutput);
+  if (out.length > out.bytes.length) body.fullLength = out.length;
+  return body;
 }
 
 /** The content codings to undo, last applied first (empty: nothing to decode). Most bodies have none: no parsing then. */
@@ -116,24 +124,30 @@ function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buff
   }
 }
 
+/** Decoded output: its first bytes (all of them unless a `keep` cut it) and its whole length. */
+interface Inflated {
+  bytes: Buffer;
+  length: number;
+}
+
 /**
  * decodeOne on the thread pool: the same codings, options, fallback and errors. A zlib stream, not zlib's callback
  * API, whose Buffer.concat of the output (16 MiB: ~4 ms, fresh pages faulted in) ran at once on the event loop: the
  * chunks are joined a slice per turn instead.
  */
-async function decodeOneAsync(input: Buffer, coding: string, maxOutputLength: number): Promise<Buffer> {
+async function decodeOneAsync(input: Buffer, coding: string, maxOutputLength: number, keep: number): Promise<Inflated> {
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
-      return inflateAsync(zlib.createGunzip(zlibOptions(maxOutputLength)), input, maxOutputLength);
+      return inflateAsync(zlib.createGunzip(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
     case 'deflate':
       try {
-        return await inflateAsync(zlib.createInflate(zlibOptions(maxOutputLength)), input, maxOutputLength);
+        return await inflateAsync(zlib.createInflate(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
       } catch {
-        return inflateAsync(zlib.createInflateRaw(zlibOptions(maxOutputLength)), input, maxOutputLength);
+        return inflateAsync(zlib.createInflateRaw(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
       }
     case 'br':
-      return inflateAsync(zlib.createBrotliDecompress(brotliOptions(maxOutputLength)), input, maxOutputLength);
+      return inflateAsync(zlib.createBrotliDecompress(brotliOptions(maxOutputLength)), input, maxOutputLength, keep);
     default:
       throw new Error(`unsupported content coding "${coding}"`);
   }
@@ -146,13 +160,19 @@ function inflateAsync(
   z: zlib.Gunzip | zlib.Inflate | zlib.InflateRaw | zlib.BrotliDecompress,
   input: Buffer,
   max: number,
-): Promise<Buffer> {
+  keep: number,
+): Promise<Inflated> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
+    let kept = 0;
     z.on('data', (chunk: Buffer) => {
       length += chunk.length;
-      chunks.push(chunk);
+      if (kept < keep) {
+        const part = kept + chunk.length > keep ? chunk.subarray(0, keep - kept) : chunk;
+        chunks.push(part);
+        kept += part.length;
+      }
       if (length > max) {
         // What zlib's own functions throw past maxOutputLength (the message goes into _decodingError).
         z.destroy();
@@ -160,7 +180,7 @@ function inflateAsync(
       }
     });
     z.once('error', reject);
-    z.once('end', () => resolve(joinInSlices(chunks, length)));
+    z.once('end', () => joinInSlices(chunks, kept).then((bytes) => resolve({ bytes, length }), reject));
     z.end(input);
   });
 }

@@ -219,7 +219,11 @@ function harResponse(x: Exchange, recordedContent?: HarContent): HarResponse {
 export function harContent(x: Exchange): HarContent {
   const body = x.response!.body;
   const headers = x.response!.headers;
-  const decoded = decodeContent(body.bytes, header(headers, 'content-encoding'), body.truncated);
+  return contentOf(body, headers, decodeContent(body.bytes, header(headers, 'content-encoding'), body.truncated));
+}
+
+/** harContent of a response body decoded already (entry-async.ts decodes off the event loop). */
+export function contentOf(body: BodyCapture, headers: RawHeaders, decoded: DecodedBody): HarContent {
   const content: HarContent = contentHead(body, headers, decoded);
   if (body.bytes.length > 0) {
     // A body that failed to decode goes as its wire bytes in base64, whatever its type.

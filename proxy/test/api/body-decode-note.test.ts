@@ -44,15 +44,15 @@ function entry(content: Partial<HarContent>): LooseHarEntry {
 }
 
 describe('undecodable bodies', () => {
-  it('live: corrupt gzip → raw bytes with the note; good gzip → decoded, no note', () => {
-    const bad = bodyView(capture(corrupt), [
+  it('live: corrupt gzip → raw bytes with the note; good gzip → decoded, no note', async () => {
+    const bad = await bodyView(capture(corrupt), [
       ['Content-Type', 'text/html'],
       ['Content-Encoding', 'gzip'],
     ]);
     expect(bad.decodeError).toMatch(NOTE);
     expect(bad.kind).toBe('base64');
     expect(Buffer.from(bad.data, 'base64')).toEqual(corrupt);
-    const good = bodyView(capture(zlib.gzipSync('<p>hi</p>')), [
+    const good = await bodyView(capture(zlib.gzipSync('<p>hi</p>')), [
       ['Content-Type', 'text/html'],
       ['Content-Encoding', 'gzip'],
     ]);

@@ -2,9 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { CoreService } from '../../src/api/core-service.js';
-import { bodyView } from '../../src/api/body-view.js';
 import type { LabBackend } from '../../src/api/backends.js';
 import type { LabResult, NetlensEvent } from '../../src/api/contract.js';
 import { fakeProxy } from './helpers.js';
@@ -189,42 +187,5 @@ describe('core service: proxy settings', () => {
     expect(status.proxy.error).toMatchObject({ code: 'NL_PORT_IN_USE' });
     // The CA is still shown so users can trust it before the proxy runs.
     expect(status.proxy.ca?.certPath).toContain(dir);
-  });
-});
-
-describe('body view', () => {
-  const json = (enc: string, bytes: Buffer, truncated = false) =>
-    bodyView({ size: bytes.length, bytes, truncated }, [
-      ['content-type', 'application/json'],
-      ['content-encoding', enc],
-    ]);
-
-  it('decodes br, deflate (zlib and raw) and a truncated gzip body', () => {
-    const text = JSON.stringify({ a: 'x'.repeat(5000) });
-    expect(json('br', zlib.brotliCompressSync(text)).data).toBe(text);
-    expect(json('deflate', zlib.deflateSync(text)).data).toBe(text);
-    expect(json('deflate', zlib.deflateRawSync(text)).data).toBe(text);
-    const gz = zlib.gzipSync(Buffer.from('y'.repeat(200_000)));
-    const cut = json('gzip', gz.subarray(0, Math.floor(gz.length / 2)), true);
-    expect(cut.kind).toBe('text');
-    expect(cut.captureTruncated).toBe(true);
-    expect(cut.data.length).toBeGreaterThan(1000);
-  });
-
-  it('falls back to the raw bytes when decoding fails, and flags binary as base64', () => {
-    const bad = json('gzip', Buffer.from('not gzip at all'));
-    expect(bad.decodeError).toMatch(/gzip/);
-    const png = bodyView({ size: 4, bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), truncated: false }, [['Content-Type', 'image/png']]);
-    expect(png).toMatchObject({ kind: 'base64', data: 'iVBORw==', mimeType: 'image/png' });
-    const none = bodyView({ size: 0, bytes: new Uint8Array(), truncated: false }, []);
-    expect(none.kind).toBe('none');
-  });
-
-  it('cuts huge bodies for display and says so', () => {
-    const big = Buffer.alloc(3 * 1024 * 1024, 'a');
-    const v = bodyView({ size: big.length, bytes: big, truncated: false }, [['content-type', 'text/plain']]);
-    expect(v.displayTruncated).toBe(true);
-    expect(v.data.length).toBe(2 * 1024 * 1024);
-    expect(v.decodedSize).toBe(big.length);
   });
 });

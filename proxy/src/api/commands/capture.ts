@@ -141,7 +141,9 @@ export class LiveCapture {
       const side = bodySideArg(args, 'getExchangeBody');
       const x = row.exchange;
       if (!x) return { ...NO_BODY };
-      return side === 'request' ? bodyView(x.request.body, x.request.headers) : bodyView(x.response?.body, x.response?.headers ?? []);
+      return side === 'request'
+        ? await bodyView(x.request.body, x.request.headers)
+        : await bodyView(x.response?.body, x.response?.headers ?? []);
     },
 
     clearExchanges: async () => {
