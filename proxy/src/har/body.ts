@@ -98,12 +98,14 @@ function decodedBody(out: Buffer, undone: string[], truncated: boolean, maxOutpu
   return { bytes: out, decoded: [...undone].reverse(), partial: truncated || out.length >= maxOutput };
 }
 
-/** Sync flush lets a body cut short by the capture limit decode as far as it goes. */
-const zlibOptions = (maxOutputLength: number): zlib.ZlibOptions => ({ finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength });
-const brotliOptions = (maxOutputLength: number): zlib.BrotliOptions => ({
-  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
-  maxOutputLength,
-});
+/**
+ * Sync flush lets a body cut short by the capture limit decode as far as it goes. A whole body (`complete`, what a
+ * rule rewrites) keeps zlib's default, the finishing flush: one that ends early fails instead of being half-decoded.
+ */
+const zlibOptions = (maxOutputLength: number, complete = false): zlib.ZlibOptions =>
+  complete ? { maxOutputLength } : { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength };
+const brotliOptions = (maxOutputLength: number, complete = false): zlib.BrotliOptions =>
+  complete ? { maxOutputLength } : { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, maxOutputLength };
 
 function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buffer {
   switch (coding) {
@@ -114,7 +116,9 @@ function decodeOne(input: Buffer, coding: string, maxOutputLength: number): Buff
       // "deflate" is zlib-wrapped by the RFC, but some servers send raw deflate.
       try {
         return zlib.inflateSync(input, zlibOptions(maxOutputLength));
-      } catch {
+      } catch (err) {
+        // Past the bound is past it in either wrapping; other failures may be raw deflate.
+        if ((err as { code?: string }).code === TOO_LARGE) throw err;
         return zlib.inflateRawSync(input, zlibOptions(maxOutputLength));
       }
     case 'br':
@@ -131,27 +135,43 @@ interface Inflated {
 }
 
 /**
+ * One whole body in one content coding (gzip, x-gzip, deflate, br), decoded on the thread pool: for the rules, which
+ * rewrite a body they read whole. Rejects past `max` decoded bytes with a RangeError whose code is
+ * ERR_BUFFER_TOO_LARGE (zlib's own for its *Sync calls), on an unknown coding, and on bytes that are not that coding
+ * or end early.
+ */
+export async function inflateWhole(input: Buffer, coding: string, max: number): Promise<Buffer> {
+  return (await decodeOneAsync(input, coding, max, Infinity, true)).bytes;
+}
+
+/**
  * decodeOne on the thread pool: the same codings, options, fallback and errors. A zlib stream, not zlib's callback
  * API, whose Buffer.concat of the output (16 MiB: ~4 ms, fresh pages faulted in) ran at once on the event loop: the
  * chunks are joined a slice per turn instead.
  */
-async function decodeOneAsync(input: Buffer, coding: string, maxOutputLength: number, keep: number): Promise<Inflated> {
+async function decodeOneAsync(input: Buffer, coding: string, maxOutputLength: number, keep: number, complete = false): Promise<Inflated> {
+  const z = zlibOptions(maxOutputLength, complete);
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
-      return inflateAsync(zlib.createGunzip(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
+      return inflateAsync(zlib.createGunzip(z), input, maxOutputLength, keep);
     case 'deflate':
       try {
-        return await inflateAsync(zlib.createInflate(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
-      } catch {
-        return inflateAsync(zlib.createInflateRaw(zlibOptions(maxOutputLength)), input, maxOutputLength, keep);
+        return await inflateAsync(zlib.createInflate(z), input, maxOutputLength, keep);
+      } catch (err) {
+        // Past the bound is past it in either wrapping; other failures may be raw deflate.
+        if ((err as { code?: string }).code === TOO_LARGE) throw err;
+        return inflateAsync(zlib.createInflateRaw(z), input, maxOutputLength, keep);
       }
     case 'br':
-      return inflateAsync(zlib.createBrotliDecompress(brotliOptions(maxOutputLength)), input, maxOutputLength, keep);
+      return inflateAsync(zlib.createBrotliDecompress(brotliOptions(maxOutputLength, complete)), input, maxOutputLength, keep);
     default:
       throw new Error(`unsupported content coding "${coding}"`);
   }
 }
+
+/** What zlib's *Sync calls throw past maxOutputLength. */
+const TOO_LARGE = 'ERR_BUFFER_TOO_LARGE';
 
 /** Bytes of output copied per turn when the chunks are joined. */
 const JOIN_SLICE = 1024 * 1024;
@@ -176,7 +196,7 @@ function inflateAsync(
       if (length > max) {
         // What zlib's own functions throw past maxOutputLength (the message goes into _decodingError).
         z.destroy();
-        reject(new RangeError(`Cannot create a Buffer larger than ${max} bytes`));
+        reject(Object.assign(new RangeError(`Cannot create a Buffer larger than ${max} bytes`), { code: TOO_LARGE }));
       }
     });
     z.once('error', reject);

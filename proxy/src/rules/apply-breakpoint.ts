@@ -13,7 +13,8 @@ import { responseFinished, type ClientResponse } from '../server/client.js';
 import { getHeader, stripHopByHop } from '../headers.js';
 import { BREAKPOINT_BODY_LIMIT, Breakpoints, type BreakpointEdits, type Resumed } from './breakpoints.js';
 import { readBounded } from './read-body.js';
-import { decodeBody, headerOf, removeHeaders } from './edits.js';
+import { decodeBounded, headerOf, removeHeaders } from './edits.js';
+import { REWRITE_BODY_LIMIT } from './read-body.js';
 
 /** The proxy's registry, made on first use when the embedder gave none. */
 export function breakpointsOf(ctx: ProxyContext): Breakpoints {
@@ -121,8 +122,10 @@ export async function pauseResponse(
     raw = read.whole;
     cut = !raw;
   }
-  // Shown decoded; a body whose coding is unknown (or broken) cannot be edited as text.
-  const text = raw ? decodeBody(raw, headerOf(up.headers, 'content-encoding')) : Buffer.alloc(0);
+  // Shown decoded; a body whose coding is unknown (or broken), or that decodes past what a rewrite holds (a small
+  // brotli body can inflate to gigabytes), cannot be edited as text.
+  const decoded = raw ? await decodeBounded(raw, headerOf(up.headers, 'content-encoding'), REWRITE_BODY_LIMIT) : Buffer.alloc(0);
+  const text = decoded === 'too-large' ? undefined : decoded;
   if (raw && !text) cut = true;
   const started = Date.now();
   const resumed = await breakpointsOf(ctx).pause(

@@ -64,7 +64,7 @@ async function rewrite(a: RewriteResponseAction, x: Exchange, up: UpstreamRespon
   if (!noBody && (a.body || (a.injectScript && html))) {
     const read = await readBounded(up.body, REWRITE_BODY_LIMIT);
     const raw = read.whole;
-    const decoded = raw ? decodeBounded(raw, headerOf(headers, 'content-encoding'), REWRITE_BODY_LIMIT) : 'too-large';
+    const decoded = raw ? await decodeBounded(raw, headerOf(headers, 'content-encoding'), REWRITE_BODY_LIMIT) : 'too-large';
     if (decoded === 'too-large') {
       // Past the cap the body streams on as it came (what was read, then the rest); the header edits still apply.
       up.body = read.forward ?? Readable.from([]);

@@ -2,9 +2,9 @@
  * Header and body edits shared by rewriteRequest and rewriteResponse: pure functions on raw
  * headers (order and case of untouched headers kept) and whole bodies.
  */
-import zlib from 'node:zlib';
 import type { RawHeaders } from '../model.js';
 import type { BodyEdits, HeaderEdits } from './types.js';
+import { inflateWhole } from '../har/body.js';
 
 export function editHeaders(headers: RawHeaders, e: HeaderEdits | undefined): RawHeaders {
   if (!e) return headers;
@@ -68,23 +68,18 @@ export function injectScriptTag(html: Buffer, src: string): Buffer {
   return Buffer.from(at >= 0 ? `${text.slice(0, at)}${tag}${text.slice(at)}` : `${tag}${text}`, 'utf8');
 }
 
-/** Decodes a content-encoded body (gzip, deflate, br); undefined when the coding is unknown or the bytes are bad. */
-export function decodeBody(body: Buffer, encoding: string | undefined): Buffer | undefined {
-  const out = decodeBounded(body, encoding, Infinity);
-  return out === 'too-large' ? undefined : out;
-}
-
-/** decodeBody, but `too-large` when the decoded body would be over `max` bytes (a small gzip can inflate to gigabytes). */
-export function decodeBounded(body: Buffer, encoding: string | undefined, max: number): Buffer | undefined | 'too-large' {
+/**
+ * Decodes a whole content-encoded body (gzip, deflate, br) for a rewrite or a breakpoint: undefined when the coding
+ * is unknown or the bytes are bad, `too-large` when the decoded body would be over `max` bytes (a few KiB of gzip
+ * inflate to gigabytes). On libuv's thread pool (har/body.ts): decoded at once with zlib's *Sync calls, up to the
+ * 8 MiB rewrite bound held the proxy's event loop ~30 ms, and a breakpoint's decode had no bound at all.
+ */
+export async function decodeBounded(body: Buffer, encoding: string | undefined, max: number): Promise<Buffer | undefined | 'too-large'> {
   const coding = (encoding ?? '').trim().toLowerCase();
   if (coding === '' || coding === 'identity') return body.length > max ? 'too-large' : body;
-  const opts = Number.isFinite(max) ? { maxOutputLength: max } : {};
   try {
-    if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(body, opts);
-    if (coding === 'deflate') return zlib.inflateSync(body, opts);
-    if (coding === 'br') return zlib.brotliDecompressSync(body, opts);
+    return await inflateWhole(body, coding, max);
   } catch (err) {
     return (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : undefined;
   }
-  return undefined;
 }

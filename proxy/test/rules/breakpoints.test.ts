@@ -8,7 +8,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpOrigin, httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
 import type { CertificateAuthority } from '../../src/tls/ca.js';
 import type { Rule } from '../../src/rules/types.js';
@@ -277,6 +277,31 @@ describe('breakpoint on response', () => {
       expect(r.headers['content-length']).toBe('12');
     } finally {
       await zipped.close();
+    }
+  });
+
+  it('does not decode a body past what a rewrite holds: a brotli bomb pauses cut and goes on unchanged', async () => {
+    // ~30 KiB of brotli inflating to 64 MiB: it was decoded whole, at once, and shown; a larger one could take the process.
+    const bomb = zlib.brotliCompressSync(Buffer.alloc(64 * 1024 * 1024, 'a'), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+    const bombs = await httpOrigin((_req, res) => {
+      (res as http.ServerResponse).writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' });
+      res.end(bomb);
+    });
+    const atOnce = vi.spyOn(zlib, 'brotliDecompressSync');
+    try {
+      use(pauseOn('response'));
+      const paused = viaProxy(`${bombs.url}/pause-bomb`);
+      const [item] = await waitPaused(1);
+      expect(item).toMatchObject({ body: '', bodyCut: true });
+      bp.continue(item!.id);
+      const r = await paused;
+      expect(r.headers['content-encoding']).toBe('br');
+      expect(r.body).toBe(bomb.toString('utf8'));
+      // Decoded on the thread pool (bounded), never with the *Sync call that holds the event loop.
+      expect(atOnce).not.toHaveBeenCalled();
+    } finally {
+      atOnce.mockRestore();
+      await bombs.close();
     }
   });
 

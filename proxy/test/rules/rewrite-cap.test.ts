@@ -5,9 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { curl, httpOrigin, tempDataDir, testProxy, type Origin, type TestProxy } from '../proxy/harness.js';
 import { REWRITE_BODY_LIMIT } from '../../src/rules/read-body.js';
+import { decodeBounded } from '../../src/rules/edits.js';
 import { harOf, holderWith } from './rules-harness.js';
 
 const OVER = REWRITE_BODY_LIMIT + 100_000;
@@ -77,10 +78,41 @@ describe('response body rewrite cap', () => {
 
   it('a small compressed body that would decode past the cap is passed through still compressed, and noted', async () => {
     const n = tp.exchanges().length;
+    const atOnce = vi.spyOn(zlib, 'gunzipSync');
     const gz = await fetchVia('/gz');
+    // Decoded on the thread pool up to the cap: zlib's *Sync call held the proxy's event loop meanwhile.
+    expect(atOnce).not.toHaveBeenCalled();
+    atOnce.mockRestore();
     expect(gz.head).toMatch(/content-encoding: gzip/i);
     expect(gz.body.equals(bomb)).toBe(true);
     await tp.waitFor(n + 1);
     expect((harOf(tp.exchanges().at(-1)!)._rules as { note?: string }[])[0]!.note).toMatch(/passed through unchanged/);
+  });
+});
+
+describe("decodeBounded (the rules' decoding of a whole body)", () => {
+  const text = Buffer.from('rewrite me '.repeat(1000));
+  it('decodes each coding, and says too-large past the bound in every coding, deflate (zlib and raw) included', async () => {
+    for (const [coding, wire] of [
+      ['gzip', zlib.gzipSync(text)],
+      ['x-gzip', zlib.gzipSync(text)],
+      ['deflate', zlib.deflateSync(text)],
+      ['deflate', zlib.deflateRawSync(text)],
+      ['br', zlib.brotliCompressSync(text)],
+    ] as const) {
+      expect((await decodeBounded(wire, coding, text.length)) as Buffer).toEqual(text);
+      expect(await decodeBounded(wire, coding, text.length - 1)).toBe('too-large');
+    }
+    expect(await decodeBounded(text, undefined, text.length)).toBe(text);
+    expect(await decodeBounded(text, 'identity', text.length - 1)).toBe('too-large');
+  });
+
+  it('gives undefined for an unknown coding, bytes that are not the coding, and a body that ends early', async () => {
+    expect(await decodeBounded(text, 'zstd', 1e9)).toBeUndefined();
+    expect(await decodeBounded(text, 'gzip', 1e9)).toBeUndefined();
+    const gz = zlib.gzipSync(text);
+    expect(await decodeBounded(gz.subarray(0, gz.length - 10), 'gzip', 1e9)).toBeUndefined();
+    const br = zlib.brotliCompressSync(text);
+    expect(await decodeBounded(br.subarray(0, br.length - 3), 'br', 1e9)).toBeUndefined();
   });
 });
