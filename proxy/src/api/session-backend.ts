@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { SessionBackend, StoredSession } from './backends.js';
 import type { SessionInfo } from './contract.js';
 import type { Exchange } from '../model.js';
-import { entriesOf } from '../har/entry-async.js';
+import { entriesOf, fileEntriesOf } from '../har/entry-async.js';
 import { NETLENS_CREATOR } from '../har/writer.js';
 import { ErrorCodes, NetlensError } from '../errors.js';
 import { EntryFile } from '../sessions/entry-file.js';
@@ -54,7 +54,7 @@ export function storeBackend(dataDir: string, store = new SessionStore(dataDir))
       // The socket timeline goes into the log head as `_connections`… (timeline/har.ts reads it back).
       const head = timeline ? { head: { extra: { ...timeline } } } : {};
       // Made one at a time off the event loop and streamed to the file (har/entry-async.ts): the proxy keeps running.
-      return toInfo(await store.saveEntries(entriesOf(exchanges), { name, source: 'capture', ...head }));
+      return toInfo(await store.saveEntries(fileEntriesOf(exchanges), { name, source: 'capture', ...head }));
     },
     async rename(id, name) {
       return toInfo(await store.rename(id, name));

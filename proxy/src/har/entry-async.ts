@@ -11,6 +11,9 @@ import type { Exchange } from '../model.js';
 import type { HarEntry } from './types.js';
 import { decodeContentAsync } from './body.js';
 import { contentOf, exchangeToEntry, header, postDataOf, type EntryOptions } from './entry.js';
+import { bodiesJson, needsBodyJob } from './content-job.js';
+import { PiecesEntry } from './writer.js';
+import type { HarContent, HarPostData } from './types.js';
 
 /** exchangeToEntry(x, options), its bodies decoded off the event loop: the same entry. */
 export async function exchangeToEntryAsync(x: Exchange, options: EntryOptions = {}): Promise<HarEntry> {
@@ -41,4 +44,45 @@ export async function* entriesOf(exchanges: Iterable<Exchange>): AsyncGenerator<
     yield await exchangeToEntryAsync(x);
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Stand-ins for the bodies' JSON in an entry's text; a NUL never occurs in JSON.stringify's output of real data. */
+const CONTENT_MARK = '\u0000netlens-content\u0000';
+const POST_DATA_MARK = '\u0000netlens-postdata\u0000';
+
+/**
+ * The entries of `exchanges` for a HAR file (har/writer.ts writeHar), one at a time, in order. An exchange with a
+ * large or compressed body (content-job.ts needsBodyJob) comes as pieces: its entry's text around its bodies' JSON,
+ * made a slice per event-loop turn as the recorder makes them. Saving a capture with a body that decodes to 60 MiB
+ * held the event loop ~490 ms with the entry made whole (the body's text, JSON.stringify, the indentation).
+ */
+export async function* fileEntriesOf(exchanges: Iterable<Exchange>): AsyncGenerator<HarEntry | PiecesEntry> {
+  for (const x of exchanges) {
+    yield needsBodyJob(x) ? await piecesOf(x) : exchangeToEntry(x);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** exchangeToEntry(x) as pieces: parsed, the same entry (entry-async.test.ts). */
+async function piecesOf(x: Exchange): Promise<PiecesEntry> {
+  const made = await bodiesJson(x);
+  const marks: EntryOptions = {};
+  if (made.content) marks.content = CONTENT_MARK as unknown as HarContent;
+  if (made.postData) marks.postData = POST_DATA_MARK as unknown as HarPostData;
+  const text = JSON.stringify(exchangeToEntry(x, marks), null, 2);
+  const pieces: (string | Uint8Array)[] = [];
+  let at = 0;
+  // The request's postData comes before the response's content in the entry.
+  for (const [mark, json] of [
+    [POST_DATA_MARK, made.postData],
+    [CONTENT_MARK, made.content],
+  ] as const) {
+    if (!json) continue;
+    const quoted = JSON.stringify(mark);
+    const i = text.indexOf(quoted, at);
+    pieces.push(text.slice(at, i), json);
+    at = i + quoted.length;
+  }
+  pieces.push(text.slice(at));
+  return new PiecesEntry(pieces);
 }

@@ -31,6 +31,16 @@ export class RawJsonEntry {
   constructor(readonly json: string) {}
 }
 
+/**
+ * An entry in parts: pretty-printed JSON text around JSON already made as bytes (a large body's `content`, made a
+ * slice per event-loop turn by content-job.ts). The text parts are indented as other entries are; the bytes are
+ * written as they are, never turned into one string: a body of tens of MiB made into one took the event loop for
+ * hundreds of milliseconds (JSON.stringify, the indentation, the string's UTF-8 encoding).
+ */
+export class PiecesEntry {
+  constructor(readonly pieces: readonly (string | Uint8Array)[]) {}
+}
+
 export interface WriteResult {
   entries: number;
   bytes: number;
@@ -70,7 +80,7 @@ const WRITE_BATCH_CHARS = 1 << 20;
 export async function writeHar(
   file: string,
   head: HarHead,
-  entries: Iterable<HarEntry | RawJsonEntry> | AsyncIterable<HarEntry | RawJsonEntry>,
+  entries: Iterable<HarEntry | RawJsonEntry | PiecesEntry> | AsyncIterable<HarEntry | RawJsonEntry | PiecesEntry>,
   options: { mode?: number } = {},
 ): Promise<WriteResult> {
   const dir = path.dirname(path.resolve(file));
@@ -93,13 +103,28 @@ export async function writeHar(
     batch += s;
     if (batch.length >= WRITE_BATCH_CHARS) await flush();
   };
+  // Bytes go to the stream as they are (after the text before them): no copy, the file written off the event loop.
+  const writeBytes = async (b: Uint8Array) => {
+    await flush();
+    bytes += b.length;
+    if (b.length > 0 && !out.write(b)) await once(out, 'drain');
+  };
   try {
     const { before, after } = frame(head);
     await write(before);
     for await (const entry of entries) {
-      const json = entry instanceof RawJsonEntry ? entry.json : JSON.stringify(entry, null, 2).replace(/\n/g, ENTRY_INDENT);
-      await write((count === 0 ? ENTRY_INDENT : `,${ENTRY_INDENT}`) + json);
+      const separator = count === 0 ? ENTRY_INDENT : `,${ENTRY_INDENT}`;
       count++;
+      if (entry instanceof PiecesEntry) {
+        await write(separator);
+        for (const piece of entry.pieces) {
+          if (typeof piece === 'string') await write(piece.replace(/\n/g, ENTRY_INDENT));
+          else await writeBytes(piece);
+        }
+        continue;
+      }
+      const json = entry instanceof RawJsonEntry ? entry.json : JSON.stringify(entry, null, 2).replace(/\n/g, ENTRY_INDENT);
+      await write(separator + json);
     }
     await write(count > 0 ? `\n    ${after}\n` : `${after}\n`);
     await flush();

@@ -20,7 +20,7 @@ import { scanHarFile } from '../har/stream-reader.js';
 import { HarRecorder } from '../har/recorder.js';
 import type { Har, HarEntry, HarHead } from '../har/types.js';
 import type { Timeline } from '../timeline/recorder.js';
-import { NETLENS_CREATOR, writeHar, type WriteResult } from '../har/writer.js';
+import { NETLENS_CREATOR, writeHar, type PiecesEntry, type WriteResult } from '../har/writer.js';
 import { uniqueName } from './unique-name.js';
 import { IndexDamagedError, SessionIndex, type SessionRecord, type SessionSource } from './index-file.js';
 
@@ -217,7 +217,7 @@ export class SessionStore {
 
   /** Stores entries as a new session (streaming: entries may be an async iterable). */
   async saveEntries(
-    entries: Iterable<HarEntry> | AsyncIterable<HarEntry>,
+    entries: Iterable<HarEntry | PiecesEntry> | AsyncIterable<HarEntry | PiecesEntry>,
     options: { name: string; source: SessionSource; origin?: string; head?: Partial<HarHead> },
   ): Promise<SessionRecord> {
     const id = newId();
@@ -244,7 +244,11 @@ export class SessionStore {
     return info;
   }
 
-  private async writeStored(id: string, head: HarHead, entries: Iterable<HarEntry> | AsyncIterable<HarEntry>): Promise<WriteResult> {
+  private async writeStored(
+    id: string,
+    head: HarHead,
+    entries: Iterable<HarEntry | PiecesEntry> | AsyncIterable<HarEntry | PiecesEntry>,
+  ): Promise<WriteResult> {
     try {
       // Sessions hold cookies and tokens: readable by the user only, like the CA key.
       return await writeHar(this.harPath(id), head, entries, { mode: 0o600 });

@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { entriesOf, exchangeToEntryAsync } from '../../src/har/entry-async.js';
+import { entriesOf, exchangeToEntryAsync, fileEntriesOf } from '../../src/har/entry-async.js';
+import { SLICE_BYTES } from '../../src/har/content-job.js';
+import { PiecesEntry } from '../../src/har/writer.js';
 import { exchangeToEntry } from '../../src/har/entry.js';
 import { storeBackend } from '../../src/api/session-backend.js';
 import type { Exchange } from '../../src/model.js';
@@ -98,5 +100,34 @@ describe('saving the live capture (storeBackend.saveCapture)', () => {
     const { log } = await api.open(info.id);
     expect(log.entries.map((e) => e.response.content.size)).toEqual(expected.map((e) => e.response.content.size));
     expect(log.entries.slice(0, -3)).toEqual(JSON.parse(JSON.stringify(expected.slice(0, -3))));
+  });
+
+  it('writes a large body’s JSON a slice per turn, as bytes, into a file that parses to the same entries', async () => {
+    // 8 MiB of text (no coding to undo): made whole, its JSON was one string made at once.
+    const big = 'x'.repeat(8 * 1024 * 1024 - 3) + 'é\n';
+    const xs = [makeExchange(), makeExchange({ resHeaders: [['Content-Type', 'text/plain']], resBody: body(big) }), makeExchange()];
+    const kinds = [];
+    for await (const e of fileEntriesOf(xs)) kinds.push(e instanceof PiecesEntry ? 'pieces' : 'entry');
+    expect(kinds).toEqual(['entry', 'pieces', 'entry']);
+    const api = storeBackend(dir);
+    // What was made into one string at once: the entry whole, ~100 ms of JSON.stringify and what follows it.
+    const stringify = JSON.stringify;
+    let longest = 0;
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation((...args: Parameters<typeof JSON.stringify>) => {
+      const out = stringify(...args);
+      longest = Math.max(longest, out?.length ?? 0);
+      return out;
+    });
+    let info;
+    try {
+      info = await api.saveCapture('big', xs);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(longest).toBeGreaterThan(0);
+    expect(longest).toBeLessThan(SLICE_BYTES);
+    const { log } = await api.open(info.id);
+    expect(log.entries).toEqual(JSON.parse(JSON.stringify(xs.map((x) => exchangeToEntry(x)))));
+    expect(info.sizeBytes).toBe(fs.statSync(path.join(dir, 'sessions', `${info.id}.har`)).size);
   });
 });
