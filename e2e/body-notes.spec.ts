@@ -61,3 +61,38 @@ test('corrupt gzip: a note over the raw bytes; an image: its dimensions; "1 requ
     await new Promise((r) => server.close(r));
   }
 });
+
+test('a brotli bomb: shown decoded and cut, the proxy still answering while it decodes', async ({ page, serve }) => {
+  // ~100 bytes of brotli that decode to 24 MiB of text: the Body tab shows the first 2 MiB and the whole size.
+  const decoded = 24 * 1024 * 1024;
+  const bomb = zlib.brotliCompressSync(Buffer.alloc(decoded, 'a'), { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+  const server = http.createServer((req, res) => {
+    if (req.url === '/bomb.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' });
+      res.end(bomb);
+    } else {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('small');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    await page.goto(serve.url);
+    expect(await viaProxy(serve.proxyUrl!, `${site}/bomb.txt`)).toBe(200);
+    await page.getByTestId('traffic-row').filter({ hasText: 'bomb.txt' }).click();
+    await page.getByTestId('details-tab-response').click();
+    const meta = page.getByTestId('body-response').locator('.body-meta');
+    await expect(meta).toContainText(`br → ${(decoded / 1e6).toFixed(1)} MB decoded`);
+    await expect(page.getByTestId('body-response')).toContainText(/This body is (too large to show whole|24(\.0)? MiB)/);
+    await expect(page.getByTestId('body-text')).toContainText('aaaaaaaa');
+    await snap(page, 'body-bomb-live');
+    // Another request goes through while the same body is decoded again (the tab opened anew).
+    await page.getByTestId('details-tab-headers').click();
+    await page.getByTestId('details-tab-response').click();
+    expect(await viaProxy(serve.proxyUrl!, `${site}/small.txt`)).toBe(200);
+    await expect(page.getByTestId('traffic-row')).toHaveCount(2);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
