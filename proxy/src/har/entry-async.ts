@@ -1,6 +1,7 @@
 /**
  * exchangeToEntry for readers that make many entries at once while the proxy runs (saving or exporting the live
- * capture): each body is decoded on libuv's thread pool (decodeContentAsync) instead of with zlib's *Sync calls.
+ * capture): each body is decoded on libuv's thread pool (decodeContentAsync) instead of with zlib's *Sync calls,
+ * and a file gets a large body's JSON made a slice per turn (fileEntriesOf).
  *
  * Why: the app's live capture holds every exchange with up to 4 MiB of each body as sent (often gzip or brotli).
  * Saving it made every entry at once on the event loop, inflating each compressed body there (a brotli body that
@@ -8,12 +9,11 @@
  * until the last one was made.
  */
 import type { Exchange } from '../model.js';
-import type { HarEntry } from './types.js';
 import { decodeContentAsync } from './body.js';
 import { contentOf, exchangeToEntry, header, postDataOf, type EntryOptions } from './entry.js';
 import { bodiesJson, needsBodyJob } from './content-job.js';
 import { PiecesEntry } from './writer.js';
-import type { HarContent, HarPostData } from './types.js';
+import type { HarContent, HarEntry, HarPostData } from './types.js';
 
 /** exchangeToEntry(x, options), its bodies decoded off the event loop: the same entry. */
 export async function exchangeToEntryAsync(x: Exchange, options: EntryOptions = {}): Promise<HarEntry> {
@@ -35,9 +35,9 @@ export async function exchangeToEntryAsync(x: Exchange, options: EntryOptions = 
 }
 
 /**
- * The entries of `exchanges`, one at a time, in order: for a streaming writer (sessions/store.ts saveEntries), so
- * one entry is held at a time, and the event loop turns between them (setImmediate: the exchanges in flight and
- * timers go first).
+ * The entries of `exchanges` as objects, one at a time, in order, the event loop turning between them (setImmediate:
+ * the exchanges in flight and timers go first). For readers that need the objects (the live capture's exportHar);
+ * a HAR file is written from fileEntriesOf.
  */
 export async function* entriesOf(exchanges: Iterable<Exchange>): AsyncGenerator<HarEntry> {
   for (const x of exchanges) {

@@ -2,7 +2,8 @@
  * Streaming HAR writer: the file is written entry by entry, so a session of
  * 100,000 entries never exists as one string (or one object) in memory. The
  * output is what `JSON.stringify(har, null, 2)` would give (except RawJsonEntry
- * entries, which stay compact on one line each), written to a temporary file and
+ * entries, which stay compact on one line each, and the bodies of PiecesEntry
+ * entries, compact inside their indented entry), written to a temporary file and
  * renamed into place, so a reader never sees half a HAR.
  */
 import fs from 'node:fs';
