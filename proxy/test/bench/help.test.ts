@@ -60,6 +60,7 @@ const SCRIPTS = [
     .map((f) => `bench/peers/${f}`),
   'bench/rules-match.ts',
   'bench/recording-block.ts',
+  'bench/app-body-block.ts',
   'scripts/rules-schema.ts',
   'scripts/build-cli.mjs',
   'scripts/build-electron.mjs',
