@@ -49,6 +49,9 @@ const origin = http.createServer((req, res) => {
 await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
 const site = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 
+/** Open file descriptors of this process (Linux), to see the core give back what it opened. */
+const openFds = () => (fs.existsSync('/proc/self/fd') ? fs.readdirSync('/proc/self/fd').length : NaN);
+const fdsBefore = openFds();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-app-body-'));
 const core = new CoreService({ ...(await coreBackends(dataDir)), dataDir, proxy: { port: 0 } });
 try {
@@ -104,6 +107,9 @@ try {
   console.log(`core RSS now ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 } finally {
   await core.close();
-  origin.close();
+  await new Promise((resolve) => origin.close(resolve));
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
+// Sockets close a turn or two after their servers: give them a moment before counting.
+await new Promise((resolve) => setTimeout(resolve, 500));
+console.log(`open file descriptors: ${fdsBefore} before the core started, ${openFds()} after it closed`);

@@ -12,9 +12,8 @@ import type { ProxyContext } from '../server/context.js';
 import { responseFinished, type ClientResponse } from '../server/client.js';
 import { getHeader, stripHopByHop } from '../headers.js';
 import { BREAKPOINT_BODY_LIMIT, Breakpoints, type BreakpointEdits, type Resumed } from './breakpoints.js';
-import { readBounded } from './read-body.js';
+import { readBounded, REWRITE_BODY_LIMIT } from './read-body.js';
 import { decodeBounded, headerOf, removeHeaders } from './edits.js';
-import { REWRITE_BODY_LIMIT } from './read-body.js';
 
 /** The proxy's registry, made on first use when the embedder gave none. */
 export function breakpointsOf(ctx: ProxyContext): Breakpoints {
