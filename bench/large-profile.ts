@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startChild, tsArgs } from './lib/child.js';
+import { scriptResult, startChild, tsArgs } from './lib/child.js';
 import { bundleBenchEntry, bundleNetlensPeer } from './lib/bundle.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
@@ -27,9 +27,13 @@ Flags:
   --floor          also measure the bench's floor for that client leg in the same rounds:
                    the node:http2 minimal MITM (HTTP/1.1 upstream), with --h1 the node:https one
   --base FILE      also measure another Netlens bundle in the same rounds (A/B of a change)
-  --pause S        wait S seconds after start (to attach a profiler)
+  --pause S        wait S seconds after start and --age (to attach a profiler)
   --record 0|1     recording on the Netlens proxies (default 1)
+  --timeline 0|1   the socket timeline on the Netlens proxies (default 1)
   --node-args STR  node/V8 flags for the proxies, space-separated
+  --age S          first send S seconds of small intercepted HTTPS GETs (16 at a time)
+                   through each proxy, so the transfers meet a proxy that has served
+                   traffic, as in npm run bench, not a fresh one
 `;
 const TRANSFERS = ['up-http', 'up-https', 'down-http', 'down-https'];
 
@@ -40,7 +44,9 @@ const { values } = scriptArgs(USAGE, {
   h1: { type: 'boolean', default: false },
   pause: { type: 'string', default: '0' },
   record: { type: 'string', default: '1' },
+  timeline: { type: 'string', default: '1' },
   'node-args': { type: 'string', default: '' },
+  age: { type: 'string', default: '0' },
   /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
   base: { type: 'string' },
   /**
@@ -56,14 +62,23 @@ const unknown = [...only].filter((t) => !TRANSFERS.includes(t));
 if (unknown.length) usageError(`--only takes ${TRANSFERS.join(',')} (got "${unknown.join(',')}")`, USAGE);
 if (values.floor && values.base) usageError('--floor and --base each add a second proxy: give one of them', USAGE);
 if (!['0', '1'].includes(values.record!)) usageError(`--record takes 0 or 1 (got "${values.record}")`, USAGE);
+if (!['0', '1'].includes(values.timeline!)) usageError(`--timeline takes 0 or 1 (got "${values.timeline}")`, USAGE);
 if (!/^\d+(\.\d+)?$/.test(values.pause!)) usageError(`--pause takes seconds (got "${values.pause}")`, USAGE);
+const ageSeconds = intArg(values.age, 0, '--age', USAGE, 0, 3600);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nl-large-'));
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
 const bundle = await bundleNetlensPeer();
 const nodeArgs = values['node-args'] ? values['node-args'].split(' ') : [];
-const proxy = await startChild<{ port: number }>('netlens', process.execPath, [...nodeArgs, bundle, dataDir, '1', values.record!, '1']);
+const proxy = await startChild<{ port: number }>('netlens', process.execPath, [
+  ...nodeArgs,
+  bundle,
+  dataDir,
+  '1',
+  values.record!,
+  values.timeline!,
+]);
 const floorArgs = async () =>
   values.h1
     ? [await bundleBenchEntry('peers/node-minimal-mitm.ts', 'node-floor'), dataDir]
@@ -74,7 +89,14 @@ const baseProxy = values.floor
       env: { NODE_EXTRA_CA_CERTS: ca.certPath },
     })
   : values.base
-    ? await startChild<{ port: number }>('netlens-base', process.execPath, [...nodeArgs, values.base, dataDir, '1', values.record!, '1'])
+    ? await startChild<{ port: number }>('netlens-base', process.execPath, [
+        ...nodeArgs,
+        values.base,
+        dataDir,
+        '1',
+        values.record!,
+        values.timeline!,
+      ])
     : undefined;
 console.log(`proxy pid ${proxy.pid}, origin pid ${origin.pid}${baseProxy ? `, base pid ${baseProxy.pid}` : ''}`);
 const proxies = baseProxy
@@ -111,6 +133,26 @@ function curl(args: string[]): Promise<{ wall: number; cpu: number }> {
   });
 }
 
+if (ageSeconds > 0) {
+  // The bench's own HTTPS load client (a process of its own), through each proxy in turn.
+  for (const { name, p } of proxies) {
+    const aged = await scriptResult<{ requests: number }>(
+      'load/https-client.ts',
+      [
+        JSON.stringify({
+          url: `https://localhost:${origin.info.httpsPort}/small`,
+          proxy: `http://127.0.0.1:${p.info.port}`,
+          caFiles: [ca.certPath],
+          concurrency: 16,
+          durationMs: ageSeconds * 1000,
+        }),
+      ],
+      'age',
+      ageSeconds * 1000 + 30_000,
+    );
+    console.log(`aged ${name.trim()}: ${aged.requests} requests in ${ageSeconds} s, rss ${rss(p.pid).toFixed(0)} MiB`);
+  }
+}
 if (Number(values.pause) > 0) await new Promise((r) => setTimeout(r, Number(values.pause) * 1000));
 const results = new Map<string, number[]>();
 let direct = 0;

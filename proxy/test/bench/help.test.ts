@@ -105,6 +105,8 @@ describe('--help everywhere', () => {
       ['bench/https-paired.ts', ['--window', '5', 'netlens', 'netlens'], /--window must be a whole number from 50/],
       ['bench/large-profile.ts', ['--only', 'up-https,sideways'], /--only takes up-http,up-https,down-http,down-https \(got "sideways"\)/],
       ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
+      ['bench/large-profile.ts', ['--age', 'long'], /--age must be a whole number from 0 to 3600 \(got "long"\)/],
+      ['bench/large-profile.ts', ['--timeline', 'yes'], /--timeline takes 0 or 1 \(got "yes"\)/],
       ['bench/soak/soak.ts', ['--requests', 'lots'], /--requests must be a whole number from 1 to 100000000 \(got "lots"\)/],
       ['bench/soak/journal-stop.ts', ['1', '2', '3'], /unexpected argument "3"/],
       ['bench/soak/journal-stop.ts', ['--lines', 'har'], /--lines is exchange or entry \(got "har"\)/],
