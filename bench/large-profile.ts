@@ -31,6 +31,8 @@ Flags:
   --record 0|1     recording on the Netlens proxies (default 1)
   --timeline 0|1   the socket timeline on the Netlens proxies (default 1)
   --node-args STR  node/V8 flags for the proxies, space-separated
+  --trace-file F   append the proxies' stdout (V8's --trace-gc lines, say) to F, each
+                   line after its proxy's name, with a line where each transfer starts
   --age S          first send S seconds of small intercepted HTTPS GETs (16 at a time)
                    through each proxy, so the transfers meet a proxy that has served
                    traffic, as in npm run bench, not a fresh one
@@ -47,6 +49,7 @@ const { values } = scriptArgs(USAGE, {
   timeline: { type: 'string', default: '1' },
   'node-args': { type: 'string', default: '' },
   age: { type: 'string', default: '0' },
+  'trace-file': { type: 'string' },
   /** A second Netlens bundle (e.g. the previous commit's) measured in the same rounds, for A/B. */
   base: { type: 'string' },
   /**
@@ -105,6 +108,17 @@ const proxies = baseProxy
       { name: 'new ', p: proxy },
     ]
   : [{ name: 'proxy', p: proxy }];
+const traceFile = values['trace-file'];
+if (traceFile) {
+  for (const { name, p } of proxies) {
+    let rest = '';
+    p.proc.stdout!.on('data', (d: Buffer) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop()!;
+      if (lines.length) fs.appendFileSync(traceFile, lines.map((l) => `${name.trim()} ${l}\n`).join(''));
+    });
+  }
+}
 const cpuSum = new Map<string, number[]>();
 const file = path.join(dataDir, 'up.bin');
 const fd = fs.openSync(file, 'w');
@@ -136,6 +150,7 @@ function curl(args: string[]): Promise<{ wall: number; cpu: number }> {
 if (ageSeconds > 0) {
   // The bench's own HTTPS load client (a process of its own), through each proxy in turn.
   for (const { name, p } of proxies) {
+    if (traceFile) fs.appendFileSync(traceFile, `== age ${name.trim()}\n`);
     const aged = await scriptResult<{ requests: number }>(
       'load/https-client.ts',
       [
@@ -168,6 +183,7 @@ for (let r = 0; r < rounds; r++) {
         if (values.h1) args.push('--http1.1');
         const pid = via?.p.pid ?? proxy.pid;
         if (via) args.push('-x', `http://127.0.0.1:${via.p.info.port}`);
+        if (traceFile) fs.appendFileSync(traceFile, `== r${r + 1} ${dir}-${scheme} ${via ? via.name.trim() : 'direct'}\n`);
         const p0 = ticks(pid);
         const s0 = sysTicks(pid);
         const o0 = ticks(origin.pid);
