@@ -11,6 +11,30 @@ export const WRITE = 1;
 export const NAGLE = 2;
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * The proxy names exchanges `x<n>` (server/proxy-server.ts). A lane keeps such an id as its number n, a small integer
+ * V8 stores inside the array: a lane of a keep-alive connection at the cap holds tens of thousands of ids, and as
+ * strings they were ~59,000 objects and 1.4 MB the collector traced on every full collection (a heap snapshot of the
+ * bench's Netlens after 60 s of small requests), each promoted to the old generation as its exchange finished.
+ * Any other id is kept as it is.
+ */
+type ExchangeKey = number | string;
+const MAX_KEY = 2 ** 30 - 1;
+
+function keyOf(id: string): ExchangeKey {
+  const len = id.length;
+  if (len < 2 || len > 11 || id.charCodeAt(0) !== 120 /* x */ || id.charCodeAt(1) === 48 /* no leading 0 */) return id;
+  let n = 0;
+  for (let i = 1; i < len; i++) {
+    const d = id.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return id;
+    n = n * 10 + d;
+  }
+  return n <= MAX_KEY ? n : id;
+}
+
+const idOf = (key: ExchangeKey): string => (typeof key === 'number' ? `x${key}` : key);
 /** Most connections carry a few exchanges of ~4 events each. */
 const INITIAL_CAPACITY = 8;
 /** Tagging tolerance, ms: event times and exchange timestamps come from separate performance.now() calls. */
@@ -29,8 +53,8 @@ export class Lane {
   private flags = new Uint8Array(INITIAL_CAPACITY);
   /** Index + 1 into `exchanges` (0: not tagged). */
   private x = new Uint32Array(INITIAL_CAPACITY);
-  /** The exchange ids this connection's events are tagged with (a connection carries few). */
-  private readonly exchanges: string[] = [];
+  /** The exchange ids this connection's events are tagged with, as keys (keyOf). */
+  private readonly exchanges: ExchangeKey[] = [];
   /** Changes when dropOldest renumbers the exchange references. */
   epoch = 0;
 
@@ -57,8 +81,9 @@ export class Lane {
    */
   refOf(exchangeId: string, window = Infinity): number {
     const xs = this.exchanges;
-    for (let i = xs.length - 1, stop = Math.max(0, xs.length - window); i >= stop; i--) if (xs[i] === exchangeId) return i + 1;
-    return xs.push(exchangeId);
+    const key = keyOf(exchangeId);
+    for (let i = xs.length - 1, stop = Math.max(0, xs.length - window); i >= stop; i--) if (xs[i] === key) return i + 1;
+    return xs.push(key);
   }
 
   private grow(): void {
@@ -88,7 +113,7 @@ export class Lane {
     this.flags.copyWithin(0, k, this.n);
     this.x.copyWithin(0, k, this.n);
     this.n -= k;
-    const kept: string[] = [];
+    const kept: ExchangeKey[] = [];
     const remap = new Map<number, number>();
     for (let i = 0; i < this.n; i++) {
       const ref = this.x[i];
@@ -114,7 +139,7 @@ export class Lane {
       const t = this.t[i];
       if (t < from - TAG_SLACK) break;
       if (t > to + TAG_SLACK || this.x[i] !== 0) continue;
-      if (ref === 0) ref = this.exchanges.push(exchangeId);
+      if (ref === 0) ref = this.exchanges.push(keyOf(exchangeId));
       this.x[i] = ref;
     }
   }
@@ -134,7 +159,7 @@ export class Lane {
           ? { t: round(t), d: 'w', n: this.bytes[i] }
           : { t: round(t), d: 'w', n: this.bytes[i], nagle: (f & NAGLE) !== 0 };
       const x = this.x[i];
-      if (x !== 0) e.x = this.exchanges[x - 1];
+      if (x !== 0) e.x = idOf(this.exchanges[x - 1]!);
       events.push(e);
     }
     return {

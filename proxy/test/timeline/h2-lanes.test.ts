@@ -271,4 +271,33 @@ describe('exchange references of events tagged as recorded', () => {
       [40, 'x3'],
     ]);
   });
+
+  it("keep the proxy's ids (x<n>) as numbers, not strings, and give every id back as it came", () => {
+    const lane = new Lane('c1', 'client', 0);
+    const ids = ['x7', 'x1073741823', 'x1073741824', 'x0', 'x01', 'x', 'x12a', 'y5', 'x999999999', 'x9999999999', 'exchange-1'];
+    ids.forEach((id, i) => lane.add(i, i, 0, lane.refOf(id)));
+    lane.add(100, 1, 0);
+    lane.tag('x8', 100, 100);
+    expect(lane.toConnection().events.map((e) => e.x)).toEqual([...ids, 'x8']);
+    // White-box: what the lane holds for each (numbers for the proxy's own ids that fit in a small integer).
+    const keys = (lane as unknown as { exchanges: unknown[] }).exchanges;
+    expect(keys.map((k) => typeof k)).toEqual([
+      'number',
+      'number',
+      'string',
+      'string',
+      'string',
+      'string',
+      'string',
+      'string',
+      'number',
+      'string',
+      'string',
+      'number',
+    ]);
+    // The same id found again whichever way it is kept.
+    expect(lane.refOf('x7', 100)).toBe(1);
+    expect(lane.refOf('x1073741824', 100)).toBe(3);
+    expect(lane.refOf('exchange-1', 100)).toBe(11);
+  });
 });
