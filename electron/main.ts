@@ -19,6 +19,7 @@ import type { NetlensEvent } from '../proxy/src/api/contract.js';
 import { defaultDataDir } from '../proxy/src/options.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { keepWasmOnBaselineTier } from '../proxy/src/upstream/wasm-tiering.js';
+import { steadyHeapGrowth } from '../proxy/src/server/heap-growth.js';
 import { useFastAsyncBind } from '../proxy/src/upstream/async-bind.js';
 import { EVENT_CHANNEL, MENU_CHANNEL, type MenuMessage } from './channels.js';
 import { registerApi } from './ipc.js';
@@ -43,6 +44,8 @@ import {
 keepWasmOnBaselineTier();
 // HTTP/2 upstream requests without Node's costly AsyncResource.bind, where it still has it (async-bind.ts).
 useFastAsyncBind();
+// Large bodies after many small requests without a full collection every few MiB (heap-growth.ts).
+steadyHeapGrowth();
 const here = path.dirname(fileURLToPath(import.meta.url));
 const appRoot = app.getAppPath();
 // This process's entry point: the core finds package.json and the renderer under the app's root,

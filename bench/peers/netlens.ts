@@ -23,6 +23,7 @@ import type { ProxyEvent } from '../../proxy/src/model.js';
 import { startProxy } from '../../proxy/src/server/proxy-server.js';
 import { keepWasmOnBaselineTier } from '../../proxy/src/upstream/wasm-tiering.js';
 import { useFastAsyncBind } from '../../proxy/src/upstream/async-bind.js';
+import { steadyHeapGrowth } from '../../proxy/src/server/heap-growth.js';
 import { ready } from '../lib/child.js';
 import { exitOnHelp } from '../lib/usage.js';
 
@@ -40,6 +41,7 @@ setAppPaths(appPathsFor({ root: path.resolve(here, '../..'), bundleDir: here }))
 // As the CLI, the app and the lab's proxy child run it (proxy/src/upstream/wasm-tiering.ts).
 keepWasmOnBaselineTier();
 useFastAsyncBind();
+steadyHeapGrowth();
 const toggle = record === 'toggle';
 const recording = record === '1' || toggle;
 const eventsOnly = record === 'events' || record === 'events0';

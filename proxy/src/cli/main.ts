@@ -11,6 +11,7 @@ import { appPaths } from '../app-paths.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type CliCommand } from './command.js';
 import { isErrorCode } from '../errors.js';
 import { keepWasmOnBaselineTier } from '../upstream/wasm-tiering.js';
+import { steadyHeapGrowth } from '../server/heap-growth.js';
 import { useFastAsyncBind } from '../upstream/async-bind.js';
 
 export { appPathsFor, setAppPaths } from '../app-paths.js';
@@ -60,6 +61,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   keepWasmOnBaselineTier();
   // HTTP/2 upstream requests without Node 20's costly AsyncResource.bind (async-bind.ts).
   useFastAsyncBind();
+  // Large bodies after many small requests without a full collection every few MiB (heap-growth.ts).
+  steadyHeapGrowth();
   const [first, ...rest] = argv;
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
     io.stdout.write(globalHelp() + '\n');

@@ -14,6 +14,7 @@ import type { ProxyOptions } from '../options.js';
 import type { RulesFile } from '../rules/types.js';
 import type { RunMeasurement } from './types.js';
 import { WASM_BASELINE_ONLY_FLAG } from '../upstream/wasm-tiering.js';
+import { HEAP_GROWING_FLAG } from '../server/heap-growth.js';
 import { startLabChild, type LabChild } from './child-process.js';
 
 export interface ProxyRunOptions {
@@ -52,9 +53,11 @@ export interface ProxyHost {
 }
 
 export async function startProxyHost(): Promise<ProxyHost> {
-  // The proxy under test runs as the CLI and the app run it: undici's parser on V8's baseline tier (wasm-tiering.ts).
+  // The proxy under test runs as the CLI and the app run it: undici's parser on V8's baseline tier (wasm-tiering.ts),
+  // the old generation's growth between full collections fixed (heap-growth.ts).
   const child: LabChild<Record<string, never>, unknown> = await startLabChild('proxy', appPaths().labChildren.proxy, {}, [
     WASM_BASELINE_ONLY_FLAG,
+    HEAP_GROWING_FLAG,
   ]);
   return {
     pid: child.pid,
