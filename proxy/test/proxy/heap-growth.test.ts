@@ -3,10 +3,9 @@
  * (server/heap-growth.ts): the factor is read from V8's own behaviour in a child process.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startProxyHost } from '../../src/lab/proxy-process.js';
+import { labProxyChildArgv } from './lab-child-argv.js';
 import { HEAP_GROWING_FLAG } from '../../src/server/heap-growth.js';
 
 const PROBE = path.join(import.meta.dirname, 'heap-growth-probe.ts');
@@ -48,12 +47,6 @@ describe('heap growth between full collections', () => {
   });
 
   it("the lab's proxy child is started with the flag", async () => {
-    const host = await startProxyHost();
-    try {
-      const argv = fs.readFileSync(`/proc/${host.pid}/cmdline`, 'utf8').split('\0');
-      expect(argv).toContain(HEAP_GROWING_FLAG);
-    } finally {
-      await host.close();
-    }
+    expect(await labProxyChildArgv()).toContain(HEAP_GROWING_FLAG);
   });
 });

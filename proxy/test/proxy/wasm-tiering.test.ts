@@ -3,10 +3,9 @@
  * process (upstream/wasm-tiering.ts): the tier is asked of V8 itself in a child process.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startProxyHost } from '../../src/lab/proxy-process.js';
+import { labProxyChildArgv } from './lab-child-argv.js';
 import { WASM_BASELINE_ONLY_FLAG } from '../../src/upstream/wasm-tiering.js';
 
 const PROBE = path.join(import.meta.dirname, 'wasm-tier-probe.ts');
@@ -37,12 +36,6 @@ describe('WebAssembly baseline tier', () => {
   });
 
   it("the lab's proxy child is started with the flag", async () => {
-    const host = await startProxyHost();
-    try {
-      const argv = fs.readFileSync(`/proc/${host.pid}/cmdline`, 'utf8').split('\0');
-      expect(argv).toContain(WASM_BASELINE_ONLY_FLAG);
-    } finally {
-      await host.close();
-    }
+    expect(await labProxyChildArgv()).toContain(WASM_BASELINE_ONLY_FLAG);
   });
 });
