@@ -2,8 +2,9 @@
  * Fixes how far V8 lets the old generation grow between full collections: to three times what survived the last one.
  *
  * Why: V8 picks that factor itself after each full collection, from how fast the program allocated into the old
- * generation lately against how fast it marks. A proxy that has served many small requests promotes little, so V8
- * picks a low factor, and the next full collection comes soon after the last. When a large body then goes through
+ * generation lately against how fast it marks. In a Netlens that has served many small requests the next full
+ * collection then came soon after the last (why V8 chose so there and not in the node:http2 floor, which promoted
+ * more in the same traffic, is not pinned; the factor is what changed it). When a large body then goes through
  * (every 16 KiB of it a new ArrayBuffer in node:http2, and short-lived objects around it), V8 started its next
  * marking right after each full collection: ~12 mark-compacts per 256 MiB upload, each 15-30 ms of marking, where a
  * fresh process or the node:http2 floor ran one, and ~35% more proxy CPU per upload (docs/benchmarks.md, "in a

@@ -16,7 +16,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * The proxy names exchanges `x<n>` (server/proxy-server.ts). A lane keeps such an id as its number n, a small integer
  * V8 stores inside the array: a lane of a keep-alive connection at the cap holds tens of thousands of ids, and as
  * strings they were ~59,000 objects and 1.4 MB the collector traced on every full collection (a heap snapshot of the
- * bench's Netlens after 60 s of small requests), each promoted to the old generation as its exchange finished.
+ * bench's Netlens after 30 s of small requests), each promoted to the old generation as its exchange finished.
  * Any other id is kept as it is.
  */
 type ExchangeKey = number | string;
@@ -35,6 +35,7 @@ function keyOf(id: string): ExchangeKey {
 }
 
 const idOf = (key: ExchangeKey): string => (typeof key === 'number' ? `x${key}` : key);
+
 /** Most connections carry a few exchanges of ~4 events each. */
 const INITIAL_CAPACITY = 8;
 /** Tagging tolerance, ms: event times and exchange timestamps come from separate performance.now() calls. */
