@@ -30,10 +30,11 @@ function plainPathStart(url: string): number {
   const slash = url.indexOf('/', i);
   // No authority ('https:///p'): URL skips the extra slashes and takes what follows for the host.
   if (slash <= i) return -1;
-  // '?', '#' or '\' before the first '/' end the authority somewhere else.
+  // '?', '#' or '\' before the first '/' end the authority somewhere else; a tab or newline, which URL removes, can
+  // make the first '/' start the authority instead ('https://\t/host' has the host "host").
   for (let j = i; j < slash; j++) {
     const c = url.charCodeAt(j);
-    if (c === 63 || c === 35 || c === 92) return -1;
+    if (c === 63 || c === 35 || c === 92 || c === 9 || c === 10 || c === 13) return -1;
   }
   let inPath = true;
   const n = url.length;
