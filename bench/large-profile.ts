@@ -74,14 +74,9 @@ const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
 const origin = await startChild<{ httpPort: number; httpsPort: number }>('origin', ocmd, oargs);
 const bundle = await bundleNetlensPeer();
 const nodeArgs = values['node-args'] ? values['node-args'].split(' ') : [];
-const proxy = await startChild<{ port: number }>('netlens', process.execPath, [
-  ...nodeArgs,
-  bundle,
-  dataDir,
-  '1',
-  values.record!,
-  values.timeline!,
-]);
+/** A Netlens bundle's command line (bench/peers/netlens.ts: intercepting, recording and timeline as the flags say). */
+const netlensArgs = (file: string) => [...nodeArgs, file, dataDir, '1', values.record!, values.timeline!];
+const proxy = await startChild<{ port: number }>('netlens', process.execPath, netlensArgs(bundle));
 const floorArgs = async () =>
   values.h1
     ? [await bundleBenchEntry('peers/node-minimal-mitm.ts', 'node-floor'), dataDir]
@@ -92,14 +87,7 @@ const baseProxy = values.floor
       env: { NODE_EXTRA_CA_CERTS: ca.certPath },
     })
   : values.base
-    ? await startChild<{ port: number }>('netlens-base', process.execPath, [
-        ...nodeArgs,
-        values.base,
-        dataDir,
-        '1',
-        values.record!,
-        values.timeline!,
-      ])
+    ? await startChild<{ port: number }>('netlens-base', process.execPath, netlensArgs(values.base))
     : undefined;
 console.log(`proxy pid ${proxy.pid}, origin pid ${origin.pid}${baseProxy ? `, base pid ${baseProxy.pid}` : ''}`);
 const proxies = baseProxy
