@@ -8,7 +8,9 @@
  * ratio B/A and the median of the rounds is the answer, with their range beside it.
  *
  * A subject is `netlens` (this tree, bundled, recording and the socket timeline on, as the app runs), `netlens-bare`
- * (recording and timeline off), `floor` (bench/peers/node-minimal-h2-mitm.ts, bundled), or `saved:NAME`, a Netlens
+ * (recording and timeline off), `netlens:R:T` (bench/peers/netlens.ts's record and timeline arguments), `recorder-on`,
+ * `recorder-off`, `recorder-events`, `recorder-timed` (one process whose recorder is switched before each window: the
+ * difference between two processes of one build, ±5-10% here, is larger than recording's cost), `floor` (bench/peers/node-minimal-h2-mitm.ts, bundled), or `saved:NAME`, a Netlens
  * bundle kept by `--save NAME` from another tree (dist/bench/netlens-peer-saved-NAME.mjs), for comparing code changes,
  * or `peer:FILE`, any script under bench/ that serves as the floor does (argv <dataDir>, READY with its port).
  */
@@ -35,6 +37,14 @@ the median request latency in a burst, with the rounds' range.
 Subjects:
   netlens        this tree's Netlens, bundled, recording and timeline on
   netlens-bare   the same with recording and the socket timeline off
+  netlens:R:T    this tree's Netlens with record=R (0, 1, events, events0) and timeline=T (0, 1),
+                 as bench/peers/netlens.ts takes them (e.g. netlens:events:1: bodies captured and
+                 events emitted to a subscriber that drops them, the recorder's cost left out)
+  recorder-on, recorder-off, recorder-events, recorder-timed
+                 one recording Netlens process (timeline on) whose recorder is started or
+                 stopped, swapped for a subscriber that drops every event, or timed (its
+                 own time summed and printed at the end), before each window: recording's
+                 cost without two processes' difference
   floor          the node:http2 minimal MITM (bench/peers/node-minimal-h2-mitm.ts)
   saved:NAME     a Netlens bundle kept earlier with --save NAME
   peer:FILE      a script under bench/ started as the floor is (e.g. peer:peers/node-minimal-h2-mitm.ts)
@@ -57,6 +67,16 @@ if (values.save !== undefined) {
   console.log(`saved as saved:${values.save} (${savedBundlePath(values.save)})`);
   process.exit(0);
 }
+/** `netlens:R:T`: this tree's Netlens in one of bench/peers/netlens.ts's record and timeline states. */
+const NETLENS_STATE = /^netlens:(0|1|events|events0):(0|1)$/;
+/** One process for these subjects, its recorder switched through its control port (bench/peers/netlens.ts). */
+const TOGGLE_STATES: Record<string, string> = {
+  'recorder-on': 'on',
+  'recorder-off': 'off',
+  'recorder-events': 'events',
+  'recorder-timed': 'on-timed',
+};
+const toggled = (s: string) => Object.hasOwn(TOGGLE_STATES, s);
 if (positionals.length !== 2) usageError('give two subjects, A and B', USAGE);
 const rounds = intArg(values.rounds, 8, '--rounds', USAGE, 1, 100);
 const seconds = intArg(values.seconds, 2, '--seconds', USAGE, 1, 60);
@@ -65,9 +85,14 @@ for (const s of positionals) {
     ? fs.existsSync(savedBundlePath(s.slice(6)))
     : s.startsWith('peer:')
       ? fs.existsSync(path.join(BENCH_DIR, s.slice(5)))
-      : ['netlens', 'netlens-bare', 'floor'].includes(s);
-  if (!known) usageError(`unknown subject "${s}" (netlens, netlens-bare, floor, saved:NAME kept with --save, peer:FILE)`, USAGE);
+      : ['netlens', 'netlens-bare', 'floor'].includes(s) || toggled(s) || NETLENS_STATE.test(s);
+  if (!known)
+    usageError(
+      `unknown subject "${s}" (netlens, netlens-bare, netlens:R:T, recorder-*, floor, saved:NAME kept with --save, peer:FILE)`,
+      USAGE,
+    );
 }
+if (positionals.some(toggled) && !positionals.every(toggled)) usageError('recorder-* subjects go together (one process)', USAGE);
 
 // The lab's test site runs from the source tree's lab children.
 setAppPaths(appPathsFor({ root: ROOT_DIR }));
@@ -75,7 +100,19 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-h2-paired-'));
 const ca = loadOrCreateCA(dataDir);
 
 let thisTree: Promise<string> | undefined;
-async function start(subject: string): Promise<Child<{ port: number }>> {
+let toggleProcess: Promise<Child<{ port: number; controlPort?: number }>> | undefined;
+async function start(subject: string): Promise<Child<{ port: number; controlPort?: number }>> {
+  if (toggled(subject)) {
+    const bundle = await (thisTree ??= bundleNetlensPeer());
+    return (toggleProcess ??= startChild<{ port: number; controlPort?: number }>(
+      'recorder',
+      process.execPath,
+      [bundle, dataDir, '1', 'toggle', '1'],
+      {
+        env: { NODE_EXTRA_CA_CERTS: ca.certPath },
+      },
+    ));
+  }
   if (subject === 'floor' || subject.startsWith('peer:')) {
     const file = subject === 'floor' ? 'peers/node-minimal-h2-mitm.ts' : subject.slice(5);
     const bundle = await bundleBenchEntry(file, `paired-peer-${proxies.length}`);
@@ -83,8 +120,10 @@ async function start(subject: string): Promise<Child<{ port: number }>> {
   }
   // One bundle of this tree for both subjects when both are it (netlens and netlens-bare).
   const bundle = subject.startsWith('saved:') ? savedBundlePath(subject.slice(6)) : await (thisTree ??= bundleNetlensPeer());
+  const state = NETLENS_STATE.exec(subject);
   const on = subject === 'netlens-bare' ? '0' : '1';
-  return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir, '1', on, on], {
+  const [record, timeline] = state ? [state[1]!, state[2]!] : [on, on];
+  return startChild<{ port: number }>(subject, process.execPath, [bundle, dataDir, '1', record, timeline], {
     env: { NODE_EXTRA_CA_CERTS: ca.certPath },
   });
 }
@@ -95,14 +134,20 @@ interface Window {
   requests: number;
 }
 
-const proxies: Child<{ port: number }>[] = [];
+const proxies: Child<{ port: number; controlPort?: number }>[] = [];
 let site: Awaited<ReturnType<typeof startTestSiteProcess>> | undefined;
 try {
   // Started inside the try: a failure here must still remove the data directory.
   site = await startTestSiteProcess({ images: 200, latencyMs: 0, dataDir });
   const origin = site.url;
   for (const s of positionals) proxies.push(await start(s));
-  const window = async (proxy: Child<{ port: number }>, ms: number): Promise<Window> => {
+  const window = async (i: number, ms: number): Promise<Window> => {
+    const proxy = proxies[i]!;
+    const state = toggled(positionals[i]!) ? TOGGLE_STATES[positionals[i]!] : undefined;
+    if (state) {
+      const res = await fetch(`http://127.0.0.1:${proxy.info.controlPort}/recorder/${state}`, { method: 'POST' });
+      if (!res.ok) throw new Error(`the recorder's control port refused "${state}": ${res.status} ${await res.text()}`);
+    }
     const run = { origin, proxyPort: proxy.info.port, proxyPid: proxy.pid, caFiles: [ca.certPath], durationMs: ms };
     const { output, result: r } = await runH2Burst(run);
     if (!r) throw new Error(`h2-burst gave no result: ${output.trim().slice(-400)}`);
@@ -110,13 +155,13 @@ try {
   };
   // Warm-up: both proxies' code optimised by V8 before the first measured window (not measured).
   console.log(`warming up ${positionals.join(' and ')} …`);
-  for (const p of proxies) await window(p, 3000);
+  for (let i = 0; i < proxies.length; i++) await window(i, 3000);
   const ratios: { cpu: number; p50: number }[] = [];
   for (let r = 0; r < rounds; r++) {
     // Alternate which goes first, so drift within a round falls on both sides.
     const order = r % 2 === 0 ? [0, 1] : [1, 0];
     const got: Window[] = [];
-    for (const i of order) got[i] = await window(proxies[i]!, seconds * 1000);
+    for (const i of order) got[i] = await window(i, seconds * 1000);
     const [a, b] = got as [Window, Window];
     ratios.push({ cpu: b.cpuUsPerRequest / a.cpuUsPerRequest, p50: b.p50Ms / a.p50Ms });
     console.log(
@@ -139,8 +184,15 @@ try {
       ratios.map((x) => x.p50),
     ),
   );
+  if (positionals.includes('recorder-timed')) {
+    const control = proxies[positionals.indexOf('recorder-timed')]!.info.controlPort;
+    const timed = (await (await fetch(`http://127.0.0.1:${control}/recorder/stats`)).json()) as { ms: number; exchanges: number };
+    console.log(
+      `recorder's own time in situ (recorder-timed windows and warm-up): ${((timed.ms * 1000) / timed.exchanges).toFixed(2)} µs per exchange over ${timed.exchanges} exchanges`,
+    );
+  }
 } finally {
-  for (const p of proxies) await p.kill();
+  for (const p of new Set(proxies)) await p.kill();
   await site?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -78,6 +78,18 @@ describe('npm run bench harness', () => {
     }
   }, 120_000);
 
+  it("bench/h2-paired.ts measures recording on HTTP/2 in one process, its recorder's own time summed", async () => {
+    const { code, stdout } = await benchScript('bench/h2-paired.ts', ['--rounds', '2', '--seconds', '1', 'recorder-off', 'recorder-timed']);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain('A = recorder-off, B = recorder-timed, 2 rounds');
+    expect(stdout).toMatch(/round 2\/2: CPU\/request \d+ vs \d+ µs/);
+    // The timed state recorded: its time is summed over exchanges it saw (the warm-up's and its windows').
+    const timed = /recorder's own time in situ .*: (\d+\.\d+) µs per exchange over (\d+) exchanges/.exec(stdout);
+    expect(timed, stdout).not.toBeNull();
+    expect(Number(timed![1])).toBeGreaterThan(0);
+    expect(Number(timed![2])).toBeGreaterThan(0);
+  }, 120_000);
+
   it('bench/https-paired.ts measures recording on vs off in one process, and two builds in two processes a side', async () => {
     const pairedRun = (args: string[]) => benchScript('bench/https-paired.ts', args);
     const raw = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-smoke-raw-')), 'windows.json');
