@@ -24,8 +24,10 @@ import tls from 'node:tls';
 import type { ProxyContext } from './context.js';
 
 /**
- * Concurrent streams the browser leg allows: 100, the least RFC 9113 §6.5.2 recommends and what Chrome
- * assumes of a server that advertises none (the lab's test site, Node's servers, many origins).
+ * Concurrent streams the browser leg allows at first: 100, the least RFC 9113 §6.5.2 recommends and what Chrome
+ * assumes of a server that advertises none (the lab's test site, Node's servers, many origins). Once the upstream
+ * HTTP/2 session has the origin's SETTINGS, the browser leg advertises the origin's own limit instead
+ * (h2-stream-limit.ts); 100 stays for an origin that advertises none or speaks only HTTP/1.1.
  *
  * Why not more: the proxy should not change how the browser schedules its requests. Advertising 1,000 (as
  * before) let Chrome put up to 256 requests (its own cap) in flight through the proxy where it puts 100 on

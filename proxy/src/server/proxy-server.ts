@@ -19,6 +19,7 @@ import { UpstreamPool } from '../upstream/pool.js';
 import { admitClient, isSelf } from './client-guard.js';
 import { handleConnect, ORIGIN, type ConnectTargets, type WithOrigin } from './connect.js';
 import { createInterceptor } from './intercept-servers.js';
+import { createStreamLimitMirror } from './h2-stream-limit.js';
 import { ClientTimeouts } from './timeouts.js';
 import { handleRequest } from './handle-request.js';
 import { createAdmission } from './h2-admission.js';
@@ -176,6 +177,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     pool.preconnect(target.host, target.port, n);
   };
 
+  const streamLimits = createStreamLimitMirror(pool);
   // Decrypted connections from intercepted CONNECTs: h2 or http/1.1 by ALPN, one server for all hosts.
   const interceptor = createInterceptor(ctx, {
     onRequest: onRequest(fallbackOrigin('intercepted')),
@@ -192,8 +194,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
       if (tlsSocket.alpnProtocol !== 'h2') timeouts.watchH1(tlsSocket, origin?.clientConnectionId ?? 'c?');
     },
     onSession: (session: http2.ServerHttp2Session & WithOrigin) => {
-      session[ORIGIN] = originOf(session.socket);
+      const origin = (session[ORIGIN] = originOf(session.socket));
       timeouts.watchH2(session);
+      // The browser leg allows as many concurrent streams as the origin does (h2-stream-limit.ts).
+      if (origin?.target) streamLimits.watch(session, origin.target);
     },
     configureServer: (srv) => limitHeaders(srv as unknown as http.Server),
   });

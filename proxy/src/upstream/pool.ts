@@ -61,6 +61,8 @@ const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
 
 let connectionCounter = 0;
 const info = new WeakMap<object, ConnectionInfo>();
+/** Pooled HTTP/2 sessions whose origin has sent its SETTINGS (before that, remoteSettings holds nghttp2's defaults). */
+const settingsSeen = new WeakSet<http2.ClientHttp2Session>();
 
 /** Called with a pooled HTTP/2 session's GOAWAY (code, last stream id). */
 export type GoawayWatcher = (code: number, lastStreamID: number) => void;
@@ -151,6 +153,12 @@ export class UpstreamPool {
   get bodyTimeoutMs(): number {
     return this.opts.bodyTimeoutMs ?? 0;
   }
+
+  /**
+   * Called each time an origin's pooled HTTP/2 session receives SETTINGS from it, with the origin's host and port as
+   * requests name them (server/h2-stream-limit.ts passes its concurrent-stream limit on to the browser leg).
+   */
+  onOriginSettings?: (host: string, port: number, settings: http2.Settings) => void;
 
   constructor(private readonly opts: PoolOptions) {
     this.secureContext = rootsPlus(opts.extraCA ?? []);
@@ -340,6 +348,10 @@ export class UpstreamPool {
     session.on('close', forget);
     session.on('goaway', forget);
     session.on('error', forget);
+    session.on('remoteSettings', (settings: http2.Settings) => {
+      settingsSeen.add(session);
+      this.onOriginSettings?.(host, port, settings);
+    });
     // An idle pooled session must not keep the process (or a stopped proxy) alive.
     session.unref();
     return session;
@@ -349,6 +361,12 @@ export class UpstreamPool {
   openH2Session(host: string, port: number): http2.ClientHttp2Session | undefined {
     const s = this.sessions.get(originKey(host, port));
     return s && !s.closed && !s.destroyed ? s : undefined;
+  }
+
+  /** The SETTINGS the origin's open pooled HTTP/2 session received last (undefined: no such session, or none came yet). */
+  originSettings(host: string, port: number): http2.Settings | undefined {
+    const s = this.openH2Session(host, port);
+    return s && settingsSeen.has(s) ? s.remoteSettings : undefined;
   }
 
   /** The pooled h2 session for an origin, opening a new one if needed. */

@@ -97,10 +97,18 @@ export async function httpOrigin(handler: Handler = echo): Promise<Origin> {
 }
 
 /** HTTPS origin with a certificate from the Netlens CA; h2 + http/1.1 by ALPN, or http/1.1 only. */
-export async function httpsOrigin(ca: CertificateAuthority, opts: { h2: boolean }, handler: Handler = echo): Promise<Origin> {
+/** `settings`: the HTTP/2 SETTINGS the origin sends (h2 only). */
+export async function httpsOrigin(
+  ca: CertificateAuthority,
+  opts: { h2: boolean; settings?: http2.Settings },
+  handler: Handler = echo,
+): Promise<Origin> {
   const { certPem, keyPem } = ca.issue(['localhost', '127.0.0.1']);
   const server = opts.h2
-    ? http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: true }, handler as never)
+    ? http2.createSecureServer(
+        { cert: certPem, key: keyPem, allowHTTP1: true, ...(opts.settings ? { settings: opts.settings } : {}) },
+        handler as never,
+      )
     : https.createServer({ cert: certPem, key: keyPem }, handler as http.RequestListener);
   const sockets = new Set<net.Socket>();
   const origin = makeOrigin(server, 'https', sockets);
