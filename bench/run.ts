@@ -62,7 +62,7 @@ Flags:
   --rounds N            rounds per condition (default 5; --quick 1)
   --duration S          seconds per load run (default 5; --quick 3)
   --large-mib N         size of the large-body transfers (default 256; --quick 64)
-  --page-runs N         page loads per lab cell (default 8; --quick 2)
+  --page-runs N         page loads per lab cell (default 16; --quick 2)
   --page-images LIST    image counts of the pages to load, e.g. 200,1000 (--quick: 200)
   --only LIST           scenarios: plain,https,large,page (default all)
   --peers LIST          peers to include besides Netlens, or "none" (default all found); the page
@@ -93,8 +93,10 @@ const largeMiB = intArg(values['large-mib'], quick ? 64 : 256, '--large-mib', US
 const SCENARIOS = ['plain', 'https', 'large', 'page'];
 const only = new Set((values.only ?? SCENARIOS.join(',')).split(','));
 for (const o of only) if (!SCENARIOS.includes(o)) usageError(`--only takes ${SCENARIOS.join(',')} (got "${o}")`, USAGE);
-// 8: with 5 runs a cell, page loads 1.09–1.20× the tunnel were p = 0.22–0.55 against it (issue 17), undecided either way.
-const pageRuns = intArg(values['page-runs'], quick ? 2 : 8, '--page-runs', USAGE, 1, 1000);
+// 16: with 5 runs a cell, page loads 1.09–1.20× the tunnel were p = 0.22–0.55 against it (issue 17), undecided either
+// way; with 8, Netlens's HTTP/2 loads against the floor's were p = 0.44 and 0.13, and with 20 p = 0.03 and 0.02
+// (docs/benchmarks.md, "Page loads with 20 runs a cell"). The page phase takes about twice as long as with 8.
+const pageRuns = intArg(values['page-runs'], quick ? 2 : 16, '--page-runs', USAGE, 1, 1000);
 const pageImages = (values['page-images'] ?? (quick ? '200' : '200,1000')).split(',').map(Number);
 if (!pageImages.length || pageImages.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) {
   usageError(`--page-images takes image counts separated by commas, e.g. 200,1000 (got "${values['page-images']}")`, USAGE);
