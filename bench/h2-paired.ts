@@ -9,10 +9,11 @@
  *
  * A subject is `netlens` (this tree, bundled, recording and the socket timeline on, as the app runs), `netlens-bare`
  * (recording and timeline off), `netlens:R:T` (bench/peers/netlens.ts's record and timeline arguments), `recorder-on`,
- * `recorder-off`, `recorder-events`, `recorder-timed` (one process whose recorder is switched before each window: the
- * difference between two processes of one build, ±5-10% here, is larger than recording's cost), `floor` (bench/peers/node-minimal-h2-mitm.ts, bundled), or `saved:NAME`, a Netlens
- * bundle kept by `--save NAME` from another tree (dist/bench/netlens-peer-saved-NAME.mjs), for comparing code changes,
- * or `peer:FILE`, any script under bench/ that serves as the floor does (argv <dataDir>, READY with its port).
+ * `recorder-off`, `recorder-events`, `recorder-timed` (one process whose recorder is switched before each window:
+ * two processes of one build differ by several percent here, as much as recording costs), `floor`
+ * (bench/peers/node-minimal-h2-mitm.ts, bundled), or `saved:NAME`, a Netlens bundle kept by `--save NAME` from
+ * another tree (dist/bench/netlens-peer-saved-NAME.mjs), for comparing code changes, or `peer:FILE`, any script
+ * under bench/ that serves as the floor does (argv <dataDir>, READY with its port).
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -33,7 +33,7 @@ export function browserLegStreams(origin: number | undefined): number {
 export interface StreamLimitMirror {
   /** Follows the origin of `target` on this client session from now on (until it closes). */
   watch(session: http2.ServerHttp2Session, target: { host: string; port: number }): void;
-  /** Client sessions followed, per origin (for tests: closed sessions must leave). */
+  /** Client sessions followed now, all origins together (a closed session leaves). */
   readonly watched: number;
 }
 

@@ -363,7 +363,7 @@ export class UpstreamPool {
     return s && !s.closed && !s.destroyed ? s : undefined;
   }
 
-  /** The SETTINGS the origin's open pooled HTTP/2 session received last (undefined: no such session, or none came yet). */
+  /** The SETTINGS the origin's open pooled HTTP/2 session received last (undefined: no such session, or none yet). */
   originSettings(host: string, port: number): http2.Settings | undefined {
     const s = this.openH2Session(host, port);
     return s && settingsSeen.has(s) ? s.remoteSettings : undefined;

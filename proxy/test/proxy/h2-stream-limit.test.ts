@@ -97,7 +97,7 @@ describe('through interception', () => {
   let held = 0;
   let maxHeld = 0;
 
-  /** An HTTP/2 origin advertising `settings`; '/held/…' is answered after 100 ms, '/limit/N' changes its limit to N. */
+  /** An HTTP/2 origin advertising `settings`; '/held/…' is answered after 100 ms, '/limit/N' sets its limit to N. */
   async function origin(settings?: http2.Settings): Promise<Origin> {
     const o = await httpsOrigin(ca, { h2: true, settings }, (req, res) => {
       req.resume();
@@ -147,7 +147,7 @@ describe('through interception', () => {
       req.resume();
     });
 
-  /** Resolves when the client's view of the proxy's limit is `n` (each SETTINGS frame it gets is checked), or fails after 5 s. */
+  /** Resolves when the client's view of the proxy's limit is `n` (checked at each SETTINGS frame), or fails after 5 s. */
   function limitBecomes(session: http2.ClientHttp2Session, n: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = () => {
