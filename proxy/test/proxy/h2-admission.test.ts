@@ -6,15 +6,23 @@
  * RST_STREAM frames reach the proxy in one TLS record, that is in one read: the resets are then seen before the
  * waiting requests are taken in.
  */
-import http from 'node:http';
 import http2 from 'node:http2';
-import type net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIT_PER_TURN, createAdmission } from '../../src/server/h2-admission.js';
 import { ErrorCodes } from '../../src/errors.js';
 import { H2_MAX_CONCURRENT_STREAMS } from '../../src/server/intercept-servers.js';
-import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, until, type Origin, type TestProxy } from './harness.js';
+import {
+  httpsOrigin,
+  holdingHandler,
+  interceptedConnection,
+  loadOrCreateCA,
+  tempDataDir,
+  testProxy,
+  until,
+  type Origin,
+  type TestProxy,
+} from './harness.js';
 import { clientFrames, rawH2Exchange } from '../reliability/raw-h2.js';
 import { eventually, fdCount, sleep } from '../reliability/lifecycle-helpers.js';
 
@@ -68,25 +76,10 @@ describe('HTTP/2 bursts through interception', () => {
   let origin: Origin;
   let tp: TestProxy;
   const seen: string[] = [];
-  let held = 0;
-  let maxHeld = 0;
+  const { handler, held } = holdingHandler((req) => seen.push(req.url ?? ''));
 
   beforeAll(async () => {
-    origin = await httpsOrigin(ca, { h2: true }, (req, res) => {
-      seen.push(req.url ?? '');
-      req.resume();
-      const answer = () => {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('ok');
-      };
-      // '/held/': answered 100 ms later, so that requests pile up at the origin as far as the proxy lets them.
-      if (!req.url?.startsWith('/held/')) return answer();
-      maxHeld = Math.max(maxHeld, ++held);
-      setTimeout(() => {
-        held--;
-        answer();
-      }, 100);
-    });
+    origin = await httpsOrigin(ca, { h2: true }, handler);
     tp = await testProxy({ dataDir, intercept: true, http2: true, upstreamCA: [ca.certPem] });
   }, 30_000);
   afterAll(async () => {
@@ -95,17 +88,7 @@ describe('HTTP/2 bursts through interception', () => {
   });
 
   /** A TLS connection (ALPN h2) to the origin through the proxy's interception. */
-  async function tunnel(): Promise<tls.TLSSocket> {
-    const raw = await new Promise<net.Socket>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${origin.port}` });
-      req.once('connect', (_res, socket) => resolve(socket));
-      req.once('error', reject);
-      req.end();
-    });
-    const socket = tls.connect({ socket: raw, servername: 'localhost', ALPNProtocols: ['h2'], ca: ca.certPem });
-    await new Promise((r) => socket.once('secureConnect', r));
-    return socket;
-  }
+  const tunnel = (): Promise<tls.TLSSocket> => interceptedConnection(tp.proxy.address.port, origin.port, ca.certPem, ['h2']);
 
   it('answers a burst several turns long in full, each request timed from its arrival', async () => {
     const n = ADMIT_PER_TURN * 4 + 3;
@@ -161,7 +144,7 @@ describe('HTTP/2 bursts through interception', () => {
       );
       expect(statuses).toEqual(Array(n).fill(200));
       // Held 100 ms each: the first hundred were all open at the origin at once, and never more than that.
-      expect(maxHeld).toBe(H2_MAX_CONCURRENT_STREAMS);
+      expect(held.max).toBe(H2_MAX_CONCURRENT_STREAMS);
     } finally {
       session.close();
     }

@@ -5,15 +5,21 @@
  * the client, not inside the proxy.
  */
 import { EventEmitter } from 'node:events';
-import http from 'node:http';
 import http2 from 'node:http2';
-import type net from 'node:net';
-import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserLegStreams, createStreamLimitMirror, MAX_MIRRORED_STREAMS } from '../../src/server/h2-stream-limit.js';
 import { H2_MAX_CONCURRENT_STREAMS } from '../../src/server/intercept-servers.js';
 import type { UpstreamPool } from '../../src/upstream/pool.js';
-import { httpsOrigin, loadOrCreateCA, tempDataDir, testProxy, type Origin, type TestProxy } from './harness.js';
+import {
+  httpsOrigin,
+  holdingHandler,
+  interceptedConnection,
+  loadOrCreateCA,
+  tempDataDir,
+  testProxy,
+  type Origin,
+  type TestProxy,
+} from './harness.js';
 
 describe('the browser leg’s limit for an origin’s', () => {
   it('is the origin’s, within [1, MAX_MIRRORED_STREAMS]; the default when the origin advertises none', () => {
@@ -94,26 +100,17 @@ describe('through interception', () => {
   const ca = loadOrCreateCA(dataDir);
   let tp: TestProxy;
   const origins: Origin[] = [];
-  let held = 0;
-  let maxHeld = 0;
+  /** Requests the latest origin holds ('/held/…', answered after 100 ms). */
+  let held = { now: 0, max: 0 };
 
   /** An HTTP/2 origin advertising `settings`; '/held/…' is answered after 100 ms, '/limit/N' sets its limit to N. */
   async function origin(settings?: http2.Settings): Promise<Origin> {
-    const o = await httpsOrigin(ca, { h2: true, settings }, (req, res) => {
-      req.resume();
-      const answer = () => {
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('ok');
-      };
+    const holding = holdingHandler((req) => {
       const limit = /^\/limit\/(\d+)$/.exec(req.url ?? '');
-      if (limit) (req as unknown as http2.Http2ServerRequest).stream.session!.settings({ maxConcurrentStreams: Number(limit[1]) });
-      if (!req.url?.startsWith('/held/')) return answer();
-      maxHeld = Math.max(maxHeld, ++held);
-      setTimeout(() => {
-        held--;
-        answer();
-      }, 100);
+      if (limit) (req as http2.Http2ServerRequest).stream.session!.settings({ maxConcurrentStreams: Number(limit[1]) });
     });
+    held = holding.held;
+    const o = await httpsOrigin(ca, { h2: true, settings }, holding.handler);
     origins.push(o);
     return o;
   }
@@ -128,14 +125,7 @@ describe('through interception', () => {
 
   /** An HTTP/2 client session to `o` through the proxy's interception. */
   async function client(o: Origin): Promise<http2.ClientHttp2Session> {
-    const raw = await new Promise<net.Socket>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: tp.proxy.address.port, method: 'CONNECT', path: `localhost:${o.port}` });
-      req.once('connect', (_res, socket) => resolve(socket));
-      req.once('error', reject);
-      req.end();
-    });
-    const socket = tls.connect({ socket: raw, servername: 'localhost', ALPNProtocols: ['h2'], ca: ca.certPem });
-    await new Promise((r) => socket.once('secureConnect', r));
+    const socket = await interceptedConnection(tp.proxy.address.port, o.port, ca.certPem, ['h2']);
     return http2.connect(o.url, { createConnection: () => socket });
   }
 
@@ -195,11 +185,10 @@ describe('through interception', () => {
       expect(await get(session, '/first')).toBe(200);
       await limitBecomes(session, limit);
       const before = tp.exchanges().length;
-      maxHeld = 0;
       const n = limit * 2;
       const statuses = await Promise.all(Array.from({ length: n }, (_, i) => get(session, `/held/${i}`)));
       expect(statuses).toEqual(Array(n).fill(200));
-      expect(maxHeld).toBeLessThanOrEqual(limit);
+      expect(held.max).toBeLessThanOrEqual(limit);
       // The most exchanges the proxy held at once, from their recorded start and end: at most the limit, because the
       // client sent no more than that at a time (with 100 advertised, all 40 would arrive at once and half of them
       // wait inside the proxy for an upstream stream, their clock running).

@@ -117,6 +117,29 @@ export async function httpsOrigin(
   return origin;
 }
 
+/**
+ * An origin handler answering 200 "ok", and '/held/…' 100 ms later, so that requests pile up at the origin as far
+ * as the proxy (or the client) lets them: `held.max` is the most held at once. `first` sees each request before.
+ */
+export function holdingHandler(first?: Handler): { handler: Handler; held: { now: number; max: number } } {
+  const held = { now: 0, max: 0 };
+  const handler: Handler = (req, res) => {
+    first?.(req, res);
+    req.resume();
+    const answer = () => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    };
+    if (!req.url?.startsWith('/held/')) return answer();
+    held.max = Math.max(held.max, ++held.now);
+    setTimeout(() => {
+      held.now--;
+      answer();
+    }, 100);
+  };
+  return { handler, held };
+}
+
 export interface CurlResult {
   code: number;
   stdout: string;
@@ -191,15 +214,23 @@ export function alive(pid: number): boolean {
 
 export { loadOrCreateCA };
 
-/** An HTTP/1.1 client connection to `localhost:originPort` through the proxy's interception (CONNECT, then TLS trusting `caPem`). */
-export async function interceptedConnection(proxyPort: number, originPort: number, caPem: string): Promise<tls.TLSSocket> {
+/**
+ * A client connection to `localhost:originPort` through the proxy's interception (CONNECT, then TLS trusting `caPem`),
+ * offering `alpn` (HTTP/1.1 unless told).
+ */
+export async function interceptedConnection(
+  proxyPort: number,
+  originPort: number,
+  caPem: string,
+  alpn: string[] = ['http/1.1'],
+): Promise<tls.TLSSocket> {
   const tunnel = await new Promise<net.Socket>((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'CONNECT', path: `localhost:${originPort}` });
     req.once('connect', (_res, socket) => resolve(socket));
     req.once('error', reject);
     req.end();
   });
-  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: ['http/1.1'], ca: caPem });
+  const socket = tls.connect({ socket: tunnel, servername: 'localhost', ALPNProtocols: alpn, ca: caPem });
   await new Promise((r) => socket.once('secureConnect', r));
   return socket;
 }
