@@ -41,6 +41,8 @@ export function createStreamLimitMirror(pool: UpstreamPool): StreamLimitMirror {
   const clients = new Map<string, Set<http2.ServerHttp2Session>>();
   /** The limit last sent on each client session, so that an unchanged one sends no frame. */
   const sent = new WeakMap<http2.ServerHttp2Session, number>();
+  /** Each followed session's CONNECT target, to read its origin's limit again when the client acknowledges one. */
+  const targets = new WeakMap<http2.ServerHttp2Session, { host: string; port: number }>();
   let watched = 0;
 
   const apply = (session: http2.ServerHttp2Session, origin: number | undefined) => {
@@ -48,12 +50,18 @@ export function createStreamLimitMirror(pool: UpstreamPool): StreamLimitMirror {
     const limit = browserLegStreams(origin);
     if ((sent.get(session) ?? H2_MAX_CONCURRENT_STREAMS) === limit) return;
     try {
-      session.settings({ maxConcurrentStreams: limit });
+      // When the client acknowledges it, the origin's limit is read again: one refused meanwhile is sent then.
+      session.settings({ maxConcurrentStreams: limit }, () => catchUp(session));
       sent.set(session, limit);
     } catch {
-      // Too many SETTINGS not yet acknowledged (a client that never acks), or the session is going away:
-      // the client keeps the limit it has, and the next change of the origin's tries again.
+      // Too many SETTINGS not yet acknowledged (an origin changing its limit faster than the client acks), or the
+      // session is going away: the acknowledgement of one still pending catches up (catchUp).
     }
+  };
+  const catchUp = (session: http2.ServerHttp2Session) => {
+    const target = targets.get(session);
+    const known = target && pool.originSettings(target.host, target.port);
+    if (known) apply(session, known.maxConcurrentStreams);
   };
 
   pool.onOriginSettings = (host, port, settings) => {
@@ -67,6 +75,7 @@ export function createStreamLimitMirror(pool: UpstreamPool): StreamLimitMirror {
       let sessions = clients.get(key);
       if (!sessions) clients.set(key, (sessions = new Set()));
       sessions.add(session);
+      targets.set(session, target);
       watched++;
       const set = sessions;
       session.once('close', () => {
@@ -74,8 +83,7 @@ export function createStreamLimitMirror(pool: UpstreamPool): StreamLimitMirror {
         watched--;
         if (set.size === 0 && clients.get(key) === set) clients.delete(key);
       });
-      const known = pool.originSettings(target.host, target.port);
-      if (known) apply(session, known.maxConcurrentStreams);
+      catchUp(session);
     },
     get watched() {
       return watched;

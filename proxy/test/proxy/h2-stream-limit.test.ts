@@ -39,16 +39,20 @@ class FakeSession extends EventEmitter {
   closed = false;
   destroyed = false;
   sent: number[] = [];
+  /** Acknowledgement callbacks of the SETTINGS sent, oldest first (the client acks them in order). */
+  acks: (() => void)[] = [];
   failWith?: Error;
-  settings(s: http2.Settings): void {
+  settings(s: http2.Settings, ack?: () => void): void {
     if (this.failWith) throw this.failWith;
     this.sent.push(s.maxConcurrentStreams!);
+    if (ack) this.acks.push(ack);
   }
 }
 
 describe('the mirror', () => {
-  function fakePool(known?: http2.Settings) {
-    return { originSettings: () => known } as unknown as UpstreamPool & {
+  /** A pool whose origins' last SETTINGS are `known.settings` (changed by the test as the origin would). */
+  function fakePool(known: { settings?: http2.Settings } = {}) {
+    return { originSettings: () => known.settings } as unknown as UpstreamPool & {
       onOriginSettings?: (host: string, port: number, s: http2.Settings) => void;
     };
   }
@@ -80,7 +84,8 @@ describe('the mirror', () => {
   });
 
   it('applies a limit already known when a session starts, and survives a session that refuses SETTINGS', () => {
-    const pool = fakePool({ maxConcurrentStreams: 64 });
+    const origin = { settings: { maxConcurrentStreams: 64 } };
+    const pool = fakePool(origin);
     const mirror = createStreamLimitMirror(pool);
     const s = new FakeSession();
     mirror.watch(s as unknown as http2.ServerHttp2Session, { host: 'example.test', port: 443 });
@@ -90,8 +95,34 @@ describe('the mirror', () => {
     expect(() => mirror.watch(refusing as unknown as http2.ServerHttp2Session, { host: 'example.test', port: 443 })).not.toThrow();
     // It is tried again at the next change.
     refusing.failWith = undefined;
-    pool.onOriginSettings!('example.test', 443, { maxConcurrentStreams: 80 });
+    origin.settings = { maxConcurrentStreams: 80 };
+    pool.onOriginSettings!('example.test', 443, origin.settings);
     expect(refusing.sent).toEqual([80]);
+  });
+
+  it('catches up when the client acknowledges: a limit refused while SETTINGS were pending is sent then', () => {
+    const origin: { settings?: http2.Settings } = {};
+    const pool = fakePool(origin);
+    const mirror = createStreamLimitMirror(pool);
+    const s = new FakeSession();
+    mirror.watch(s as unknown as http2.ServerHttp2Session, { host: 'example.test', port: 443 });
+    origin.settings = { maxConcurrentStreams: 50 };
+    pool.onOriginSettings!('example.test', 443, origin.settings);
+    expect(s.sent).toEqual([50]);
+    // The origin changes twice more while the client has not acknowledged: both refused (too many pending).
+    s.failWith = Object.assign(new Error('too many pending settings'), { code: 'ERR_HTTP2_MAX_PENDING_SETTINGS_ACK' });
+    for (const n of [60, 70]) {
+      origin.settings = { maxConcurrentStreams: n };
+      pool.onOriginSettings!('example.test', 443, origin.settings);
+    }
+    expect(s.sent).toEqual([50]);
+    // The client acknowledges the first: the origin's latest limit goes out, not the ones in between.
+    s.failWith = undefined;
+    s.acks.shift()!();
+    expect(s.sent).toEqual([50, 70]);
+    // Acknowledging that one sends nothing more: the client has the origin's limit.
+    s.acks.shift()!();
+    expect(s.sent).toEqual([50, 70]);
   });
 });
 
