@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Exchange, RawHeaders } from '../model.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import type { ProxyContext } from '../server/context.js';
-import { responseFinished, type ClientResponse } from '../server/client.js';
+import { responseFinished, type NodeResponse } from '../server/client.js';
 import { getHeader, stripHopByHop } from '../headers.js';
 import { BREAKPOINT_BODY_LIMIT, Breakpoints, type BreakpointEdits, type Resumed } from './breakpoints.js';
 import { readBounded, REWRITE_BODY_LIMIT } from './read-body.js';
@@ -21,7 +21,7 @@ export function breakpointsOf(ctx: ProxyContext): Breakpoints {
 }
 
 /** Calls `cb` when the client goes away before its response finished; returns the unsubscribe. */
-function clientGone(res: ClientResponse): (cb: () => void) => () => void {
+function clientGone(res: NodeResponse): (cb: () => void) => () => void {
   return (cb) => {
     const f = () => {
       if (!responseFinished(res)) cb();
@@ -55,7 +55,7 @@ export interface RequestPause {
 
 export async function pauseRequest(
   ctx: ProxyContext,
-  res: ClientResponse,
+  res: NodeResponse,
   x: Exchange,
   url: URL,
   body: Readable | null,
@@ -107,7 +107,7 @@ export async function pauseRequest(
  */
 export async function pauseResponse(
   ctx: ProxyContext,
-  res: ClientResponse,
+  res: NodeResponse,
   x: Exchange,
   up: UpstreamResponse,
   timeoutMs: number,

@@ -10,7 +10,7 @@ import type { Exchange, RawHeaders } from '../model.js';
 import { ErrorCodes } from '../errors.js';
 import { finishExchange } from '../server/exchange-record.js';
 import { BodyCapturer } from '../server/body-capture.js';
-import { endClient, type ClientRequest, type ClientResponse } from '../server/client.js';
+import { endClient, type NodeRequest, type NodeResponse } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import type { FaultAction, RewriteRequestAction } from './types.js';
@@ -43,8 +43,8 @@ const unchanged = noEdit;
 
 export async function applyRequestRules(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   target: URL,
   body: Readable | null,
@@ -124,7 +124,7 @@ export async function applyRequestRules(
 }
 
 /** A paused request the user aborted (502 with X-Netlens-Error), or whose client left while it waited. */
-function abortPaused(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, aborted: boolean, unread: boolean): void {
+function abortPaused(ctx: ProxyContext, req: NodeRequest, res: NodeResponse, x: Exchange, aborted: boolean, unread: boolean): void {
   if (!aborted) {
     x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, {
@@ -159,8 +159,8 @@ function rewriteUrl(url: URL, a: RewriteRequestAction): URL {
 /** close / reset / timeout before anything goes upstream. */
 async function breakRequest(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   body: Readable | null,
   f: FaultAction,
@@ -192,7 +192,7 @@ async function breakRequest(
 }
 
 /** A TCP RST on HTTP/1; RST_STREAM (CANCEL) on HTTP/2. */
-export function resetClient(req: ClientRequest, res: ClientResponse): void {
+export function resetClient(req: NodeRequest, res: NodeResponse): void {
   if (res instanceof http.ServerResponse) {
     const s = res.socket;
     try {
@@ -207,7 +207,7 @@ export function resetClient(req: ClientRequest, res: ClientResponse): void {
 }
 
 /** A clean close: FIN on HTTP/1; RST_STREAM NO_ERROR on HTTP/2 (the connection's other streams go on). */
-function closeClient(req: ClientRequest, res: ClientResponse): void {
+function closeClient(req: NodeRequest, res: NodeResponse): void {
   if (res instanceof http.ServerResponse) res.socket?.end();
   else if ('stream' in req && !req.stream.destroyed) req.stream.close(0x0);
 }

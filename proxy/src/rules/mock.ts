@@ -12,7 +12,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from '../server/body-capture.js';
 import { finishExchange } from '../server/exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { clientClosed, endClient, responseFinished, type ClientRequest, type ClientResponse } from '../server/client.js';
+import { clientClosed, endClient, responseFinished, type NodeRequest, type NodeResponse } from '../server/client.js';
 import type { ProxyContext } from '../server/context.js';
 import type { Plan } from './engine.js';
 import { sleep, throttled, trickled } from './pacing.js';
@@ -20,8 +20,8 @@ import { harMockResponse, type HarResponse } from './har-mock.js';
 
 export async function writeMock(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   plan: Plan,
   resolveFile: (f: string) => string,
@@ -51,8 +51,8 @@ export async function writeMock(
 /** A recorded response (har-mock.ts); the action's own status and headers win over the recorded ones. */
 async function writeHarMock(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   plan: Plan,
   resolveFile: (f: string) => string,
@@ -78,8 +78,8 @@ async function writeHarMock(
 
 async function answer(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   status: number,
   given: RawHeaders,

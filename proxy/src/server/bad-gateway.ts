@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { Exchange, HttpProtocol, RawHeaders } from '../model.js';
 import { BodyCapturer } from './body-capture.js';
-import { clientClosed, type ClientResponse } from './client.js';
+import { clientClosed, type ClientResponse, type ResponseHandle } from './client.js';
 
 export const NETLENS_ERROR_HEADER = 'X-Netlens-Error';
 
@@ -38,7 +38,7 @@ export function answerBadGateway(
     } else {
       res.writeHead(502, Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v])));
     }
-    res.end(body);
+    (res as ResponseHandle).end(body);
   } catch {
     return false;
   }

@@ -8,9 +8,20 @@
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { Transport } from '../model.js';
+import type { H2StreamRequest, H2StreamResponse } from './h2-stream-leg.js';
 
-export type ClientRequest = http.IncomingMessage | http2.Http2ServerRequest;
-export type ClientResponse = http.ServerResponse | http2.Http2ServerResponse;
+/** Node's own request and response objects: what server replay and rules write through. */
+export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
+export type NodeResponse = http.ServerResponse | http2.Http2ServerResponse;
+/** Every client request as the handler gets it: Node's objects, or a bodiless HTTP/2 request's own (h2-stream-leg.ts). */
+export type ClientRequest = NodeRequest | H2StreamRequest;
+export type ClientResponse = NodeResponse | H2StreamResponse;
+/** What the handler calls on every client response, whichever kind (one signature where Node's objects have overloads). */
+export interface ResponseHandle {
+  on(event: 'close' | 'finish', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+  end(body?: string | Buffer): unknown;
+}
 
 /** Where a request came from, decided by the listener that accepted it. */
 export interface RequestOrigin {
@@ -67,5 +78,5 @@ export function answerProxyError(res: ClientResponse, status: number, message: s
   } else {
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
   }
-  res.end(body);
+  (res as ResponseHandle).end(body);
 }

@@ -31,8 +31,12 @@ import {
   responseFinished,
   type ClientRequest,
   type ClientResponse,
+  type NodeRequest,
+  type NodeResponse,
   type RequestOrigin,
+  type ResponseHandle,
 } from './client.js';
+import { H2StreamRequest, toCompat } from './h2-stream-leg.js';
 import { answerBadGateway } from './bad-gateway.js';
 import { applyRequestRules, noEdit } from '../rules/apply-request.js';
 import { applyResponseRules } from '../rules/apply-response.js';
@@ -155,6 +159,10 @@ export async function handleRequest(
   arrivedAt?: number,
 ): Promise<void> {
   const start = arrivedAt ?? performance.now();
+  // Server replay and rules answer through Node's whole response API: a request they will see gets Node's
+  // objects (h2-stream-leg.ts). Nothing awaits between here and where they are called, so this holds there.
+  if (req instanceof H2StreamRequest && (ctx.options.respond || ctx.options.rules?.current)) ({ req, res } = toCompat(req));
+  const handle = res as ResponseHandle;
   if (res instanceof http.ServerResponse) res.socket?.setNoDelay(!ctx.options.nagle);
   const target = targetUrl(req, origin);
   const protocol = clientProtocol(req);
@@ -175,9 +183,9 @@ export async function handleRequest(
   // turn is taken before any refusal, so a request pipelined behind one the proxy
   // refused (which closes the connection) is never forwarded.
   if (res instanceof http.ServerResponse) {
-    const turn = takeTurn(req.socket, res);
+    const socket = (req as http.IncomingMessage).socket;
+    const turn = takeTurn(socket, res);
     if (turn.wait) await turn.wait;
-    const socket = req.socket;
     if (res.destroyed || !socket || socket.destroyed || socket.writableEnded) {
       // A response queued behind others on a closed connection never emits 'close': end its turn here.
       turn.done();
@@ -225,7 +233,7 @@ export async function handleRequest(
   const markRequestEnd = () => (x.timestamps.clientRequestEnd ??= performance.now());
   // Without a body the head was the whole request: received when it arrived (a wait since is the proxy's).
   if (!hasBody) x.timestamps.clientRequestEnd = start;
-  else req.once('end', markRequestEnd);
+  else (req as NodeRequest).once('end', markRequestEnd);
 
   let clientGone = false;
   let up: UpstreamResponse | undefined;
@@ -238,7 +246,7 @@ export async function handleRequest(
       responseGone?.();
     }
   };
-  res.on('close', onClientClose);
+  handle.on('close', onClientClose);
   // Gone already (it reset its stream while the request waited to be taken in): its 'close' has been emitted.
   if (clientClosed(res)) onClientClose();
 
@@ -256,19 +264,21 @@ export async function handleRequest(
     // error on a body nobody reads yet from being an uncaught exception.
     h2body.on('error', () => {});
     if ((req as http2.Http2ServerRequest).aborted) aborted();
-    else req.once('aborted', aborted);
+    else (req as http2.Http2ServerRequest).once('aborted', aborted);
   }
   if (ctx.options.respond) {
-    const outcome = await runRespondHook(ctx, req, res, x, target, hasBody);
+    const outcome = await runRespondHook(ctx, req as NodeRequest, res as NodeResponse, x, target, hasBody);
     if (outcome.handled) {
-      res.off('close', onClientClose);
+      handle.off('close', onClientClose);
       return;
     }
     body = outcome.body;
   }
   // Rules (rules/): may answer (mock), break (fault), delay or rewrite the request here.
-  const ruled = ctx.options.rules?.current ? await applyRequestRules(ctx, req, res, x, target, body) : undefined;
-  if (ruled?.handled) return void res.off('close', onClientClose);
+  const ruled = ctx.options.rules?.current
+    ? await applyRequestRules(ctx, req as NodeRequest, res as NodeResponse, x, target, body)
+    : undefined;
+  if (ruled?.handled) return void handle.off('close', onClientClose);
   /** Records the exchange as the client leaving at `when`. */
   const clientLeft = (when: string) => {
     x.request.body = requestBody();
@@ -315,7 +325,8 @@ export async function handleRequest(
   if (ruled?.plan) {
     const { plan } = ruled;
     const ms = plan.breakResponseMs;
-    const pause = ms === undefined ? undefined : async (u: UpstreamResponse) => (paused = await pauseResponse(ctx, res, x, u, ms));
+    const pause =
+      ms === undefined ? undefined : async (u: UpstreamResponse) => (paused = await pauseResponse(ctx, res as NodeResponse, x, u, ms));
     up = await applyResponseRules(plan, x, up, pause);
   }
   if (paused?.outcome === 'aborted' && !clientGone) {
@@ -328,7 +339,7 @@ export async function handleRequest(
     else endClient(req, res);
     x.timestamps.clientResponseEnd = performance.now();
     finishExchange(ctx, x, { code: ErrorCodes.BREAKPOINT_ABORTED, message, side: 'proxy' });
-    return void res.off('close', onClientClose);
+    return void handle.off('close', onClientClose);
   }
   if (clientGone) {
     up.abort();
@@ -398,7 +409,7 @@ export async function handleRequest(
     };
     // HTTP/2 clients: one listener writes to the stream and feeds the capture (h2-relay.ts).
     const h2 = !(res instanceof http.ServerResponse);
-    if (h2) relayToH2(response.body, res.stream, resCapture);
+    if (h2) relayToH2(response.body, (res as Exclude<ClientResponse, http.ServerResponse>).stream, resCapture);
     else response.body.on('data', (c: Buffer) => resCapture.push(c));
     // `on`, not `once`, for events that come once ('end', 'finish') or end the exchange ('error'): `once` wraps
     // each listener (two more objects per listener and exchange), and `complete` runs once anyway.
@@ -407,11 +418,11 @@ export async function handleRequest(
       // The client's response ends only when the origin's really did: a cut-off body must reach the client as a cut-off.
       const cut = response.incomplete?.();
       if (cut) upstreamFailed(cut);
-      else if (h2 || (res as http.ServerResponse).chunkedEncoding || !res.writableLength) res.end();
-      else setImmediate(endSent, res);
+      else if (h2 || (res as http.ServerResponse).chunkedEncoding || !(res as http.ServerResponse).writableLength) handle.end();
+      else setImmediate(endSent, res as http.ServerResponse);
     });
     response.body.on('error', upstreamFailed);
-    res.on('finish', () => {
+    handle.on('finish', () => {
       // An HTTP/2 client's reset emits 'finish' too (responseFinished); 'close' follows and records it.
       if (h2 && !responseFinished(res)) return;
       x.timestamps.clientResponseEnd = performance.now();

@@ -22,6 +22,8 @@ import https from 'node:https';
 import type net from 'node:net';
 import tls from 'node:tls';
 import type { ProxyContext } from './context.js';
+import type { ClientRequest, ClientResponse } from './client.js';
+import { H2StreamRequest, H2StreamResponse, isBodilessPlainRequest } from './h2-stream-leg.js';
 
 /**
  * Concurrent streams the browser leg allows at first: 100, the least RFC 9113 §6.5.2 recommends and what Chrome
@@ -56,8 +58,8 @@ const H2_CONNECTION_WINDOW = 15 * 1024 * 1024;
 type ServerTlsSocket = tls.TLSSocket & { _releaseControl?: () => boolean; _parent?: net.Socket };
 
 export interface InterceptHooks {
-  /** Request handler (HTTP/2 compat and HTTP/1.1 requests alike). */
-  onRequest: (req: http2.Http2ServerRequest | http.IncomingMessage, res: http2.Http2ServerResponse | http.ServerResponse) => void;
+  /** Request handler (HTTP/2 requests on their streams or through Node's compatibility objects, and HTTP/1.1). */
+  onRequest: (req: ClientRequest, res: ClientResponse) => void;
   onClientError: (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => void;
   onUpgrade: (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => void;
   /** A handshake finished: the TLS socket is about to be handed to the HTTP server. */
@@ -108,6 +110,17 @@ export function createInterceptor(ctx: ProxyContext, hooks: InterceptHooks): Int
         hooks.onRequest as http.RequestListener,
       );
   if (opts.http2) {
+    // Bodiless requests are handled on their streams, without Node's compatibility objects (h2-stream-leg.ts);
+    // the rest go through node:http2's own compatibility listener, as before. Node adds that listener when a
+    // 'request' listener is added (above), and it is the server's only 'stream' listener.
+    const [compatListener] = server.listeners('stream') as ((...args: unknown[]) => void)[];
+    if (compatListener) {
+      server.removeListener('stream', compatListener);
+      server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+        if (!isBodilessPlainRequest(stream, headers)) return compatListener(stream, headers, flags, rawHeaders);
+        hooks.onRequest(new H2StreamRequest(stream, headers, rawHeaders), new H2StreamResponse(stream));
+      });
+    }
     server.on('session', (session: http2.ServerHttp2Session) => {
       session.setLocalWindowSize(H2_CONNECTION_WINDOW);
       hooks.onSession?.(session);

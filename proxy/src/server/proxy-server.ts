@@ -126,7 +126,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<ProxyHandl
     (transport: RequestOrigin['transport']) =>
     (req: ClientRequest): RequestOrigin =>
       // HTTP/2: kept on the session (onSession below); `req.socket` builds a Proxy per request.
-      ('stream' in req ? originOf(req.stream.session) : undefined) ?? originOf(req.socket) ?? { transport, clientConnectionId: 'c?' };
+      ('stream' in req ? originOf(req.stream.session) : originOf(req.socket)) ?? { transport, clientConnectionId: 'c?' };
 
   // The listener: absolute-form HTTP requests, CONNECT, and upgrades (ws:// via the proxy).
   // Node's own timers are off (requestTimeout 0, headersTimeout 0): ClientTimeouts bounds every client leg.

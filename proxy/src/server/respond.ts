@@ -22,7 +22,7 @@ import { ErrorCodes } from '../errors.js';
 import { BodyCapturer } from './body-capture.js';
 import { finishExchange } from './exchange-record.js';
 import { flatFromPairs, h2HeaderObject, stripHopByHop } from '../headers.js';
-import { clientClosed, endClient, responseFinished, type ClientRequest, type ClientResponse } from './client.js';
+import { clientClosed, endClient, responseFinished, type NodeRequest, type NodeResponse } from './client.js';
 import type { ProxyContext } from './context.js';
 
 /** `handled`: the exchange is finished. Otherwise forward, with `body` replacing the client stream. */
@@ -42,7 +42,7 @@ interface ReadBody {
   forward: Readable | null;
 }
 
-async function readBounded(req: ClientRequest, hasBody: boolean, max: number): Promise<ReadBody> {
+async function readBounded(req: NodeRequest, hasBody: boolean, max: number): Promise<ReadBody> {
   if (!hasBody) return { whole: null, forward: null };
   if (max <= 0) return { whole: null, forward: req as unknown as Readable };
   const chunks: Buffer[] = [];
@@ -82,8 +82,8 @@ async function readBounded(req: ClientRequest, hasBody: boolean, max: number): P
 
 export async function runRespondHook(
   ctx: ProxyContext,
-  req: ClientRequest,
-  res: ClientResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   x: Exchange,
   target: URL,
   hasBody: boolean,
@@ -130,7 +130,7 @@ export async function runRespondHook(
 }
 
 /** Writes a hook's answer to the client, paced as asked, and finishes the exchange. */
-async function writeAnswer(ctx: ProxyContext, req: ClientRequest, res: ClientResponse, x: Exchange, a: HookAnswer): Promise<void> {
+async function writeAnswer(ctx: ProxyContext, req: NodeRequest, res: NodeResponse, x: Exchange, a: HookAnswer): Promise<void> {
   x.replayed = a.fromRecording;
   // No upstream leg: the "upstream" phases become the hook's own (blocked = body read + match, wait = pacing).
   x.timestamps.upstreamAssigned = x.timestamps.requestSent = performance.now();
