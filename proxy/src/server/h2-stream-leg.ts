@@ -22,9 +22,6 @@ import http2 from 'node:http2';
 /** A bodiless HTTP/2 request, read from its stream's header list. */
 export class H2StreamRequest {
   readonly httpVersion = '2.0';
-  readonly httpVersionMajor = 2;
-  readonly httpVersionMinor = 0;
-  readonly complete = true;
   constructor(
     readonly stream: http2.ServerHttp2Stream,
     readonly headers: http2.IncomingHttpHeaders,
