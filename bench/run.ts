@@ -256,7 +256,10 @@ try {
     // How long recording holds the event loop on a large or compressed body (the others in flight wait as long).
     results.recordingBlock = await recordingBlock(quick ? 3 : 5, log);
     for (const b of results.recordingBlock?.results ?? [])
-      log(`recording ${b.body}: loop held ${b.blockMs.toFixed(1)} ms at most (${b.atOnceMs.toFixed(1)} ms with its line made at once)`);
+      log(
+        `recording ${b.body}: loop held ${b.blockMs.toFixed(1)} ms at most on a core (wall ${b.wallBlockMs?.toFixed(1) ?? '?'} ms; ` +
+          `${b.atOnceMs.toFixed(1)} ms with its line made at once)`,
+      );
     results.https = await httpsIntercept(`https://localhost:${origin.info.httpsPort}/small`, conditions, rounds, durationS * 1000, log);
     for (const c of conditions) if (c.child && !keep(c)) await c.child.kill();
     log('\n' + httpsTable(results.https));

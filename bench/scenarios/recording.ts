@@ -39,7 +39,8 @@ export function recordingCostText(r: RecordingCost, which: 'now' | 'before' = 'n
 /** bench/recording-block.ts's result: per body, how long the loop is held making its line at once and in the recorder. */
 export interface RecordingBlock {
   rounds: number;
-  results: { body: string; atOnceMs: number; blockMs: number; doneMs: number; lineMiB: number }[];
+  /** blockMs and atOnceMs: on a core (the time the thread waited for one taken off); wallBlockMs: blockMs by the wall clock. */
+  results: { body: string; atOnceMs: number; blockMs: number; wallBlockMs?: number; doneMs: number; lineMiB: number }[];
 }
 
 /** Runs bench/recording-block.ts (bounded in time); undefined with the reason logged if it fails. */
