@@ -19,8 +19,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
-import { bundleNetlensPeer, savedBundlePath } from './lib/bundle.js';
-import { startChild, tsArgs, type Child } from './lib/child.js';
+import { bundleBenchEntry, bundleNetlensPeer, savedBundlePath } from './lib/bundle.js';
+import { browserImageHeaders } from './load/browser-headers.js';
+import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
+import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
+import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
 import type { PeerInfo } from './lib/peer-types.js';
 import { median } from './lib/stats.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
@@ -47,6 +50,7 @@ Subjects:
   recorder-timed    the same process recording, its recorder's own time summed
                     (performance.now() around each event; printed at the end)
   saved:NAME      a bundle kept with "npx tsx bench/h2-paired.ts --save NAME"
+  floor           the node:https minimal MITM (bench/peers/node-minimal-mitm.ts)
 
 Options:
   --rounds N        rounds of one window per subject (default ${PAIRED_ROUNDS})
@@ -54,8 +58,14 @@ Options:
   --concurrency N   client connections (default 16)
   --processes N     processes a side: 2 (default, started A B B A) or 1
   --raw FILE        also write every window (requests, errors, ms, CPU ns) as JSON
+  --page            the lab's page shape over HTTP/1.1 instead of a small JSON document:
+                    the built-in test site's 200 images in turn (small PNGs) with
+                    Chromium's request headers, the site offering HTTP/1.1 only, as
+                    the lab's proxy+h1+intercept cell has both legs
 `;
 exitOnHelp(USAGE);
+// The test site (--page) runs as a lab child process, found through the app paths.
+setAppPaths(appPathsFor({ root: ROOT_DIR }));
 
 const { values, positionals } = parseArgs({
   options: {
@@ -64,6 +74,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string' },
     processes: { type: 'string' },
     raw: { type: 'string' },
+    page: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -86,10 +97,10 @@ for (const s of positionals) {
     toggled(s) ||
     (s.startsWith('saved:')
       ? fs.existsSync(savedBundlePath(s.slice(6)))
-      : ['netlens', 'recording-off', 'events-only', 'events-nobodies', 'timeline-off'].includes(s));
+      : ['netlens', 'recording-off', 'events-only', 'events-nobodies', 'timeline-off', 'floor'].includes(s));
   if (!known)
     usageError(
-      `unknown subject "${s}" (netlens, recording-off, events-only, events-nobodies, timeline-off, two recorder-* subjects, saved:NAME kept with h2-paired.ts --save)`,
+      `unknown subject "${s}" (netlens, recording-off, events-only, events-nobodies, timeline-off, floor, two recorder-* subjects, saved:NAME kept with h2-paired.ts --save)`,
       USAGE,
     );
 }
@@ -101,8 +112,19 @@ try {
   const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
   const origin = await startChild<{ httpsPort: number }>('origin', ocmd, oargs);
   children.push(origin);
+  // --page: the lab's built-in test site, HTTP/1.1 only (the lab's h1 cells run Netlens with HTTP/2 off on both legs).
+  const site = values.page ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: false, dataDir }) : undefined;
+  if (site) children.push({ kill: site.close } as unknown as Child<unknown>);
   let thisTree: Promise<string> | undefined;
+  let floors = 0;
   const start = async (s: string) => {
+    if (s === 'floor') {
+      const floor = await bundleBenchEntry('peers/node-minimal-mitm.ts', `https-paired-floor-${++floors}`);
+      // Its agent trusts the CA that signed the origins' certificates through Node's extra CA list.
+      const child = await startChild<PeerInfo>(s, process.execPath, [floor, dataDir], { env: { NODE_EXTRA_CA_CERTS: ca.certPath } });
+      children.push(child);
+      return { name: s, child };
+    }
     const bundle = s.startsWith('saved:') ? savedBundlePath(s.slice(6)) : await (thisTree ??= bundleNetlensPeer());
     const record = s === 'recording-off' ? '0' : s === 'events-only' ? 'events' : s === 'events-nobodies' ? 'events0' : '1';
     const timeline = s === 'timeline-off' ? '0' : '1';
@@ -133,9 +155,15 @@ try {
       sides[0].push(await start(A));
     }
   }
-  const url = `https://localhost:${origin.info.httpsPort}/small`;
-  console.log(`${rounds} rounds of ${windowMs} ms windows, c=${concurrency}, ${processes} process(es) a side: A = ${A}, B = ${B}`);
-  const windows = await runPairedClient(url, sides[0], sides[1], [ca.certPath], concurrency, rounds, windowMs);
+  // By name: the floor picks its certificate by SNI, which no client sends for an IP address.
+  const url = site ? site.url.replace('//127.0.0.1:', '//localhost:') : `https://localhost:${origin.info.httpsPort}/small`;
+  const page = site
+    ? { paths: Array.from({ length: 200 }, (_, i) => `/img/${i}.png`), headers: browserImageHeaders(new URL(url)) }
+    : undefined;
+  console.log(
+    `${rounds} rounds of ${windowMs} ms windows, c=${concurrency}, ${processes} process(es) a side${page ? ', the page shape' : ''}: A = ${A}, B = ${B}`,
+  );
+  const windows = await runPairedClient(url, sides[0], sides[1], [ca.certPath], concurrency, rounds, windowMs, page);
   if (values.raw) fs.writeFileSync(values.raw, JSON.stringify(windows));
   const ok = windows.filter(([a, b]) => a && b && !a.errors && !b.errors && a.requests && b.requests);
   if (ok.length < windows.length) console.log(`${windows.length - ok.length} round(s) with errors or no requests left out`);

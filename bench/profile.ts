@@ -15,12 +15,13 @@ import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
 import { runH2Burst } from './load/run-h2-burst.js';
+import { browserImageHeaders } from './load/browser-headers.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
 import { chargeAllocations, chargeToNearest, type AllocNode, summarizeGc, type CpuProfile, type GcStat } from './lib/profile-breakdown.js';
 
-const USAGE = `Usage: npx tsx bench/profile.ts [https|plain|h2] [seconds] [minimal]
+const USAGE = `Usage: npx tsx bench/profile.ts [https|plain|h2|page] [seconds] [minimal]
 
 Runs the recording, intercepting Netlens (bundled) under node --cpu-prof, drives it
 with the bench's load and prints the functions with the most self time, plus the
@@ -30,8 +31,11 @@ Netlens function that asked for it), and what each garbage collection found and 
 (V8's heap statistics before and after it).
 
 Arguments:
-  https | plain | h2   load: undici via CONNECT c=16 (default), wrk GET c=64, or
-                       bursts of 200 image GETs on one HTTP/2 connection
+  https | plain | h2 | page
+                       load: undici via CONNECT c=16 (default), wrk GET c=64, bursts of
+                       200 image GETs on one HTTP/2 connection, or the lab's page shape
+                       over HTTP/1.1 (undici via CONNECT c=16, the test site's 200 images
+                       in turn with Chromium's request headers, the site HTTP/1.1 only)
   seconds              how long to drive the load (default 8)
   minimal              profile the minimal node:http proxy instead of Netlens
 
@@ -50,10 +54,10 @@ exitOnHelp(USAGE);
 setAppPaths(appPathsFor({ root: ROOT_DIR }));
 const argv = process.argv.slice(2);
 if (argv.length > 3 || argv.some((a) => a.startsWith('-'))) usageError(`unexpected arguments: ${argv.join(' ')}`, USAGE);
-if (argv[0] !== undefined && !['https', 'plain', 'h2'].includes(argv[0]))
-  usageError(`the load is https, plain or h2 (got "${argv[0]}")`, USAGE);
+if (argv[0] !== undefined && !['https', 'plain', 'h2', 'page'].includes(argv[0]))
+  usageError(`the load is https, plain, h2 or page (got "${argv[0]}")`, USAGE);
 if (argv[2] !== undefined && argv[2] !== 'minimal') usageError(`the third argument can only be "minimal" (got "${argv[2]}")`, USAGE);
-const mode = argv[0] === 'plain' ? 'plain' : argv[0] === 'h2' ? 'h2' : 'https';
+const mode = argv[0] === 'plain' || argv[0] === 'h2' || argv[0] === 'page' ? argv[0] : 'https';
 const seconds = intArg(argv[1], 8, 'seconds', USAGE, 1, 3600);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
@@ -123,8 +127,12 @@ try {
     console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
     requests = r.requests;
   } else {
+    // page: the lab's HTTP/1.1 cells' shape; its site is named, not an IP, for the floor picks its certificate by SNI.
+    const site = mode === 'page' ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: false, dataDir }) : undefined;
+    const siteUrl = site?.url.replace('//127.0.0.1:', '//localhost:');
     const cfg = {
-      url: `https://localhost:${origin.info.httpsPort}/small`,
+      url: siteUrl ?? `https://localhost:${origin.info.httpsPort}/small`,
+      ...(siteUrl ? { paths: Array.from({ length: 200 }, (_, i) => `/img/${i}.png`), headers: browserImageHeaders(new URL(siteUrl)) } : {}),
       proxy: `http://127.0.0.1:${proxy.info.port}`,
       proxyPid: proxy.pid,
       caFiles: [ca.certPath],
@@ -135,6 +143,7 @@ try {
     const out = await new Promise<string>((resolve) =>
       execFile(cmd, args, { cwd: ROOT_DIR, timeout: seconds * 1000 + 30_000 }, (_e, stdout) => resolve(stdout)),
     );
+    await site?.close();
     console.log(out.trim());
     requests = resultRequests(out);
   }

@@ -24,6 +24,9 @@ interface Config {
   caFiles: string[];
   concurrency: number;
   durationMs: number;
+  /** The lab's page shape (bench/profile.ts page): these paths of `url`'s origin in turn, each with `headers`. */
+  paths?: string[];
+  headers?: Record<string, string>;
 }
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
@@ -32,10 +35,12 @@ const dispatcher: Dispatcher = cfg.proxy
   ? new ProxyAgent({ uri: cfg.proxy, connections: cfg.concurrency, requestTls: { ca } })
   : new Agent({ connections: cfg.concurrency, connect: { ca } });
 
+const targets = cfg.paths?.length ? cfg.paths.map((p) => new URL(p, cfg.url).href) : [cfg.url];
+let next = 0;
 const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 
 async function once(): Promise<void> {
-  const res = await request(cfg.url, { dispatcher });
+  const res = await request(targets[next++ % targets.length]!, { dispatcher, headers: cfg.headers });
   await res.body.dump({ limit: 1 << 20 });
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
 }

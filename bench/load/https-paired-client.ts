@@ -46,6 +46,9 @@ interface Config {
    * processes per side started in the order A B B A balance what the start order does to a process (below).
    */
   pairs: [number, number][];
+  /** The lab's page shape (https-paired.ts --page): these paths of `url`'s origin in turn, each with `headers`. */
+  paths?: string[];
+  headers?: Record<string, string>;
 }
 
 export interface PairedWindow {
@@ -57,6 +60,8 @@ export interface PairedWindow {
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const ca = cfg.caFiles.map((f) => fs.readFileSync(f, 'utf8'));
+const targets = cfg.paths?.length ? cfg.paths.map((p) => new URL(p, cfg.url).href) : [cfg.url];
+let next = 0;
 const agents = cfg.proxies.map((p) => new ProxyAgent({ uri: p.url, connections: cfg.concurrency, requestTls: { ca } }));
 
 async function window(i: number, ms: number): Promise<PairedWindow> {
@@ -77,7 +82,7 @@ async function window(i: number, ms: number): Promise<PairedWindow> {
     Array.from({ length: cfg.concurrency }, async () => {
       while (performance.now() < end) {
         try {
-          const res = await request(cfg.url, { dispatcher });
+          const res = await request(targets[next++ % targets.length]!, { dispatcher, headers: cfg.headers });
           await res.body.dump({ limit: 1 << 20 });
           if (res.statusCode === 200) requests++;
           else errors++;

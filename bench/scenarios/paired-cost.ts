@@ -53,6 +53,8 @@ export function runPairedClient(
   concurrency: number,
   rounds: number,
   windowMs: number,
+  /** Requests in the lab's page shape instead of GETs of `url`: these paths of its origin in turn, with these headers. */
+  page?: { paths: string[]; headers: Record<string, string> },
 ): Promise<PairedWindow[][]> {
   if (a.length === 0 || a.length !== b.length) throw new Error('paired rounds need as many processes on each side, at least one');
   const proxies = [...a, ...b].map((c) => {
@@ -60,7 +62,7 @@ export function runPairedClient(
     return { url: `http://127.0.0.1:${c.child.info.port}`, pid: c.child.pid, before: c.before };
   });
   const pairs = a.map((_, i) => [i, a.length + i]);
-  const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs };
+  const cfg = { url, caFiles, concurrency, rounds, windowMs, warmupMs: PAIRED_WARMUP_MS, proxies, pairs, ...page };
   // Bounded: the client is killed (by its PID) if it overruns.
   const timeout = 2 * (proxies.length * PAIRED_WARMUP_MS + rounds * 2 * windowMs) + 60_000;
   const args = [JSON.stringify(cfg)];

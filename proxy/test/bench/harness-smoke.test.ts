@@ -112,4 +112,19 @@ describe('npm run bench harness', () => {
     fs.rmSync(path.dirname(raw), { recursive: true, force: true });
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-https-paired-'))).toEqual([]);
   }, 120_000);
+
+  it("bench/https-paired.ts --page measures Netlens against the node:https floor on the lab's HTTP/1.1 page shape", async () => {
+    const raw = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-smoke-raw-')), 'windows.json');
+    const args = ['--page', '--processes', '1', '--rounds', '2', '--window', '200', '--concurrency', '2', '--raw', raw, 'floor', 'netlens'];
+    const { code, stdout } = await benchScript('bench/https-paired.ts', args);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain('the page shape: A = floor, B = netlens');
+    expect(stdout).toMatch(/proxy CPU per request B\/A: median \d+\.\d{3}/);
+    // Both sides answered every request of the test site's images (errors would leave a round out).
+    const windows = JSON.parse(fs.readFileSync(raw, 'utf8')) as { requests: number; errors: number; cpuNs: number }[][];
+    expect(windows.length).toBe(2);
+    for (const w of windows.flat()) expect(w.requests > 0 && w.errors === 0 && w.cpuNs > 0).toBe(true);
+    fs.rmSync(path.dirname(raw), { recursive: true, force: true });
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-https-paired-'))).toEqual([]);
+  }, 120_000);
 });

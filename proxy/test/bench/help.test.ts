@@ -96,7 +96,7 @@ describe('--help everywhere', () => {
       ['bench/run.ts', ['--bogus'], /Unknown option '--bogus'/],
       ['bench/run.ts', ['--rounds', 'many'], /--rounds must be a whole number from 1 to 1000 \(got "many"\)/],
       ['bench/run.ts', ['--only', 'plain,video'], /--only takes plain,https,large,page \(got "video"\)/],
-      ['bench/profile.ts', ['http3'], /the load is https, plain or h2 \(got "http3"\)/],
+      ['bench/profile.ts', ['http3'], /the load is https, plain, h2 or page \(got "http3"\)/],
       ['bench/h2-paired.ts', ['netlens', 'mitmproxy'], /unknown subject "mitmproxy"/],
       ['bench/h2-paired.ts', ['netlens'], /give two subjects, A and B/],
       ['bench/h2-paired.ts', ['toString', 'netlens'], /unknown subject "toString"/],

@@ -132,6 +132,28 @@ describe('test site', () => {
     }
   });
 
+  it('offers HTTP/1.1 alone by ALPN when HTTP/2 is off, to a client that offers both', async () => {
+    const site = await startTestSite({ images: 3, ca, http2: false });
+    try {
+      const alpn = await new Promise<string | false | null>((resolve, reject) => {
+        const socket = tls.connect(
+          { host: '127.0.0.1', port: site.port, servername: 'localhost', ca: ca.certPem, ALPNProtocols: ['h2', 'http/1.1'] },
+          () => {
+            resolve(socket.alpnProtocol);
+            socket.destroy();
+          },
+        );
+        socket.on('error', reject);
+      });
+      expect(alpn).toBe('http/1.1');
+      const res = await h1Get(site, '/img/0.png');
+      expect(res.status).toBe(200);
+      expect(res.body.subarray(1, 4).toString('latin1')).toBe('PNG');
+    } finally {
+      await site.close();
+    }
+  });
+
   it('has a plain-HTTP mode', async () => {
     const site = await startTestSite({ images: 3, tls: false });
     try {

@@ -13,6 +13,7 @@
  */
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import net from 'node:net';
 import { loadOrCreateCA, type CertificateAuthority } from '../../tls/ca.js';
 import { defaultDataDir } from '../../options.js';
@@ -148,10 +149,13 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
   if (useTls) {
     const ca = options.ca ?? loadOrCreateCA(options.dataDir ?? defaultDataDir());
     const { certPem, keyPem } = ca.issue(['localhost', '127.0.0.1']);
-    server = http2.createSecureServer(
-      { cert: certPem, key: keyPem, allowHTTP1: true, ALPNProtocols: options.http2 === false ? ['http/1.1'] : ['h2', 'http/1.1'] },
-      handler,
-    );
+    // HTTP/1.1 only needs a server of its own: http2.createSecureServer offers h2 by ALPN whatever ALPNProtocols says.
+    if (options.http2 === false) {
+      server = https.createServer({ cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'] }, handler);
+      (server as https.Server).keepAliveTimeout = 30_000;
+    } else {
+      server = http2.createSecureServer({ cert: certPem, key: keyPem, allowHTTP1: true }, handler);
+    }
   } else {
     server = http.createServer(handler);
     // Keep-alive connections must outlive the per-response latency between requests.
