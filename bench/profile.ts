@@ -44,6 +44,8 @@ Environment:
   NETLENS_PROFILE_NODE_ARGS='--flag …' extra node/V8 flags for the profiled process
   NETLENS_PROFILE_ALLOC=1    also sample allocations (V8's sampling heap profiler): KB allocated per request by the
                              nearest Netlens (or floor) function; the sampling adds CPU of its own
+  NETLENS_PROFILE_ALLOC=survivors  the same for objects that outlived a scavenge only (those the young
+                             generation's collections copy or promote): where what a scavenge keeps is made
   NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
   NETLENS_PROFILE_CONCURRENCY=N  https: N keep-alive connections instead of 16 (1: each exchange alone, as in a page load)
@@ -63,7 +65,8 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-prof-'));
 const profDir = path.join(os.tmpdir(), `netlens-cpuprof-${Date.now()}`);
 const gcFile = path.join(profDir, 'gc.json');
 // Allocation sampling (alloc-profile-preload.mjs) costs CPU of its own: only when asked, and read its CPU figures with that in mind.
-const allocFile = process.env.NETLENS_PROFILE_ALLOC === '1' ? path.join(profDir, 'alloc.json') : undefined;
+const allocMode = process.env.NETLENS_PROFILE_ALLOC;
+const allocFile = allocMode === '1' || allocMode === 'survivors' ? path.join(profDir, 'alloc.json') : undefined;
 fs.mkdirSync(profDir, { recursive: true });
 const ca = loadOrCreateCA(dataDir);
 const [ocmd, oargs] = tsArgs('servers/origin.ts', [dataDir]);
@@ -92,6 +95,7 @@ const proxy = await startChild<{ port: number }>(
       NODE_EXTRA_CA_CERTS: ca.certPath,
       NETLENS_GC_PROFILE_FILE: gcFile,
       ...(allocFile ? { NETLENS_ALLOC_PROFILE_FILE: allocFile } : {}),
+      ...(allocMode === 'survivors' ? { NETLENS_ALLOC_PROFILE_SURVIVORS: '1' } : {}),
     },
   },
 );
@@ -128,7 +132,7 @@ try {
     requests = r.requests;
   } else {
     // page: the lab's HTTP/1.1 cells' shape; its site is named, not an IP, for the floor picks its certificate by SNI.
-    const site = mode === 'page' ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: false, dataDir }) : undefined;
+    const site = mode === 'page' ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: process.env.TMP_H2 === '1', dataDir }) : undefined;
     const siteUrl = site?.url.replace('//127.0.0.1:', '//localhost:');
     const cfg = {
       url: siteUrl ?? `https://localhost:${origin.info.httpsPort}/small`,
@@ -242,7 +246,9 @@ if (allocFile && requests) {
     const head = (JSON.parse(fs.readFileSync(allocFile, 'utf8')) as { head: AllocNode }).head;
     const { total, by } = chargeAllocations(head, requests, ours);
     console.log(
-      `\nallocated per request (sampled, freed objects included): ${total.toFixed(1)} KB, by the nearest Netlens (or floor) function:`,
+      allocMode === 'survivors'
+        ? `\noutlived a scavenge, per request (sampled): ${total.toFixed(1)} KB, by the nearest Netlens (or floor) function:`
+        : `\nallocated per request (sampled, freed objects included): ${total.toFixed(1)} KB, by the nearest Netlens (or floor) function:`,
     );
     for (const [k, kb] of by.slice(0, 30)) console.log(`${kb.toFixed(2).padStart(8)} KB  ${k}`);
   }

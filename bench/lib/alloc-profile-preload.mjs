@@ -13,7 +13,9 @@ if (file) {
   const session = new inspector.Session();
   session.connect();
   // One sample per 16 KiB allocated on average: ~70 samples per 1,000 requests of ~55 KB, little enough overhead.
-  const params = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+  // NETLENS_ALLOC_PROFILE_SURVIVORS=1: objects a scavenge freed are left out, so what is left outlived one.
+  const survivors = process.env.NETLENS_ALLOC_PROFILE_SURVIVORS === '1';
+  const params = { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !survivors };
   session.post('HeapProfiler.startSampling', params, (err) => {
     if (err) process.stderr.write(`alloc-profile-preload: ${err.message}\n`);
   });

@@ -19,6 +19,7 @@
  */
 import { EventEmitter } from 'node:events';
 import http2 from 'node:http2';
+import { releaseClosedStream } from '../upstream/h2-release.js';
 
 /** A bodiless HTTP/2 request, read from its stream's header list. */
 export class H2StreamRequest {
@@ -53,6 +54,11 @@ function onStreamClose(this: WithResponse): void {
   if (res === undefined) return;
   res.emit('finish');
   res.emit('close');
+  // The closed stream outlives its 'close' (upstream/h2-release.ts): neither the response (whose listeners reach the
+  // whole exchange) nor a relay still waiting for 'drain' may stay reachable from it.
+  this[RESPONSE] = undefined;
+  res.removeAllListeners();
+  releaseClosedStream(this);
 }
 /** A stream error ends the exchange through 'close' (as with the compatibility objects, which swallow it too). */
 function ignoreStreamError(): void {}

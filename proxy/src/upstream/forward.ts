@@ -16,6 +16,7 @@ import { watchResponses, type ResponseWatch } from './h1-watch.js';
 import { parserHttpVersion } from './undici-parser.js';
 import { sendAsteriskH1 } from './asterisk.js';
 import { bodyTimeoutError, watchBody, type BodyWatchdog } from './body-timeout.js';
+import { releaseClosedStream } from './h2-release.js';
 import { connectionInfo, h2GoawayWatchers, type ConnectionInfo, type UpstreamPool } from './pool.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
 import { ErrorCodes } from '../errors.js';
@@ -398,9 +399,12 @@ function requestH2(
     else fail(err);
   });
   stream.on('close', () => {
-    if (settled) return;
-    if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
-    else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
+    if (!settled) {
+      if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) fail(refusedStream());
+      else fail(Object.assign(new Error(`stream closed with code ${stream.rstCode}`), { code: 'ERR_HTTP2_STREAM_ERROR' }));
+    }
+    // The closed stream outlives its 'close': its listeners (these and the relay's) must not keep the exchange alive.
+    releaseClosedStream(stream);
   });
   stream.on('response', (h) => {
     pool.timeline?.streamResponse(stream, h);

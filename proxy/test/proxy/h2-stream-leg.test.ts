@@ -123,6 +123,35 @@ describe('H2StreamResponse on a node:http2 server', () => {
     await srv.close();
   });
 
+  it('lets go of the response and of every listener once its stream closed, reset or not (a closed stream outlives its close)', async () => {
+    const closed: { stream: http2.ServerHttp2Stream; res: H2StreamResponse }[] = [];
+    const srv = await streamServer((stream, headers) => {
+      const res = new H2StreamResponse(stream);
+      // What the handler and the relay attach: listeners reaching the exchange.
+      res.on('finish', () => {});
+      res.on('close', () => closed.push({ stream, res }));
+      stream.once('drain', () => {});
+      if (headers[':path'] === '/reset') {
+        stream.respond({ ':status': 200 });
+        stream.write('part');
+      } else res.end('whole');
+    });
+    expect(await request(srv.client, { ':path': '/' })).toMatchObject({ status: 200, body: 'whole' });
+    const s = srv.client.request({ ':path': '/reset' });
+    s.on('error', () => {});
+    await new Promise((r) => s.once('data', r));
+    s.close(http2.constants.NGHTTP2_CANCEL);
+    await vi.waitFor(() => expect(closed).toHaveLength(2));
+    for (const { stream, res } of closed) {
+      expect(stream.eventNames()).toEqual(['error']);
+      expect(stream.listenerCount('error')).toBe(1);
+      expect(res.eventNames()).toEqual([]);
+      // An error after all reaches the no-op listener left, not the process.
+      expect(() => stream.emit('error', new Error('late'))).not.toThrow();
+    }
+    await srv.close();
+  });
+
   it('takes only requests without a body that are neither CONNECT nor carry Expect', async () => {
     const seen: boolean[] = [];
     const srv = await streamServer((stream, headers) => {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamPool } from '../../src/upstream/pool.js';
+import { sendUpstream } from '../../src/upstream/forward.js';
 import { httpsOrigin, loadOrCreateCA, tempDataDir, type Origin } from './harness.js';
 
 describe('the upstream pool opens one HTTP/2 connection per origin', () => {
@@ -31,6 +32,32 @@ describe('the upstream pool opens one HTTP/2 connection per origin', () => {
       expect(new Set(again).size).toBe(1);
       expect(again[0] === sessions[0]).toBe(false);
       expect(origin.connections - before).toBe(2);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('lets go of the listeners on an upstream stream once it closed (a closed stream outlives its close)', async () => {
+    const pool = new UpstreamPool({ nagle: false, http2: true, rejectUnauthorized: true, extraCA: [ca.certPem] });
+    try {
+      const res = await sendUpstream(pool, {
+        method: 'GET',
+        url: new URL(`https://localhost:${origin.port}/`),
+        headers: [['host', `localhost:${origin.port}`]],
+        body: null,
+        timestamps: { start: performance.now() },
+        exchangeId: 'x1',
+        timeoutMs: 5000,
+        retries: 0,
+      });
+      expect(res.protocol).toBe('h2');
+      const stream = res.body;
+      let text = '';
+      stream.on('data', (c: Buffer) => (text += c));
+      await new Promise((r) => stream.on('close', r));
+      expect(text).toBe('ok');
+      expect(stream.eventNames()).toEqual(['error']);
+      expect(stream.listenerCount('error')).toBe(1);
     } finally {
       pool.close();
     }
