@@ -47,6 +47,8 @@ Environment:
   NETLENS_PROFILE_ALLOC=survivors  the same for objects that outlived a scavenge only (those the young
                              generation's collections copy or promote): where what a scavenge keeps is made
   NETLENS_PROFILE_BARE_HEADERS=1  h2: send only :path instead of Chromium's request headers
+  NETLENS_PROFILE_PAGE_H2=1  page: the test site offers HTTP/2 too, so Netlens's upstream leg speaks it (what it
+                             does for an HTTP/1.1 client of such an origin; the floor stays on HTTP/1.1)
   NETLENS_PROFILE_TIMELINE=0 profile Netlens with the socket timeline off (its cost: run both, interleaved)
   NETLENS_PROFILE_CONCURRENCY=N  https: N keep-alive connections instead of 16 (1: each exchange alone, as in a page load)
   NETLENS_PROFILE_TOP=N      how many functions the per-request list shows (default 30)
@@ -132,7 +134,10 @@ try {
     requests = r.requests;
   } else {
     // page: the lab's HTTP/1.1 cells' shape; its site is named, not an IP, for the floor picks its certificate by SNI.
-    const site = mode === 'page' ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: process.env.TMP_H2 === '1', dataDir }) : undefined;
+    const site =
+      mode === 'page'
+        ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: process.env.NETLENS_PROFILE_PAGE_H2 === '1', dataDir })
+        : undefined;
     const siteUrl = site?.url.replace('//127.0.0.1:', '//localhost:');
     const cfg = {
       url: siteUrl ?? `https://localhost:${origin.info.httpsPort}/small`,
