@@ -5,11 +5,11 @@
  * of V8's young generation), and with it every listener still attached and everything they reach: for the proxy,
  * the whole exchange (its record, headers, the request and response objects, the handler's promise). So each
  * exchange outlived the scavenge after it and was copied or promoted, and the old generation filled with them.
- * Measured for issue 17 (`NETLENS_PROFILE_ALLOC=survivors npx tsx bench/profile.ts page`, the upstream speaking
- * HTTP/2): scavenges kept 17 KB per request against 0.6 KB over HTTP/1.1 upstream, and took 11-14 µs of its
- * ~85 µs; in a bare node:http2 loop (16 streams at a time, 20 KB reached from a 'close' listener each) removing the
- * listeners at 'close' took what a scavenge kept from 11 MB to 2.6 MB and full collections from 53 to 12, on
- * client and server streams alike.
+ * Measured for issue 17 with HTTP/1.1 clients and the upstream speaking HTTP/2
+ * (`NETLENS_PROFILE_PAGE_H2=1 NETLENS_PROFILE_ALLOC=survivors npx tsx bench/profile.ts page`): scavenges kept
+ * 17 KB per request against 0.6 KB over HTTP/1.1 upstream, and took 11-14 µs of its ~85 µs. In a bare node:http2
+ * loop (16 streams at a time, 20 KB reached from a 'close' listener each), removing the listeners at 'close' took
+ * what a scavenge kept from 11 MB to 2.6 MB and full collections from 53 to 12, on client and server streams alike.
  */
 import type http2 from 'node:http2';
 
