@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { bundleBenchEntry, bundleNetlensPeer, savedBundlePath } from './lib/bundle.js';
-import { browserImageHeaders } from './load/browser-headers.js';
+import { pageShape } from './load/page-shape.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { ROOT_DIR, startChild, tsArgs, type Child } from './lib/child.js';
@@ -155,11 +155,8 @@ try {
       sides[0].push(await start(A));
     }
   }
-  // By name: the floor picks its certificate by SNI, which no client sends for an IP address.
-  const url = site ? site.url.replace('//127.0.0.1:', '//localhost:') : `https://localhost:${origin.info.httpsPort}/small`;
-  const page = site
-    ? { paths: Array.from({ length: 200 }, (_, i) => `/img/${i}.png`), headers: browserImageHeaders(new URL(url)) }
-    : undefined;
+  const page = site ? pageShape(site.url) : undefined;
+  const url = page?.url ?? `https://localhost:${origin.info.httpsPort}/small`;
   console.log(
     `${rounds} rounds of ${windowMs} ms windows, c=${concurrency}, ${processes} process(es) a side${page ? ', the page shape' : ''}: A = ${A}, B = ${B}`,
   );

@@ -15,7 +15,7 @@ import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { BENCH_DIR, ROOT_DIR, startChild, tsArgs } from './lib/child.js';
 import { runWrk } from './load/wrk.js';
 import { runH2Burst } from './load/run-h2-burst.js';
-import { browserImageHeaders } from './load/browser-headers.js';
+import { pageShape } from './load/page-shape.js';
 import { bundleNetlensPeer } from './lib/bundle.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { exitOnHelp, intArg, usageError } from './lib/usage.js';
@@ -133,15 +133,15 @@ try {
     console.log(`wrk GET c=64: ${Math.round(r.rps)} req/s`);
     requests = r.requests;
   } else {
-    // page: the lab's HTTP/1.1 cells' shape; its site is named, not an IP, for the floor picks its certificate by SNI.
+    // page: the lab's HTTP/1.1 cells' shape (load/page-shape.ts).
     const site =
       mode === 'page'
         ? await startTestSiteProcess({ images: 200, latencyMs: 0, http2: process.env.NETLENS_PROFILE_PAGE_H2 === '1', dataDir })
         : undefined;
-    const siteUrl = site?.url.replace('//127.0.0.1:', '//localhost:');
+    const page = site ? pageShape(site.url) : undefined;
     const cfg = {
-      url: siteUrl ?? `https://localhost:${origin.info.httpsPort}/small`,
-      ...(siteUrl ? { paths: Array.from({ length: 200 }, (_, i) => `/img/${i}.png`), headers: browserImageHeaders(new URL(siteUrl)) } : {}),
+      url: `https://localhost:${origin.info.httpsPort}/small`,
+      ...page,
       proxy: `http://127.0.0.1:${proxy.info.port}`,
       proxyPid: proxy.pid,
       caFiles: [ca.certPath],

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { procCpuMs } from '../lib/proc.js';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { targetCycle } from './page-shape.js';
 import { exitOnHelp } from '../lib/usage.js';
 
 exitOnHelp(`Usage: npx tsx bench/load/https-client.ts <config JSON>
@@ -35,12 +36,11 @@ const dispatcher: Dispatcher = cfg.proxy
   ? new ProxyAgent({ uri: cfg.proxy, connections: cfg.concurrency, requestTls: { ca } })
   : new Agent({ connections: cfg.concurrency, connect: { ca } });
 
-const targets = cfg.paths?.length ? cfg.paths.map((p) => new URL(p, cfg.url).href) : [cfg.url];
-let next = 0;
+const nextTarget = targetCycle(cfg.url, cfg.paths);
 const cpuMs = (pid?: number) => (pid ? procCpuMs(pid) : 0);
 
 async function once(): Promise<void> {
-  const res = await request(targets[next++ % targets.length]!, { dispatcher, headers: cfg.headers });
+  const res = await request(nextTarget(), { dispatcher, headers: cfg.headers });
   await res.body.dump({ limit: 1 << 20 });
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
 }

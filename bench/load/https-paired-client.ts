@@ -19,6 +19,7 @@
  */
 import fs from 'node:fs';
 import { ProxyAgent, request } from 'undici';
+import { targetCycle } from './page-shape.js';
 import { procCpuNs } from '../lib/proc.js';
 import { exitOnHelp } from '../lib/usage.js';
 
@@ -60,8 +61,7 @@ export interface PairedWindow {
 
 const cfg = JSON.parse(process.argv[2]!) as Config;
 const ca = cfg.caFiles.map((f) => fs.readFileSync(f, 'utf8'));
-const targets = cfg.paths?.length ? cfg.paths.map((p) => new URL(p, cfg.url).href) : [cfg.url];
-let next = 0;
+const nextTarget = targetCycle(cfg.url, cfg.paths);
 const agents = cfg.proxies.map((p) => new ProxyAgent({ uri: p.url, connections: cfg.concurrency, requestTls: { ca } }));
 
 async function window(i: number, ms: number): Promise<PairedWindow> {
@@ -82,7 +82,7 @@ async function window(i: number, ms: number): Promise<PairedWindow> {
     Array.from({ length: cfg.concurrency }, async () => {
       while (performance.now() < end) {
         try {
-          const res = await request(targets[next++ % targets.length]!, { dispatcher, headers: cfg.headers });
+          const res = await request(nextTarget(), { dispatcher, headers: cfg.headers });
           await res.body.dump({ limit: 1 << 20 });
           if (res.statusCode === 200) requests++;
           else errors++;
