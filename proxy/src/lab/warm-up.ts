@@ -35,7 +35,7 @@ const CONNECTIONS = 12;
 const TIME_BOUND_MS = 60_000;
 
 /** What the test site's page asks for, in the order a browser does: the page, its style sheet and scripts, its images. */
-function pagePaths(images: number): string[] {
+export function pagePaths(images: number): string[] {
   return ['/', '/style.css', '/app.js', '/chunked.js', ...Array.from({ length: images }, (_, i) => `/img/${i}.png`)];
 }
 
@@ -86,7 +86,7 @@ function browserHeaders(origin: URL, path: string): Record<string, string> {
 }
 
 /** A TLS connection to `target` through a CONNECT tunnel of the proxy at `proxyUrl`. */
-function tunnel(proxyUrl: string, target: URL, alpn: string, ca: string[], sockets: Set<net.Socket>): Promise<tls.TLSSocket> {
+export function tunnel(proxyUrl: string, target: URL, alpn: string, ca: string[], sockets: Set<net.Socket>): Promise<tls.TLSSocket> {
   const proxy = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: target.host, agent: false });
@@ -106,7 +106,7 @@ function tunnel(proxyUrl: string, target: URL, alpn: string, ca: string[], socke
 }
 
 /** GETs one after another on one keep-alive HTTP/1.1 connection, each taking the next path from the shared queue. */
-async function h1Requests(socket: tls.TLSSocket, target: URL, queue: string[]): Promise<void> {
+export async function h1Requests(socket: tls.TLSSocket, target: URL, queue: string[]): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // The tunnel is the connection: the agent keeps it alive and hands it to every request.
   agent.createConnection = () => socket;
@@ -130,7 +130,7 @@ async function h1Requests(socket: tls.TLSSocket, target: URL, queue: string[]): 
 }
 
 /** The GETs on one HTTP/2 session over the tunnel, in bursts of the shared queue (as a page's images go). */
-async function h2Requests(socket: tls.TLSSocket, target: URL, queue: string[]): Promise<void> {
+export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: string[]): Promise<void> {
   const session = http2.connect(target.origin, { createConnection: () => socket });
   session.on('error', () => {});
   try {

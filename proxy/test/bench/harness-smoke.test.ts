@@ -127,4 +127,21 @@ describe('npm run bench harness', () => {
     fs.rmSync(path.dirname(raw), { recursive: true, force: true });
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-https-paired-'))).toEqual([]);
   }, 120_000);
+
+  it("bench/lab-load.ts measures the lab's page load without a browser: a fresh Netlens per load against the floor", async () => {
+    const args = ['--rounds', '2', '--images', '4', '--latency', '0', '--quiet', '0', 'lab', 'bare', 'floor'];
+    const { code, stdout } = await benchScript('bench/lab-load.ts', args);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain('2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 0 competitors');
+    // Each subject's row: main-thread and process CPU per load and the load's time, each with its ratio to the first.
+    for (const s of ['lab', 'bare', 'floor']) {
+      const row = new RegExp(`^${s} +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\(`, 'm').exec(
+        stdout,
+      );
+      expect(row, `${s} in ${stdout}`).not.toBeNull();
+      expect(Number(row![1]) > 0 && Number(row![3]) >= Number(row![1]) * 0.9 && Number(row![5]) > 0).toBe(true);
+    }
+    expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
+    expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-lab-load-'))).toEqual([]);
+  }, 120_000);
 });

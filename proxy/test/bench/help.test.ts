@@ -51,6 +51,7 @@ const SCRIPTS = [
   'bench/load/h2-burst.ts',
   'bench/h2-paired.ts',
   'bench/https-paired.ts',
+  'bench/lab-load.ts',
   'bench/load/https-paired-client.ts',
   'bench/large-profile.ts',
   // Modules (index.ts, nginx.ts: a config writer the bench imports) are not scripts.
@@ -106,6 +107,9 @@ describe('--help everywhere', () => {
       ['bench/https-paired.ts', ['toString', 'netlens'], /unknown subject "toString"/],
       ['bench/https-paired.ts', ['recorder-on', 'netlens'], /recorder-\* subjects go together \(one process\)/],
       ['bench/https-paired.ts', ['--window', '5', 'netlens', 'netlens'], /--window must be a whole number from 50/],
+      ['bench/lab-load.ts', ['lab', 'mitmproxy'], /unknown subject "mitmproxy"/],
+      ['bench/lab-load.ts', [], /give at least one subject/],
+      ['bench/lab-load.ts', ['--competitors', '9', 'lab'], /--competitors must be a whole number from 0 to 8 \(got "9"\)/],
       ['bench/large-profile.ts', ['--only', 'up-https,sideways'], /--only takes up-http,up-https,down-http,down-https \(got "sideways"\)/],
       ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
       ['bench/large-profile.ts', ['--age', 'long'], /--age must be a whole number from 0 to 3600 \(got "long"\)/],

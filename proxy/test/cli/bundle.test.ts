@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error plain JavaScript next to bin/netlens.js, no types
 import { cliEntry } from '../../../bin/cli-entry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
