@@ -1,11 +1,11 @@
 /**
- * `npx tsx bench/lab-load.ts [--rounds N] [--images N] [--latency MS] [--connections N] [--quiet MS] [--competitors N]
- * SUBJECT...` — the
- * lab's HTTP/1.1 page load without the browser: the lab's own proxy process (one per lab, a fresh proxy per load,
+ * `npx tsx bench/lab-load.ts [--h2] [--rounds N] [--images N] [--latency MS] [--connections N] [--quiet MS]
+ * [--competitors N] SUBJECT...` — the lab's page load without the browser, HTTP/1.1 (or HTTP/2 with --h2): the lab's own proxy process (one per lab, a fresh proxy per load,
  * warmed up as the lab warms it) and test site (N images, MS of latency per response and per new connection), and
  * per load N fresh tunnels (one first, as a browser opens one for the page, then the rest) taking the page's paths
  * one after another from one queue with Chromium's headers (lab/warm-up.ts), then MS of quiet as the lab waits
- * after a load. Subjects alternate load by load (the order reversed every other round); each load's proxy CPU is
+ * after a load. With --h2, one tunnel a load by default (a browser's one HTTP/2 connection to a host) speaking
+ * HTTP/2, its streams sent 100 at a time. Subjects alternate load by load (the order reversed every other round); each load's proxy CPU is
  * read from /proc over the load and its quiet (main thread and whole process, ns), as the lab reads it.
  *
  * Why: in the lab, the proxy's main thread spends ~5× more CPU per request than under a steady load (`npx tsx
@@ -28,7 +28,7 @@ import { cliEntry } from '../bin/cli-entry.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
 import { startProxyHost, type ProxyRunOptions } from '../proxy/src/lab/proxy-process.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
-import { h1Requests, pagePaths, tunnel, warmUpProxy } from '../proxy/src/lab/warm-up.js';
+import { h1Requests, h2Requests, pagePaths, tunnel, warmUpProxy } from '../proxy/src/lab/warm-up.js';
 import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { bundleBenchEntry } from './lib/bundle.js';
 import { ROOT_DIR, startChild } from './lib/child.js';
@@ -40,11 +40,11 @@ import { intArg, scriptArgs, usageError } from './lib/usage.js';
 const SUBJECTS = ['lab', 'no-journal', 'no-timeline', 'bare', 'floor'] as const;
 type Subject = (typeof SUBJECTS)[number];
 
-const USAGE = `Usage: npx tsx bench/lab-load.ts [--rounds N] [--images N] [--latency MS] [--connections N] [--quiet MS]
-                                    [--competitors N] SUBJECT...
+const USAGE = `Usage: npx tsx bench/lab-load.ts [--h2] [--rounds N] [--images N] [--latency MS] [--connections N]
+                                    [--quiet MS] [--competitors N] SUBJECT...
 
-The lab's HTTP/1.1 page load without the browser: the lab's proxy process and
-test site, N fresh tunnels a load taking the page's paths from one queue; the
+The lab's page load without the browser: the lab's proxy process and test
+site, N fresh tunnels a load taking the page's paths from one queue; the
 subjects alternate load by load; prints each one's proxy CPU per load (main
 thread and process, median) and its ratio to the first subject's, round by round.
 
@@ -56,10 +56,11 @@ Subjects:
   floor         the node:https minimal MITM, long-running (a lab --via proxy)
 
 Options:
+  --h2              load the page over HTTP/2 (the proxy, the site and the floor speaking it)
   --rounds N        loads per subject (default 16)
   --images N        images on the page (default 200)
   --latency MS      added per response and per new connection (default 20)
-  --connections N   tunnels per load (default 6, Chromium's per host on HTTP/1.1)
+  --connections N   tunnels per load (default 6, Chromium's per host on HTTP/1.1; 1 with --h2)
   --quiet MS        idle time after each load, inside its CPU window (default 500, the lab's)
   --competitors N   processes at nice 10 sweeping 64 MiB of memory meanwhile (default 0), evicting
                     the proxy's code and data from the caches as the lab's browser does
@@ -72,6 +73,7 @@ const { values, positionals } = scriptArgs(
     images: { type: 'string' },
     latency: { type: 'string' },
     connections: { type: 'string' },
+    h2: { type: 'boolean' },
     quiet: { type: 'string' },
     competitors: { type: 'string' },
   },
@@ -80,7 +82,9 @@ const { values, positionals } = scriptArgs(
 const rounds = intArg(values.rounds, 16, '--rounds', USAGE, 1, 1000);
 const images = intArg(values.images, 200, '--images', USAGE, 1, 5000);
 const latencyMs = intArg(values.latency, 20, '--latency', USAGE, 0, 1000);
-const connections = intArg(values.connections, 6, '--connections', USAGE, 1, 64);
+const h2 = values.h2 === true;
+const alpn = h2 ? 'h2' : 'http/1.1';
+const connections = intArg(values.connections, h2 ? 1 : 6, '--connections', USAGE, 1, 64);
 const quietMs = intArg(values.quiet, 500, '--quiet', USAGE, 0, 10_000);
 const competitors = intArg(values.competitors, 0, '--competitors', USAGE, 0, 8);
 if (positionals.length === 0) usageError('give at least one subject', USAGE);
@@ -106,7 +110,7 @@ const floor = subjects.includes('floor')
 const settings = (timeline: boolean): ProxyRunOptions['proxy'] => ({
   port: 0,
   intercept: true,
-  http2: false,
+  http2: h2,
   dataDir,
   upstreamCA: [ca.certPem],
   ...(timeline ? {} : { timeline: false }),
@@ -120,11 +124,9 @@ async function load(proxyUrl: string): Promise<number> {
   const queue = pagePaths(images);
   const started = performance.now();
   try {
-    const first = await tunnel(proxyUrl, target, 'http/1.1', [ca.certPem], sockets);
-    const rest = await Promise.all(
-      Array.from({ length: connections - 1 }, () => tunnel(proxyUrl, target, 'http/1.1', [ca.certPem], sockets)),
-    );
-    await Promise.all([first, ...rest].map((s) => h1Requests(s, target, queue)));
+    const first = await tunnel(proxyUrl, target, alpn, [ca.certPem], sockets);
+    const rest = await Promise.all(Array.from({ length: connections - 1 }, () => tunnel(proxyUrl, target, alpn, [ca.certPem], sockets)));
+    await Promise.all([first, ...rest].map((s) => (s.alpnProtocol === 'h2' ? h2Requests : h1Requests)(s, target, queue)));
     return performance.now() - started;
   } finally {
     for (const s of sockets) s.destroy();
@@ -166,7 +168,7 @@ process.once('exit', () => hogs.forEach((h) => h.kill('SIGKILL')));
 
 const readings = new Map<Subject, Reading[]>(subjects.map((s) => [s, []]));
 console.log(
-  `${rounds} rounds, ${images} images, ${latencyMs} ms latency, ${connections} tunnels a load, ${quietMs} ms quiet, ${competitors} competitors`,
+  `${h2 ? 'HTTP/2' : 'HTTP/1.1'}, ${rounds} rounds, ${images} images, ${latencyMs} ms latency, ${connections} tunnels a load, ${quietMs} ms quiet, ${competitors} competitors`,
 );
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 ? [...subjects].reverse() : subjects;

@@ -132,7 +132,7 @@ describe('npm run bench harness', () => {
     const args = ['--rounds', '2', '--images', '4', '--latency', '0', '--quiet', '0', 'lab', 'bare', 'floor'];
     const { code, stdout } = await benchScript('bench/lab-load.ts', args);
     expect(code, stdout).toBe(0);
-    expect(stdout).toContain('2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 0 competitors');
+    expect(stdout).toContain('HTTP/1.1, 2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 0 competitors');
     // Each subject's row: main-thread and process CPU per load and the load's time, each with its ratio to the first.
     for (const s of ['lab', 'bare', 'floor']) {
       const row = new RegExp(`^${s} +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\(`, 'm').exec(
@@ -143,5 +143,25 @@ describe('npm run bench harness', () => {
     }
     expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-lab-load-'))).toEqual([]);
+  }, 120_000);
+
+  it('bench/lab-load.ts --h2 loads the page over one HTTP/2 tunnel a load, through Netlens and the floor', async () => {
+    const { code, stdout } = await benchScript('bench/lab-load.ts', [
+      '--h2',
+      '--rounds',
+      '1',
+      '--images',
+      '4',
+      '--latency',
+      '0',
+      '--quiet',
+      '0',
+      'lab',
+      'floor',
+    ]);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toContain('HTTP/2, 1 rounds, 4 images, 0 ms latency, 1 tunnels a load');
+    expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
+    expect(stdout).toMatch(/^floor +\d+\.\d \(\d+\.\d\d×\)/m);
   }, 120_000);
 });
