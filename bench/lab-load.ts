@@ -92,6 +92,8 @@ for (const s of positionals) if (!(SUBJECTS as readonly string[]).includes(s)) u
 const subjects = positionals as Subject[];
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-lab-load-'));
+// Removed however the script ends (a failed load included), as are the competitors below.
+process.once('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
 // The proxy process runs the CLI's bundle, as the lab shipped runs it, when the bundle is fresh (bin/cli-entry.js's
 // rule); else the sources under tsx, said so. Not built here: a build would race the tests that build it too.
 const bundled = cliEntry(ROOT_DIR).kind === 'bundle';
@@ -189,4 +191,3 @@ for (const h of hogs) h.kill('SIGKILL');
 await floor?.kill();
 await host.close();
 await site.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
