@@ -26,6 +26,7 @@ import path from 'node:path';
 import type net from 'node:net';
 import { cliEntry } from '../bin/cli-entry.js';
 import { appPathsFor, setAppPaths } from '../proxy/src/app-paths.js';
+import { cpuUse, sampleProcess } from '../proxy/src/lab/cpu-use.js';
 import { startProxyHost, type ProxyRunOptions } from '../proxy/src/lab/proxy-process.js';
 import { startTestSiteProcess } from '../proxy/src/lab/site/site-process.js';
 import { h1Requests, h2Requests, pagePaths, tunnel, warmUpProxy } from '../proxy/src/lab/warm-up.js';
@@ -33,7 +34,6 @@ import { loadOrCreateCA } from '../proxy/src/tls/ca.js';
 import { bundleBenchEntry } from './lib/bundle.js';
 import { ROOT_DIR, startChild } from './lib/child.js';
 import type { PeerInfo } from './lib/peer-types.js';
-import { procCpuNs } from './lib/proc.js';
 import { median } from './lib/stats.js';
 import { intArg, scriptArgs, usageError } from './lib/usage.js';
 
@@ -141,8 +141,6 @@ interface Reading {
   loadMs: number;
 }
 
-const threadNs = (pid: number) => Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'latin1').split(' ', 1)[0]);
-
 async function measure(subject: Subject, round: number): Promise<Reading> {
   const pid = subject === 'floor' ? floor!.pid : host.pid;
   const run =
@@ -154,11 +152,13 @@ async function measure(subject: Subject, round: number): Promise<Reading> {
             ? { journal: { file: path.join(dataDir, `${subject}-${round}.journal`), name: `lab-load ${subject}` } }
             : {}),
         });
-  const main0 = threadNs(pid);
-  const all0 = procCpuNs(pid);
+  // The lab's own reading of a run's CPU (lab/cpu-use.ts).
+  const before = sampleProcess(pid);
   const loadMs = await load(run ? run.url : `http://127.0.0.1:${floor!.info.port}`);
   await new Promise((r) => setTimeout(r, quietMs));
-  const reading = { mainMs: (threadNs(pid) - main0) / 1e6, processMs: (procCpuNs(pid) - all0) / 1e6, loadMs };
+  const use = cpuUse(before, sampleProcess(pid));
+  if (use?.mainThreadCpuMs === undefined) throw new Error(`no CPU reading for process ${pid} (Linux's /proc is needed)`);
+  const reading = { mainMs: use.mainThreadCpuMs, processMs: use.cpuMs, loadMs };
   await run?.stop();
   return reading;
 }

@@ -129,12 +129,28 @@ describe('npm run bench harness', () => {
   }, 120_000);
 
   it("bench/lab-load.ts measures the lab's page load without a browser: a fresh Netlens per load against the floor", async () => {
-    const args = ['--rounds', '2', '--images', '4', '--latency', '0', '--quiet', '0', 'lab', 'bare', 'floor'];
+    const args = [
+      '--rounds',
+      '2',
+      '--images',
+      '4',
+      '--latency',
+      '0',
+      '--quiet',
+      '0',
+      '--competitors',
+      '1',
+      'lab',
+      'no-journal',
+      'no-timeline',
+      'bare',
+      'floor',
+    ];
     const { code, stdout } = await benchScript('bench/lab-load.ts', args);
     expect(code, stdout).toBe(0);
-    expect(stdout).toContain('HTTP/1.1, 2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 0 competitors');
+    expect(stdout).toContain('HTTP/1.1, 2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 1 competitors');
     // Each subject's row: main-thread and process CPU per load and the load's time, each with its ratio to the first.
-    for (const s of ['lab', 'bare', 'floor']) {
+    for (const s of ['lab', 'no-journal', 'no-timeline', 'bare', 'floor']) {
       const row = new RegExp(`^${s} +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\((\\d+\\.\\d\\d)×\\) +(\\d+\\.\\d) \\(`, 'm').exec(
         stdout,
       );
@@ -143,6 +159,15 @@ describe('npm run bench harness', () => {
     }
     expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('netlens-lab-load-'))).toEqual([]);
+    // The competitor is gone with the script (killed by PID), not left sweeping memory.
+    const sweepers = fs.readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('new Uint8Array(64 << 20)');
+      } catch {
+        return false;
+      }
+    });
+    expect(sweepers).toEqual([]);
   }, 120_000);
 
   it('bench/lab-load.ts --h2 loads the page over one HTTP/2 tunnel a load, through Netlens and the floor', async () => {
