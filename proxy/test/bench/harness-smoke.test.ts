@@ -21,6 +21,9 @@ function benchScript(file: string, args: string[]): Promise<{ code: number; stdo
   });
 }
 
+/** bench/lab-load.ts at its smallest: a page of 4 images, no added latency, no quiet after a load. */
+const LAB_LOAD_SMALL = ['--images', '4', '--latency', '0', '--quiet', '0'];
+
 describe('npm run bench harness', () => {
   it('produces the plain-HTTP table and a report', async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'netlens-bench-smoke-')), 'benchmarks.md');
@@ -129,23 +132,7 @@ describe('npm run bench harness', () => {
   }, 120_000);
 
   it("bench/lab-load.ts measures the lab's page load without a browser: a fresh Netlens per load against the floor", async () => {
-    const args = [
-      '--rounds',
-      '2',
-      '--images',
-      '4',
-      '--latency',
-      '0',
-      '--quiet',
-      '0',
-      '--competitors',
-      '1',
-      'lab',
-      'no-journal',
-      'no-timeline',
-      'bare',
-      'floor',
-    ];
+    const args = ['--rounds', '2', ...LAB_LOAD_SMALL, '--competitors', '1', 'lab', 'no-journal', 'no-timeline', 'bare', 'floor'];
     const { code, stdout } = await benchScript('bench/lab-load.ts', args);
     expect(code, stdout).toBe(0);
     expect(stdout).toContain('HTTP/1.1, 2 rounds, 4 images, 0 ms latency, 6 tunnels a load, 0 ms quiet, 1 competitors');
@@ -171,19 +158,7 @@ describe('npm run bench harness', () => {
   }, 120_000);
 
   it('bench/lab-load.ts --h2 loads the page over one HTTP/2 tunnel a load, through Netlens and the floor', async () => {
-    const { code, stdout } = await benchScript('bench/lab-load.ts', [
-      '--h2',
-      '--rounds',
-      '1',
-      '--images',
-      '4',
-      '--latency',
-      '0',
-      '--quiet',
-      '0',
-      'lab',
-      'floor',
-    ]);
+    const { code, stdout } = await benchScript('bench/lab-load.ts', ['--h2', '--rounds', '1', ...LAB_LOAD_SMALL, 'lab', 'floor']);
     expect(code, stdout).toBe(0);
     expect(stdout).toContain('HTTP/2, 1 rounds, 4 images, 0 ms latency, 1 tunnels a load');
     expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
