@@ -1,11 +1,12 @@
 /**
- * `npx tsx bench/lab-load.ts [--h2] [--rounds N] [--images N] [--latency MS] [--connections N] [--quiet MS]
+ * `npx tsx bench/lab-load.ts [--h2 [--paced]] [--rounds N] [--images N] [--latency MS] [--connections N] [--quiet MS]
  * [--competitors N] SUBJECT...` — the lab's page load without the browser, HTTP/1.1 (or HTTP/2 with --h2): the lab's own proxy process (one per lab, a fresh proxy per load,
  * warmed up as the lab warms it) and test site (N images, MS of latency per response and per new connection), and
  * per load N fresh tunnels (one first, as a browser opens one for the page, then the rest) taking the page's paths
  * one after another from one queue with Chromium's headers (lab/warm-up.ts), then MS of quiet as the lab waits
  * after a load. With --h2, one tunnel a load by default (a browser's one HTTP/2 connection to a host) speaking
- * HTTP/2, its streams sent 100 at a time. Subjects alternate load by load (the order reversed every other round); each load's proxy CPU is
+ * HTTP/2, its streams sent 100 at a time, or with --paced one per event-loop turn with at most 100 open, as Chromium
+ * sends a page's requests (lab/warm-up.ts h2Requests). Subjects alternate load by load (the order reversed every other round); each load's proxy CPU is
  * read from /proc over the load and its quiet (main thread and whole process, ns), as the lab reads it.
  *
  * Why: in the lab, the proxy's main thread spends ~5× more CPU per request than under a steady load (`npx tsx
@@ -40,7 +41,7 @@ import { intArg, scriptArgs, usageError } from './lib/usage.js';
 const SUBJECTS = ['lab', 'no-journal', 'no-timeline', 'bare', 'floor'] as const;
 type Subject = (typeof SUBJECTS)[number];
 
-const USAGE = `Usage: npx tsx bench/lab-load.ts [--h2] [--rounds N] [--images N] [--latency MS] [--connections N]
+const USAGE = `Usage: npx tsx bench/lab-load.ts [--h2 [--paced]] [--rounds N] [--images N] [--latency MS] [--connections N]
                                     [--quiet MS] [--competitors N] SUBJECT...
 
 The lab's page load without the browser: the lab's proxy process and test
@@ -57,6 +58,8 @@ Subjects:
 
 Options:
   --h2              load the page over HTTP/2 (the proxy, the site and the floor speaking it)
+  --paced           with --h2: send the requests as Chromium does, one per write with at most
+                    100 open, the next as one ends (default: 100 at once, then the next 100)
   --rounds N        loads per subject (default 16)
   --images N        images on the page (default 200)
   --latency MS      added per response and per new connection (default 20)
@@ -74,6 +77,7 @@ const { values, positionals } = scriptArgs(
     latency: { type: 'string' },
     connections: { type: 'string' },
     h2: { type: 'boolean' },
+    paced: { type: 'boolean' },
     quiet: { type: 'string' },
     competitors: { type: 'string' },
   },
@@ -83,6 +87,8 @@ const rounds = intArg(values.rounds, 16, '--rounds', USAGE, 1, 1000);
 const images = intArg(values.images, 200, '--images', USAGE, 1, 5000);
 const latencyMs = intArg(values.latency, 20, '--latency', USAGE, 0, 1000);
 const h2 = values.h2 === true;
+const paced = values.paced === true;
+if (paced && !h2) usageError('--paced paces HTTP/2 streams: give --h2 too', USAGE);
 const alpn = h2 ? 'h2' : 'http/1.1';
 const connections = intArg(values.connections, h2 ? 1 : 6, '--connections', USAGE, 1, 64);
 const quietMs = intArg(values.quiet, 500, '--quiet', USAGE, 0, 10_000);
@@ -128,7 +134,9 @@ async function load(proxyUrl: string): Promise<number> {
   try {
     const first = await tunnel(proxyUrl, target, alpn, [ca.certPem], sockets);
     const rest = await Promise.all(Array.from({ length: connections - 1 }, () => tunnel(proxyUrl, target, alpn, [ca.certPem], sockets)));
-    await Promise.all([first, ...rest].map((s) => (s.alpnProtocol === 'h2' ? h2Requests : h1Requests)(s, target, queue)));
+    await Promise.all(
+      [first, ...rest].map((s) => (s.alpnProtocol === 'h2' ? h2Requests(s, target, queue, { paced }) : h1Requests(s, target, queue))),
+    );
     return performance.now() - started;
   } finally {
     for (const s of sockets) s.destroy();
@@ -170,7 +178,7 @@ process.once('exit', () => hogs.forEach((h) => h.kill('SIGKILL')));
 
 const readings = new Map<Subject, Reading[]>(subjects.map((s) => [s, []]));
 console.log(
-  `${h2 ? 'HTTP/2' : 'HTTP/1.1'}, ${rounds} rounds, ${images} images, ${latencyMs} ms latency, ${connections} tunnels a load, ${quietMs} ms quiet, ${competitors} competitors`,
+  `${h2 ? (paced ? 'HTTP/2 paced' : 'HTTP/2') : 'HTTP/1.1'}, ${rounds} rounds, ${images} images, ${latencyMs} ms latency, ${connections} tunnels a load, ${quietMs} ms quiet, ${competitors} competitors`,
 );
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 ? [...subjects].reverse() : subjects;

@@ -129,25 +129,58 @@ export async function h1Requests(socket: tls.TLSSocket, target: URL, queue: stri
   }
 }
 
-/** The GETs on one HTTP/2 session over the tunnel, in bursts of the shared queue (as a page's images go). */
-export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: string[]): Promise<void> {
+/** Streams a browser keeps open on an HTTP/2 connection whose server advertises no limit (Chromium's default). */
+export const BROWSER_H2_STREAMS = 100;
+
+export interface H2RequestOptions {
+  /**
+   * Sent as a browser sends them: one request per event-loop turn, so that each HEADERS frame leaves in its own
+   * write (the proxy reads Chromium's one at a time, a TLS record each), at most BROWSER_H2_STREAMS open, the next
+   * sent as one ends. Default: BROWSER_H2_STREAMS sent at once (a few writes), the next ones when all have ended.
+   */
+  paced?: boolean;
+  /** Called with the number of streams open each time one is sent (for tests). */
+  onSend?: (open: number) => void;
+}
+
+/** The GETs on one HTTP/2 session over the tunnel, taking the shared queue's paths (as a page's images go). */
+export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: string[], options: H2RequestOptions = {}): Promise<void> {
   const session = http2.connect(target.origin, { createConnection: () => socket });
   session.on('error', () => {});
+  let open = 0;
+  const get = (p: string) =>
+    new Promise<void>((resolve, reject) => {
+      const { Host: _host, Connection: _connection, ...headers } = browserHeaders(target, p);
+      const stream = session.request({ ':path': p, ...headers });
+      // Counted apart from the call: `onSend?.(++open)` skips its argument when there is no onSend.
+      open++;
+      options.onSend?.(open);
+      stream.on('error', reject);
+      stream.resume();
+      stream.once('end', () => {
+        open--;
+        resolve();
+      });
+    });
   try {
-    while (queue.length) {
-      await Promise.all(
-        queue.splice(0, 100).map(
-          (p) =>
-            new Promise<void>((resolve, reject) => {
-              const { Host: _host, Connection: _connection, ...headers } = browserHeaders(target, p);
-              const stream = session.request({ ':path': p, ...headers });
-              stream.on('error', reject);
-              stream.resume();
-              stream.once('end', resolve);
-            }),
-        ),
-      );
+    if (!options.paced) {
+      while (queue.length) await Promise.all(queue.splice(0, BROWSER_H2_STREAMS).map(get));
+      return;
     }
+    const sent: Promise<void>[] = [];
+    /** Settles when a stream ends, for a sender waiting for room. */
+    let room: (() => void) | undefined;
+    for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+      while (open >= BROWSER_H2_STREAMS) await new Promise<void>((resolve) => (room = resolve));
+      const done = get(p);
+      sent.push(done);
+      void done.then(
+        () => room?.(),
+        () => room?.(),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(sent);
   } finally {
     session.destroy();
   }

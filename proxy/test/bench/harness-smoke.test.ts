@@ -157,10 +157,18 @@ describe('npm run bench harness', () => {
     expect(sweepers).toEqual([]);
   }, 120_000);
 
-  it('bench/lab-load.ts --h2 loads the page over one HTTP/2 tunnel a load, through Netlens and the floor', async () => {
-    const { code, stdout } = await benchScript('bench/lab-load.ts', ['--h2', '--rounds', '1', ...LAB_LOAD_SMALL, 'lab', 'floor']);
+  it('bench/lab-load.ts --h2 --paced loads the page over one HTTP/2 tunnel a load, through Netlens and the floor', async () => {
+    const { code, stdout } = await benchScript('bench/lab-load.ts', [
+      '--h2',
+      '--paced',
+      '--rounds',
+      '1',
+      ...LAB_LOAD_SMALL,
+      'lab',
+      'floor',
+    ]);
     expect(code, stdout).toBe(0);
-    expect(stdout).toContain('HTTP/2, 1 rounds, 4 images, 0 ms latency, 1 tunnels a load');
+    expect(stdout).toContain('HTTP/2 paced, 1 rounds, 4 images, 0 ms latency, 1 tunnels a load');
     expect(stdout).toMatch(/^lab +\d+\.\d \(1\.00×\)/m);
     expect(stdout).toMatch(/^floor +\d+\.\d \(\d+\.\d\d×\)/m);
   }, 120_000);

@@ -109,6 +109,7 @@ describe('--help everywhere', () => {
       ['bench/https-paired.ts', ['--window', '5', 'netlens', 'netlens'], /--window must be a whole number from 50/],
       ['bench/lab-load.ts', ['lab', 'mitmproxy'], /unknown subject "mitmproxy"/],
       ['bench/lab-load.ts', [], /give at least one subject/],
+      ['bench/lab-load.ts', ['--paced', 'lab'], /--paced paces HTTP\/2 streams: give --h2 too/],
       ['bench/lab-load.ts', ['--competitors', '9', 'lab'], /--competitors must be a whole number from 0 to 8 \(got "9"\)/],
       ['bench/large-profile.ts', ['--only', 'up-https,sideways'], /--only takes up-http,up-https,down-http,down-https \(got "sideways"\)/],
       ['bench/large-profile.ts', ['--floor', '--base', 'x.mjs'], /--floor and --base each add a second proxy/],
