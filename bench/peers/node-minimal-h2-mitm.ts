@@ -113,6 +113,11 @@ function serverFor(authority: string): tls.Server {
   );
   server = tls.createServer({ cert: certPem, key: keyPem, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
     clients++;
+    // A client that ends its side (a browser closing or killed, without GOAWAY) is gone: node:http2 keeps the
+    // session, and so the socket, open after that, so without this the count never fell back to 0 in the lab and
+    // the upstream session stayed warm from one run to the next (every run after the first skipped the test site's
+    // new-connection latency and TLS handshake, which Netlens's fresh proxy per run pays).
+    socket.once('end', () => socket.destroy());
     socket.once('close', () => {
       if (--clients > 0) return;
       for (const s of sessions.values()) s.close();
