@@ -1,7 +1,8 @@
 /**
  * The HTTP/2 floor the bench runs as a lab external proxy (bench/peers/node-minimal-h2-mitm.ts): it must intercept
  * HTTP/2 clients over HTTP/2 and HTTP/1.1-only clients (the lab's h1 via cell) over HTTP/1.1, and close its upstream
- * connection when its last client connection closes, so every lab run through it opens its own, as a fresh Netlens does.
+ * connection when its last client connection closes (or just ends, as a browser's does), so every lab run through it
+ * opens its own, as a fresh Netlens does.
  * With `h1-upstream` (the large-body phase's floor for curl's HTTP/2 leg) it forwards HTTP/2 streams over HTTP/1.1.
  */
 import fs from 'node:fs';
@@ -116,5 +117,24 @@ describe('bench floor peer (node:http2 minimal MITM)', () => {
     });
     session.close();
     expect(answer).toEqual({ status: 200, body: `origin 1.1 ${3 << 20} bytes` });
+  }, 30_000);
+
+  it('closes its upstream connection when its last client ends the connection without a GOAWAY, as a closing browser does', async () => {
+    const before = upstream.length;
+    const t = await tunnel(['h2', 'http/1.1']);
+    const session = http2.connect(`https://127.0.0.1:${originPort}`, { createConnection: () => t });
+    session.on('error', () => {});
+    await new Promise<void>((resolve, reject) => {
+      const s = session.request({ ':path': '/' });
+      s.resume();
+      s.once('end', resolve);
+      s.once('error', reject);
+    });
+    expect(upstream).toHaveLength(before + 1);
+    const upstreamClosed = new Promise((resolve) => upstream[before].once('close', resolve));
+    // No session.close(): the connection just ends. node:http2 keeps such a session open on the floor's side, and the
+    // floor once kept its upstream connection warm for the next lab run because of it (the test times out then).
+    t.destroy();
+    await upstreamClosed;
   }, 30_000);
 });
