@@ -148,6 +148,8 @@ export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: stri
   const session = http2.connect(target.origin, { createConnection: () => socket });
   session.on('error', () => {});
   let open = 0;
+  /** Settles when a stream closes, for a paced sender waiting for room. */
+  let room: (() => void) | undefined;
   const get = (p: string) =>
     new Promise<void>((resolve, reject) => {
       const { Host: _host, Connection: _connection, ...headers } = browserHeaders(target, p);
@@ -157,9 +159,11 @@ export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: stri
       options.onSend?.(open);
       stream.on('error', reject);
       stream.resume();
-      stream.once('end', () => {
+      stream.once('end', resolve);
+      // 'close' comes after 'end' or an error alike: a stream that failed frees its place too.
+      stream.once('close', () => {
         open--;
-        resolve();
+        room?.();
       });
     });
   try {
@@ -168,16 +172,12 @@ export async function h2Requests(socket: tls.TLSSocket, target: URL, queue: stri
       return;
     }
     const sent: Promise<void>[] = [];
-    /** Settles when a stream ends, for a sender waiting for room. */
-    let room: (() => void) | undefined;
     for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
       while (open >= BROWSER_H2_STREAMS) await new Promise<void>((resolve) => (room = resolve));
       const done = get(p);
+      // Settled by Promise.all below; a rejection seen meanwhile is not an unhandled one.
+      done.catch(() => {});
       sent.push(done);
-      void done.then(
-        () => room?.(),
-        () => room?.(),
-      );
       await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(sent);
